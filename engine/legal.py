@@ -1,0 +1,401 @@
+"""What the seat to move may do next, and where each choice can lead.
+
+One search serves three masters: :func:`engine.decision.decide` (to refuse a 1
+or 7 that cannot end well, RULES.md 31), :func:`legal_steps` (the list a
+client shows, each step flagged), and the bots (every full turn that keeps
+them in the round).  It runs on a :class:`Position` — masks and a rule, no
+event history — so that a hypothetical step costs a few integer operations
+instead of a state copy.  It is the hottest code in the project, which is
+why positions are tuples built positionally and why the search carries the
+opponents' best strength per rule (``bars``) down the tree instead of asking
+for it at every leaf.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, NamedTuple
+
+from engine.cards import Card, Color, iter_cards, mask_of
+from engine.events import Destination, Effect, Variant
+from engine.rules import strength, strengths
+from engine.state import GameState, Phase
+from engine.steps import Discard, EndTurn, Fold, Place, Play, Step, Take
+
+if TYPE_CHECKING:
+    from engine.projection import View
+
+_NOTHING = (0,) * 7
+
+
+class Position(NamedTuple):
+    """The seat to move and what its turn can touch — nothing it may not see."""
+
+    seat: int
+    hand: int
+    palettes: tuple[int, ...]
+    in_round: tuple[bool, ...]
+    rule: Color
+    deck_size: int
+    action_rules: bool
+    advanced: bool
+    played: bool = False
+    pending: Effect | None = None  # DRAW marks a 3 whose card is not known yet
+
+
+def position_of(state: GameState) -> Position:
+    """The search position of the seat to move; only valid while a turn is on."""
+    turn = state.turn
+    assert turn is not None and state.options is not None
+    return Position(
+        turn.seat,
+        state.hands[turn.seat],
+        tuple(state.palettes),
+        tuple(state.in_round),
+        state.rule,
+        len(state.deck),
+        state.options.action_rules,
+        state.options.advanced,
+        turn.played,
+        turn.pending,
+    )
+
+
+def position_from_view(seen: View) -> Position:
+    """The search position of the viewer, from nothing but what the viewer may see."""
+    assert seen.turn is not None and seen.hand is not None and seen.viewer is not None
+    return Position(
+        seen.viewer,
+        mask_of(seen.hand),
+        tuple(mask_of(s.palette) for s in seen.seats),
+        tuple(s.in_round for s in seen.seats),
+        seen.rule,
+        seen.deck_size,
+        seen.action_rules,
+        seen.variant is Variant.ADVANCED,
+        seen.turn.played,
+        seen.turn.pending,
+    )
+
+
+# --- evaluation ------------------------------------------------------------------
+
+
+def bars(pos: Position, palettes: Sequence[int] | None = None) -> tuple[int, ...]:
+    """The strength to beat under each rule: the best of the other players still in the round."""
+    palettes = pos.palettes if palettes is None else palettes
+    others = [strengths(p) for s, p in enumerate(palettes) if s != pos.seat and pos.in_round[s]]
+    if len(others) == 1:
+        return others[0]
+    return tuple(map(max, *others)) if others else _NOTHING
+
+
+def winning(pos: Position, rule: Color | None = None, palettes: Sequence[int] | None = None) -> bool:
+    """RULES.md 10 for the seat to move, under ``rule`` (default: the current one)."""
+    rule = pos.rule if rule is None else rule
+    palettes = pos.palettes if palettes is None else palettes
+    seat, in_round = pos.seat, pos.in_round
+    mine = strength(palettes[seat], rule)
+    return mine > 0 and all(strength(p, rule) < mine for s, p in enumerate(palettes) if s != seat and in_round[s])
+
+
+def grants_draw(pos: Position, card: Card) -> bool:
+    """RULES.md 22: the discard's number beats the palette size, and there is a card to draw."""
+    return pos.advanced and pos.deck_size > 0 and card // 7 + 1 > pos.palettes[pos.seat].bit_count()
+
+
+def take_targets(pos: Position) -> list[int]:
+    """RULES.md 27: other seats in the round with at least as many palette cards as the mover."""
+    mine = pos.palettes[pos.seat].bit_count()
+    return [
+        s
+        for s, palette in enumerate(pos.palettes)
+        if s != pos.seat and pos.in_round[s] and palette.bit_count() >= mine
+    ]
+
+
+def _with_palette(palettes: tuple[int, ...], seat: int, mask: int) -> tuple[int, ...]:
+    return palettes[:seat] + (mask,) + palettes[seat + 1 :]
+
+
+def _moved(pos: Position, hand: int, palettes: tuple[int, ...], rule: Color, played: bool, pending: Effect | None) -> Position:
+    return Position(pos.seat, hand, palettes, pos.in_round, rule, pos.deck_size, pos.action_rules, pos.advanced, played, pending)
+
+
+def after_play(pos: Position, card: Card) -> Position:
+    """The position right after ``card`` went from hand to palette, with its effect pending."""
+    bit = 1 << card
+    moved = _moved(pos, pos.hand ^ bit, _with_palette(pos.palettes, pos.seat, pos.palettes[pos.seat] | bit), pos.rule, True, None)
+    effect = effect_of(moved, card)
+    return moved if effect is None else moved._replace(pending=effect)
+
+
+def effect_of(moved: Position, card: Card) -> Effect | None:
+    """Which action fires for ``card`` just played (RULES.md 26-29); ``None`` if it cannot."""
+    if not moved.action_rules:
+        return None
+    number = card // 7 + 1
+    if number == 1:
+        return Effect.TAKE if take_targets(moved) else None
+    if number == 3:
+        return Effect.DRAW if moved.deck_size > 0 else None
+    if number == 5:
+        probe = moved._replace(pending=Effect.PLAY)
+        return Effect.PLAY if any(play_allowed(probe, c) for c in iter_cards(moved.hand)) else None
+    if number == 7:
+        return Effect.PLACE
+    return None
+
+
+def play_allowed(pos: Position, card: Card) -> bool:
+    """RULES.md 31: a 1 or 7 only if some way of finishing the turn keeps the player winning."""
+    if not pos.action_rules or card // 7 + 1 not in (1, 7):
+        return True
+    return can_finish_winning(after_play(pos, card))
+
+
+def place_on_canvas_allowed(pos: Position, card: Card) -> bool:
+    """RULES.md 30: the 7 may put a card on the canvas only if that keeps the player winning."""
+    palettes = _with_palette(pos.palettes, pos.seat, pos.palettes[pos.seat] ^ (1 << card))
+    return winning(pos, card.color, palettes)
+
+
+def can_finish_winning(pos: Position) -> bool:
+    """Whether some way of finishing the turn from ``pos`` leaves the player winning.
+
+    Unknown draws (a 3) are counted as drawing nothing useful.
+    """
+    try:
+        _search(pos, bars(pos), (), _stop_at_win, False, False)
+    except _Found:
+        return True
+    return False
+
+
+# --- the search ------------------------------------------------------------------
+
+
+class Outcome(Enum):
+    WIN = "win"  # the turn ends with the player still in the round
+    LOSE = "lose"  # the turn ends with the player out
+    UNKNOWN = "unknown"  # a 3 draws a card first: the rest of the turn cannot be planned yet
+
+
+class Plan(NamedTuple):
+    """A way to play out the turn: its steps, how it ends, and the position before its last step.
+
+    (The position *before* the last step, because building the final one for
+    every leaf of the search would cost more than the search; :func:`finish`
+    builds it for the plans a caller actually looks at.)
+    """
+
+    steps: tuple[Step, ...]
+    outcome: Outcome
+    before_last: Position
+
+
+def finish(plan: Plan) -> Position:
+    """The position at the end of ``plan`` (a discard's draw is not known, so not in the hand)."""
+    last, pos = plan.steps[-1], plan.before_last
+    if isinstance(last, Discard):
+        return pos._replace(hand=pos.hand ^ (1 << last.card), rule=last.card.color)
+    return pos
+
+
+def walk(pos: Position, *, losing: bool = False, draw_choices: bool = False) -> list[Plan]:
+    """Every way to play out the turn from ``pos``.
+
+    Turns that end with the player out are left out unless ``losing``.  A
+    discard that grants the advanced draw appears once (drawing) unless
+    ``draw_choices``, which adds the turn that declines the draw.  A turn
+    that plays a 3 onto a non-empty deck stops there with ``UNKNOWN``.
+    """
+    plans: list[Plan] = []
+    _search(pos, bars(pos), (), plans.append, losing, draw_choices)
+    return plans
+
+
+class _Found(Exception):
+    """Unwinds the search at the first winning finish."""
+
+
+def _stop_at_win(plan: Plan) -> None:
+    if plan.outcome is Outcome.WIN:
+        raise _Found
+
+
+def _search(
+    pos: Position,
+    bar: tuple[int, ...],
+    prefix: tuple[Step, ...],
+    emit: Callable[[Plan], None],
+    losing: bool,
+    draw_choices: bool,
+) -> None:
+    """Depth-first over the rest of the turn, calling ``emit`` for every finished plan.
+
+    (A callback rather than a generator: nested ``yield from`` costs a frame
+    hop per level for every leaf, and this runs for every bot move.)
+    """
+    seat, pending = pos.seat, pos.pending
+    if pending is Effect.TAKE:
+        for target in take_targets(pos):
+            for card in iter_cards(pos.palettes[target]):
+                palettes = _with_palette(pos.palettes, target, pos.palettes[target] ^ (1 << card))
+                after = _moved(pos, pos.hand, palettes, pos.rule, True, None)
+                _search(after, bars(after), (*prefix, Take(target, card)), emit, losing, draw_choices)
+        return
+    if pending is Effect.PLACE:
+        for card in iter_cards(pos.palettes[seat]):
+            palettes = _with_palette(pos.palettes, seat, pos.palettes[seat] ^ (1 << card))
+            base = _moved(pos, pos.hand, palettes, pos.rule, True, None)
+            _search(base, bar, (*prefix, Place(card, Destination.DECK)), emit, losing, draw_choices)
+            color = card.color
+            if strength(palettes[seat], color) > bar[color]:
+                canvas = _moved(pos, pos.hand, palettes, color, True, None)
+                _search(canvas, bar, (*prefix, Place(card, Destination.CANVAS)), emit, losing, draw_choices)
+        return
+    hand = pos.hand
+    if pending is Effect.PLAY or not pos.played:
+        for card in iter_cards(hand):
+            if play_allowed(pos, card):
+                after = after_play(pos, card)
+                if after.pending is Effect.DRAW:
+                    emit(Plan((*prefix, Play(card)), Outcome.UNKNOWN, after))
+                else:
+                    _search(after, bar, (*prefix, Play(card)), emit, losing, draw_choices)
+        if pending is Effect.PLAY:
+            return
+    mine = pos.palettes[seat]
+    while hand:
+        top = hand.bit_length() - 1
+        hand ^= 1 << top
+        card = Card(top)
+        color = card.color
+        if strength(mine, color) > bar[color]:
+            emit(Plan((*prefix, Discard(card)), Outcome.WIN, pos))
+            if draw_choices and grants_draw(pos, card):
+                emit(Plan((*prefix, Discard(card, draw=False)), Outcome.WIN, pos))
+        elif losing:
+            emit(Plan((*prefix, Discard(card)), Outcome.LOSE, pos))
+    if pos.played:
+        if strength(mine, pos.rule) > bar[pos.rule]:
+            emit(Plan((*prefix, EndTurn()), Outcome.WIN, pos))
+        elif losing:
+            emit(Plan((*prefix, EndTurn()), Outcome.LOSE, pos))
+
+
+# --- legal steps -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LegalStep:
+    """A step the seat to move may take, with what a client should know before sending it.
+
+    ``can_win``: some way of finishing the turn after this step keeps the
+    player in the round (unknown draws count as nothing).  ``eliminates``:
+    taking this step ends the turn with the player out.  ``grants_draw``: a
+    discard that allows the advanced draw.  ``ends_turn``: nothing more can
+    be done in this turn afterwards.
+    """
+
+    step: Step
+    can_win: bool
+    eliminates: bool = False
+    grants_draw: bool = False
+    ends_turn: bool = False
+
+
+def legal_steps(state: GameState) -> list[LegalStep]:
+    """Every step the seat to move may take now; empty when no turn is on."""
+    if state.phase is not Phase.TURN or state.turn is None:
+        return []
+    pos = position_of(state)
+    out: list[LegalStep] = []
+    pending = pos.pending
+    if pending is Effect.TAKE:
+        for seat in take_targets(pos):
+            for card in iter_cards(pos.palettes[seat]):
+                palettes = _with_palette(pos.palettes, seat, pos.palettes[seat] ^ (1 << card))
+                out.append(LegalStep(Take(seat, card), can_finish_winning(_moved(pos, pos.hand, palettes, pos.rule, True, None))))
+    elif pending is Effect.PLACE:
+        for card in iter_cards(pos.palettes[pos.seat]):
+            palettes = _with_palette(pos.palettes, pos.seat, pos.palettes[pos.seat] ^ (1 << card))
+            base = _moved(pos, pos.hand, palettes, pos.rule, True, None)
+            out.append(LegalStep(Place(card, Destination.DECK), can_finish_winning(base)))
+            if winning(base, card.color):
+                out.append(LegalStep(Place(card, Destination.CANVAS), True))
+    else:
+        if pending is Effect.PLAY or not pos.played:
+            for card in iter_cards(pos.hand):
+                if play_allowed(pos, card):
+                    out.append(LegalStep(Play(card), can_finish_winning(after_play(pos, card))))
+        if pending is None:
+            for card in iter_cards(pos.hand):
+                if winning(pos, card.color):
+                    out.append(LegalStep(Discard(card), True, grants_draw=grants_draw(pos, card), ends_turn=True))
+            if pos.played:
+                stays = winning(pos)
+                out.append(LegalStep(EndTurn(), stays, eliminates=not stays, ends_turn=True))
+    out.append(LegalStep(Fold(), False, eliminates=True, ends_turn=True))
+    return out
+
+
+# --- the fast path for turns without action effects -------------------------------------
+
+#: The compact form of a full turn: (card played or ``None``, card discarded or ``None`` for
+#: ending the turn, whether to take the advanced draw).
+CompactTurn = tuple[int | None, int | None, bool]
+
+
+def simple_turns(pos: Position, *, draw_choices: bool = True) -> list[CompactTurn] | None:
+    """The full turns that keep the player in, for a position where no action can fire.
+
+    The same set as :func:`walk` (``draw_choices`` alike) in a compact form,
+    or ``None`` where actions make it a job for :func:`walk`.  It exists for
+    speed alone — the random bot asks this at every turn of every self-play
+    game — and a property test holds it equal to :func:`walk`.
+    """
+    if pos.action_rules or pos.pending is not None:
+        return None
+    bar = bars(pos)
+    seat, hand, rule = pos.seat, pos.hand, pos.rule
+    palette = pos.palettes[seat]
+    draws = draw_choices and pos.advanced and pos.deck_size > 0
+    out: list[CompactTurn] = []
+
+    def discards(played: int | None, mask: int, rest: int) -> None:
+        wins = [mine > best for mine, best in zip(strengths(mask), bar)]
+        if played is not None and wins[rule]:
+            out.append((played, None, False))
+        size = mask.bit_count()
+        while rest:
+            card = rest.bit_length() - 1
+            rest ^= 1 << card
+            if wins[card % 7]:
+                out.append((played, card, True))
+                if draws and card // 7 + 1 > size:
+                    out.append((played, card, False))
+
+    if pos.played:
+        discards(None, palette, hand)
+        if strength(palette, rule) > bar[rule]:
+            out.append((None, None, False))
+        return out
+    discards(None, palette, hand)
+    rest = hand
+    while rest:
+        card = rest.bit_length() - 1
+        rest ^= 1 << card
+        discards(card, palette | 1 << card, hand ^ 1 << card)
+    return out
+
+
+def turn_steps(turn: CompactTurn) -> tuple[Step, ...]:
+    """The steps of a compact turn."""
+    played, discarded, draw = turn
+    steps: list[Step] = [] if played is None else [Play(Card(played))]
+    steps.append(EndTurn() if discarded is None else Discard(Card(discarded), draw))
+    return tuple(steps)

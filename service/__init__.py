@@ -1,0 +1,1 @@
+"""The Red7 HTTP service: app factory, schemas, event store, auth."""

@@ -1,0 +1,1 @@
+"""Background jobs (RQ): AI seats, round scoring, turn deadlines, notifications."""
