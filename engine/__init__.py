@@ -11,7 +11,7 @@ The stable facade other layers use::
 """
 
 from engine.cards import ALL_CARDS, Card, Color, cards_in, format_cards, mask_of, parse_cards
-from engine.decision import RuleViolation, decide, game_leader
+from engine.decision import RuleViolation, decide, decide_and_fold, decide_steps, game_leader
 from engine.events import (
     EVENT_SCHEMA_VERSION,
     CardDiscarded,
@@ -65,7 +65,8 @@ __all__ = [
     "GameState", "LegalStep", "Options", "Phase", "Place", "Play", "PlayerEliminated",
     "RoundDealt", "RoundScored", "RoundWon", "RuleViolation", "ScoreRound", "SeatView", "Start",
     "Step", "Take", "Turn", "TurnStarted", "TurnView", "Variant", "View",
-    "cards_in", "decide", "describe_step", "event_from_dict", "event_to_dict", "evolve", "fold",
+    "cards_in", "decide", "decide_and_fold", "decide_steps", "describe_step", "event_from_dict", "event_to_dict",
+    "evolve", "fold",
     "format_cards", "game_leader", "leader", "legal_steps", "mask_of", "parse_cards",
     "qualifying_cards", "redact", "step_from_dict", "step_to_dict", "view", "visible_cards",
 ]

@@ -8,6 +8,7 @@ win) is decided on exactly the state the fold will produce.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from engine.cards import FULL_MASK, Card, Color, cards_in, format_cards
@@ -95,7 +96,24 @@ def decide_and_fold(state: GameState, command: Step | Command, seat: int | None 
     elif isinstance(command, DealRound):
         d = _deal(state)
     else:
-        d = _turn_step(state, command, seat)
+        d = _Decision(state)
+        _turn_step(d, command, seat)
+    return d.events, d.state
+
+
+def decide_steps(state: GameState, steps: Sequence[Step], seat: int) -> tuple[list[Event], GameState]:
+    """Several steps of one seat, all or nothing: each is decided on the state the previous ones left.
+
+    A refusal of any step refuses them all; its ``details["step"]`` is the
+    index of the step refused.
+    """
+    d = _Decision(state)
+    for index, step in enumerate(steps):
+        try:
+            _turn_step(d, step, seat)
+        except RuleViolation as refusal:
+            refusal.details["step"] = index
+            raise
     return d.events, d.state
 
 
@@ -157,10 +175,9 @@ def _deal(state: GameState) -> _Decision:
 # --- turn steps ------------------------------------------------------------------------
 
 
-def _turn_step(state: GameState, step: Step, seat: int | None) -> _Decision:
-    _check_turn(state, seat)
-    pos = position_of(state)
-    d = _Decision(state)
+def _turn_step(d: _Decision, step: Step, seat: int | None) -> None:
+    _check_turn(d.state, seat)
+    pos = position_of(d.state)
     me = pos.seat
     if isinstance(step, Play):
         _check_play(pos, step.card)
@@ -172,7 +189,8 @@ def _turn_step(state: GameState, step: Step, seat: int | None) -> _Decision:
         _check_no_pending(pos, "discarding")
         _check_in_hand(pos, step.card)
         if not winning(pos, step.card.color):
-            raise _not_winning("discard_not_winning", f"Discarding {step.card} would make {_rule(step.card.color)} the rule", pos, step.card.color, pos.palettes)
+            what = f"Discarding {step.card} would make {_rule(step.card.color)} the rule"
+            raise _not_winning("discard_not_winning", what, pos, step.card.color, pos.palettes)
         draw = step.draw and grants_draw(pos, step.card)
         d.emit(CardDiscarded(me, step.card))
         if draw:
@@ -187,7 +205,7 @@ def _turn_step(state: GameState, step: Step, seat: int | None) -> _Decision:
     elif isinstance(step, EndTurn):
         _check_no_pending(pos, "ending the turn")
         if not pos.played:
-            raise RuleViolation("nothing_played", "You have not done anything this turn yet: play a card, discard a card, or fold.")
+            raise RuleViolation("nothing_played", "You have not done anything this turn yet: play, discard, or fold.")
         if not winning(pos):
             d.emit(PlayerEliminated(me, Elimination.NOT_WINNING))
         _pass_turn(d, me)
@@ -196,7 +214,6 @@ def _turn_step(state: GameState, step: Step, seat: int | None) -> _Decision:
         _pass_turn(d, me)
     else:
         raise RuleViolation("unknown_step", f"{step!r} is not a step of a Red7 turn.")
-    return d
 
 
 def _pass_turn(d: _Decision, seat: int) -> None:
@@ -259,7 +276,8 @@ def _check_play(pos: Position, card: Card) -> None:
     if not play_allowed(pos, card):
         raise RuleViolation(
             "play_cannot_win",
-            f"You may play a {card.number} only if some way of finishing the turn keeps you winning, and none does (RULES.md 31).",
+            f"You may play a {card.number} only if some way of finishing the turn keeps you winning, "
+            "and none does (RULES.md 31).",
             card=str(card),
         )
 
@@ -288,7 +306,8 @@ def _check_place(pos: Position, step: Place) -> None:
     if step.to is Destination.CANVAS and not place_on_canvas_allowed(pos, step.card):
         palettes = list(pos.palettes)
         palettes[pos.seat] ^= 1 << step.card
-        raise _not_winning("place_not_winning", f"Putting {step.card} on the canvas would make {_rule(step.card.color)} the rule", pos, step.card.color, palettes)
+        what = f"Putting {step.card} on the canvas would make {_rule(step.card.color)} the rule"
+        raise _not_winning("place_not_winning", what, pos, step.card.color, palettes)
 
 
 # --- explanations --------------------------------------------------------------------------

@@ -14,21 +14,18 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Any, ClassVar, get_type_hints
 
 from engine.cards import Card, Color
 
 
-class Variant(str, Enum):
+class Variant(StrEnum):
     BASIC = "basic"
     ADVANCED = "advanced"
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class Effect(str, Enum):
+class Effect(StrEnum):
     """What an odd card does when played to the palette with the action rules (RULES.md 27-30)."""
 
     TAKE = "take"  # 1: take a card from a bigger-or-equal palette onto the deck
@@ -36,44 +33,29 @@ class Effect(str, Enum):
     PLAY = "play"  # 5: play one more card
     PLACE = "place"  # 7: move an own palette card to the deck or the canvas
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class Destination(str, Enum):
+class Destination(StrEnum):
     """Where the 7's effect puts a palette card."""
 
     DECK = "deck"
     CANVAS = "canvas"
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class Elimination(str, Enum):
+class Elimination(StrEnum):
     NOT_WINNING = "not_winning"  # RULES.md 17: the turn ended without winning
     FOLDED = "folded"  # RULES.md 15: did nothing / gave up
     EMPTY_HAND = "empty_hand"  # RULES.md 18: no hand card at the start of the turn
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class DrawCause(str, Enum):
+class DrawCause(StrEnum):
     THREE = "three"  # the 3's action (RULES.md 28)
     DISCARD = "discard"  # the advanced draw after a discard (RULES.md 22)
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class Finish(str, Enum):
+class Finish(StrEnum):
     ROUND_WON = "round_won"  # basic variant: the round's winner wins the game
     TARGET_REACHED = "target_reached"  # RULES.md 24
     DECK_EXHAUSTED = "deck_exhausted"  # RULES.md 24: fewer than 8 cards per player left
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True, slots=True)

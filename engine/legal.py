@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from engine.projection import View
 
 _NOTHING = (0,) * 7
+_COLOR_RANGE = range(7)
+_COLOR_BAND = tuple(sum(1 << (7 * n + c) for n in range(7)) for c in range(7))  # the cards of each colour
 
 
 class Position(NamedTuple):
@@ -117,7 +119,7 @@ def take_targets(pos: Position) -> list[int]:
 
 
 def _with_palette(palettes: tuple[int, ...], seat: int, mask: int) -> tuple[int, ...]:
-    return palettes[:seat] + (mask,) + palettes[seat + 1 :]
+    return palettes[:seat] + (mask,) + palettes[seat + 1 :]  # noqa: RUF005 (the faster spelling)
 
 
 def _moved(pos: Position, hand: int, palettes: tuple[int, ...], rule: Color, played: bool, pending: Effect | None) -> Position:
@@ -367,17 +369,19 @@ def simple_turns(pos: Position, *, draw_choices: bool = True) -> list[CompactTur
     out: list[CompactTurn] = []
 
     def discards(played: int | None, mask: int, rest: int) -> None:
-        wins = [mine > best for mine, best in zip(strengths(mask), bar)]
-        if played is not None and wins[rule]:
+        wins = strengths(mask)
+        if played is not None and wins[rule] > bar[rule]:
             out.append((played, None, False))
-        size = mask.bit_count()
-        while rest:
-            card = rest.bit_length() - 1
-            rest ^= 1 << card
-            if wins[card % 7]:
-                out.append((played, card, True))
-                if draws and card // 7 + 1 > size:
-                    out.append((played, card, False))
+        drawn_from = 7 * mask.bit_count()  # cards numbered above the palette size grant the draw
+        for color in _COLOR_RANGE:
+            if wins[color] > bar[color]:
+                group = rest & _COLOR_BAND[color]
+                while group:
+                    card = group.bit_length() - 1
+                    group ^= 1 << card
+                    out.append((played, card, True))
+                    if draws and card >= drawn_from:
+                        out.append((played, card, False))
 
     if pos.played:
         discards(None, palette, hand)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.bots import Bot
-from engine.decision import decide_and_fold
+from engine.decision import decide_and_fold, decide_steps
 from engine.events import Event, RoundDealt, RoundWon, TurnStarted, Variant
 from engine.legal import position_of
 from engine.state import GameState, Phase
@@ -44,9 +44,12 @@ def play_game(
     record = GameRecord()
     state = GameState()
 
-    def run(command: Step | Command, seat: int | None = None) -> None:
+    def run(command: Step | Command | Sequence[Step], seat: int | None = None) -> None:
         nonlocal state
-        events, state = decide_and_fold(state, command, seat)
+        if isinstance(command, list | tuple):
+            events, state = decide_steps(state, command, seat)  # type: ignore[arg-type]
+        else:
+            events, state = decide_and_fold(state, command, seat)
         for event in events:
             if isinstance(event, RoundDealt):
                 record.rounds.append(RoundRecord(event.first_seat))
@@ -60,8 +63,7 @@ def play_game(
     for _ in range(max_steps):
         if state.phase is Phase.TURN:
             seat = state.turn.seat  # type: ignore[union-attr]
-            for step in bots[seat].plan(position_of(state)):
-                run(step, seat)
+            run(bots[seat].plan(position_of(state)), seat)
         elif state.phase is Phase.ROUND_WON:
             run(ScoreRound())
         elif state.phase is Phase.ROUND_SCORED:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import NamedTuple
-from enum import Enum
 
 from engine.cards import FULL_MASK, Card, Color
 from engine.events import (
@@ -45,15 +45,12 @@ HAND_SIZE = 7
 CARDS_PER_PLAYER = HAND_SIZE + 1
 
 
-class Phase(str, Enum):
+class Phase(StrEnum):
     NOT_STARTED = "not_started"
     TURN = "turn"  # a seat is to move
     ROUND_WON = "round_won"  # waiting for ScoreRound (advanced only)
     ROUND_SCORED = "round_scored"  # waiting for DealRound
     FINISHED = "finished"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class CorruptHistory(ValueError):
