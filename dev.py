@@ -23,7 +23,7 @@ BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 
 def ensure_env() -> Path:
     """The venv's python, with the project installed for the current pyproject.toml."""
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 (this file runs before the environment exists)
         sys.exit(f"Python 3.11 or newer is needed; this is {sys.version.split()[0]}")
     wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
     python = BIN / ("python.exe" if os.name == "nt" else "python")

@@ -1,31 +1,74 @@
-"""The ``red7`` command."""
+"""The ``red7`` command: ``serve``, ``worker``, and the engine's ``demo``."""
 
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Sequence
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from service.app import create_app
+    from service.config import Settings
+    from service.runtime import build_runtime
+    from workers.runner import start_embedded
+
+    overrides = {"redis_url": ""} if args.embedded else {}
+    settings = Settings.from_env(**overrides)
+    runtime = build_runtime(settings)
+    app = create_app(runtime)
+    if settings.embedded:
+        start_embedded(runtime)
+        print("red7: embedded mode — an in-memory store (fakeredis) and in-process workers.")
+        print("red7: NOTHING PERSISTS: every player and game is gone when this process stops.")
+        print("red7: set REDIS_URL (and run `red7 worker`) for a real deployment.")
+    else:
+        print(f"red7: using Redis at {settings.redis_url}; run `red7 worker` for AI seats, scoring and deadlines.")
+    base = f"http://{args.host}:{args.port}"
+    print(f"red7: serving {base}/v1  (API docs: {base}/v1/docs, spec: {base}/v1/openapi.json)")
+    app.run(host=args.host, port=args.port, threaded=True, use_reloader=False)
+    return 0
+
+
+def _worker(args: argparse.Namespace) -> int:
+    from service.config import Settings
+    from service.runtime import build_runtime
+    from workers.runner import run_forever
+
+    settings = Settings.from_env()
+    if settings.embedded:
+        print("red7 worker needs REDIS_URL: the embedded store lives inside `red7 serve --embedded`.", file=sys.stderr)
+        return 2
+    run_forever(build_runtime(settings), burst=args.burst)
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from engine.demo import main as demo_main
+
+    demo_main(players=args.players, seed=args.seed)
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="red7", description="Red7 game service")
     sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="run the service")
-    serve.add_argument("--embedded", action="store_true", help="in-memory store, jobs run in-process")
+    serve = sub.add_parser("serve", help="run the HTTP service")
+    serve.add_argument("--embedded", action="store_true", help="in-memory store and in-process workers, even if REDIS_URL is set")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
+    serve.set_defaults(run=_serve)
+    worker = sub.add_parser("worker", help="run background jobs (AI seats, scoring, deadlines, webhooks) on REDIS_URL")
+    worker.add_argument("--burst", action="store_true", help="stop when the queue is empty")
+    worker.set_defaults(run=_worker)
     demo = sub.add_parser("demo", help="watch bots play a game in the terminal")
     demo.add_argument("--players", type=int, default=3, choices=(2, 3, 4))
     demo.add_argument("--seed", type=int)
+    demo.set_defaults(run=_demo)
     args = parser.parse_args(argv)
-
-    if args.command in ("serve", "demo"):
-        # Until the HTTP service lands, "serve" shows the engine at work.
-        from engine.demo import main as demo_main
-
-        demo_main(players=getattr(args, "players", 3), seed=getattr(args, "seed", None))
-        return 0
-    return 2
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    return args.run(args)
 
 
 if __name__ == "__main__":

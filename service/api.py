@@ -1,0 +1,319 @@
+"""The HTTP routes of ``/v1``: parse (schemas), call the application layer, render.
+
+Responses are rendered straight to JSON (``service.views``); the
+``@blp.response`` declarations document them in the OpenAPI spec.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Response, current_app, request, stream_with_context
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from service.auth import current_player, require_api_key
+from service.errors import ApiError, catalogue
+from service.games import GameService, NewGame
+from service.players import PlayerStore
+from service.schemas import (
+    ActionSchema,
+    EventPageSchema,
+    EventsQuerySchema,
+    GameCreateSchema,
+    GameListSchema,
+    GameViewSchema,
+    HealthSchema,
+    JoinSchema,
+    PlayerCreatedSchema,
+    PlayerCreateSchema,
+    PlayerSchema,
+    PlayerUpdateSchema,
+    ProblemListSchema,
+    StreamQuerySchema,
+)
+from service.store import Idempotency
+from service.views import game_json, summary_json
+
+v1 = Blueprint("v1", __name__, url_prefix="/v1", description="Players, games, actions and event feeds")
+health = Blueprint("health", __name__, description="Liveness and readiness")
+
+GAME_ERRORS = (404,)
+WRITE_ERRORS = (400, 401, 403, 404, 409, 413, 415, 422, 428, 429)
+
+
+def _red7() -> Any:
+    return current_app.extensions["red7"]
+
+
+def _games() -> GameService:
+    return _red7().games
+
+
+def _players() -> PlayerStore:
+    return _red7().players
+
+
+def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    text = body if isinstance(body, str) else json.dumps(body, separators=(",", ":"))
+    response = Response(text, status=status, mimetype="application/json")
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def _errors(*codes: int) -> Any:
+    """Document the problem responses of a route."""
+
+    def decorate(func: Any) -> Any:
+        for code in codes:
+            func = v1.alt_response(code, schema="Problem", description="problem details (RFC 9457)")(func)
+        return func
+
+    return decorate
+
+
+def _game_response(game: Any, player_id: str | None, status: int = 200) -> Response:
+    return json_response(game_json(game, player_id), status, {"ETag": f'"{game.version}"', "Vary": "Authorization"})
+
+
+# --- players -----------------------------------------------------------------------------
+
+
+@v1.route("/players")
+class Players(MethodView):
+    @v1.arguments(PlayerCreateSchema)
+    @v1.response(201, PlayerCreatedSchema)
+    @_errors(401, 413, 415, 422, 429)
+    def post(self, body: dict[str, Any]) -> Response:
+        """Create a player; the token in the answer is shown only once."""
+        require_api_key()
+        player, token = _players().create(body["name"], _games().clock())
+        created = {"id": player.id, "name": player.name, "token": token, "created_at": player.created_at}
+        return json_response(created, 201, {"Location": f"/v1/players/{player.id}"})
+
+
+def _player_json(player: Any, *, show_secret: bool = False) -> dict[str, Any]:
+    out = {"id": player.id, "name": player.name, "created_at": player.created_at, "webhook_url": player.webhook_url}
+    if show_secret and player.webhook_secret:
+        out["webhook_secret"] = player.webhook_secret
+    return out
+
+
+@v1.route("/players/me")
+class Me(MethodView):
+    @v1.response(200, PlayerSchema)
+    @_errors(401, 429)
+    def get(self) -> Response:
+        """The calling player."""
+        return json_response(_player_json(current_player()))
+
+    @v1.arguments(PlayerUpdateSchema)
+    @v1.response(200, PlayerSchema)
+    @_errors(401, 413, 415, 422, 429)
+    def patch(self, body: dict[str, Any]) -> Response:
+        """Rename, or set the webhook URL (the answer holds its new signing secret, once)."""
+        player = current_player()
+        url = body.get("webhook_url")
+        updated = _players().update(
+            player.id, name=body.get("name"), webhook_url=(url or "") if "webhook_url" in body else None
+        )
+        return json_response(_player_json(updated, show_secret="webhook_url" in body))
+
+
+@v1.route("/players/me/games")
+class MyGames(MethodView):
+    @v1.response(200, GameListSchema)
+    @_errors(401, 429)
+    def get(self) -> Response:
+        """The caller's games: the ones where it is their turn first."""
+        player = current_player()
+        return json_response({"games": [summary_json(g, player.id) for g in _games().games_of(player)]})
+
+
+# --- games -------------------------------------------------------------------------------
+
+
+@v1.route("/games")
+class Games(MethodView):
+    @v1.arguments(GameCreateSchema)
+    @v1.response(201, GameViewSchema)
+    @_errors(401, 403, 413, 415, 422, 429)
+    def post(self, new_game: NewGame) -> Response:
+        """Create a game; the creator takes the first human seat (or only watches if there is none)."""
+        require_api_key()
+        player = current_player()
+        game = _games().create(player, new_game)
+        response = _game_response(game, player.id, 201)
+        response.headers["Location"] = f"/v1/games/{game.id}"
+        return response
+
+
+@v1.route("/games/<game_id>")
+class GameResource(MethodView):
+    @v1.response(200, GameViewSchema, headers={"ETag": {"schema": {"type": "string"}, "description": "the game version"}})
+    @_errors(401, 404, 429)
+    def get(self, game_id: str) -> Response:
+        """The caller's view of a game (without a token: the spectator view, no hands)."""
+        player = current_player(required=False)
+        game = _games().load(game_id)
+        _games().ensure_progress(game)
+        if request.if_none_match and request.if_none_match.contains(str(game.version)):
+            return Response(status=304, headers={"ETag": f'"{game.version}"', "Vary": "Authorization"})
+        return _game_response(game, player.id if player else None)
+
+
+@v1.route("/games/<game_id>/join")
+class Join(MethodView):
+    @v1.arguments(JoinSchema)
+    @v1.response(200, GameViewSchema)
+    @_errors(401, 403, 404, 409, 413, 415, 422, 429)
+    def post(self, body: dict[str, Any], game_id: str) -> Response:
+        """Take an open seat with the join code; the game starts when every seat is taken."""
+        player = current_player()
+        game = _games().join(game_id, player, body["code"], body.get("seat"))
+        return _game_response(game, player.id)
+
+
+def _expected_version(body: dict[str, Any]) -> int | None:
+    header = request.headers.get("If-Match")
+    if header is None or header.strip() == "*":
+        return body.get("expected_version")
+    text = header.strip().removeprefix("W/").strip('"')
+    if not text.isdigit():
+        raise ApiError("invalid_precondition", f"If-Match should be the game version, like \"12\", not {header!r}.")
+    version = int(text)
+    if "expected_version" in body and body["expected_version"] != version:
+        raise ApiError("invalid_precondition", "If-Match and expected_version disagree.")
+    return version
+
+
+@v1.route("/games/<game_id>/actions")
+class Actions(MethodView):
+    @v1.arguments(ActionSchema)
+    @v1.response(200, GameViewSchema)
+    @_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
+    @v1.doc(
+        parameters=[
+            {"in": "header", "name": "If-Match", "schema": {"type": "string"}, "description": "the game version you acted on"},
+            {"in": "header", "name": "Idempotency-Key", "schema": {"type": "string"}, "description": "makes a retry safe"},
+        ]
+    )
+    def post(self, body: dict[str, Any], game_id: str) -> Response:
+        """Steps of your turn, all or nothing, in one atomic append."""
+        player = current_player()
+        expected = _expected_version(body)
+        key = request.headers.get("Idempotency-Key")
+        idempotency = None
+        if key:
+            if len(key) > 200:
+                raise ApiError("invalid_request", "Idempotency-Key is at most 200 characters.")
+            fingerprint = Idempotency.fingerprint_of("POST", request.path, [request.get_json(silent=True), expected])
+            idempotency = Idempotency(player.id, key, fingerprint, _red7().settings.idempotency_ttl)
+
+        def respond(game: Any) -> str:
+            return json.dumps(game_json(game, player.id), separators=(",", ":"))
+
+        outcome = _games().act(
+            game_id, player, body["steps"], expected_version=expected, idempotency=idempotency, respond=respond
+        )
+        if outcome.replayed is not None:
+            version = json.loads(outcome.replayed)["version"]
+            return json_response(outcome.replayed, 200, {"ETag": f'"{version}"', "Idempotent-Replayed": "true"})
+        game = outcome.game
+        return json_response(respond(game), 200, {"ETag": f'"{game.version}"'})
+
+
+@v1.route("/games/<game_id>/events")
+class Events(MethodView):
+    @v1.arguments(EventsQuerySchema, location="query")
+    @v1.response(200, EventPageSchema)
+    @_errors(401, 404, 422, 429)
+    def get(self, query: dict[str, Any], game_id: str) -> Response:
+        """Your redacted event feed, paged; ``wait`` long-polls until something happens."""
+        player = current_player(required=False)
+        games = _games()
+        game = games.load(game_id)
+        after = query["after"]
+        if game.version <= after and query["wait"] > 0:
+            games.store.wait(game_id, after, min(query["wait"], _red7().settings.long_poll_max))
+            game = games.load(game_id)
+        events = games.feed(game, player.id if player else None, after, query["limit"])
+        page = {
+            "events": events,
+            "next": events[-1]["n"] if events else after,
+            "version": game.version,
+            "finished": game.status == "finished",
+        }
+        return json_response(page)
+
+
+@v1.route("/games/<game_id>/stream")
+class Stream(MethodView):
+    @v1.arguments(StreamQuerySchema, location="query")
+    @v1.response(200, description="text/event-stream of the caller's redacted events; resume with Last-Event-ID")
+    @_errors(401, 404, 422, 429)
+    def get(self, query: dict[str, Any], game_id: str) -> Response:
+        """The feed as Server-Sent Events; it ends when the game is over (or after a while: reconnect)."""
+        player = current_player(required=False)
+        viewer = player.id if player else None
+        games = _games()
+        settings = _red7().settings
+        games.load(game_id)  # 404 before the stream starts
+        last = request.headers.get("Last-Event-ID", "")
+        after = int(last) if last.isdigit() else query.get("after", 0)
+
+        def events() -> Iterator[str]:
+            nonlocal after
+            started = time.monotonic()
+            yield "retry: 2000\n\n"
+            while True:
+                game = games.load(game_id)
+                for event in games.feed(game, viewer, after, 500):
+                    after = event["n"]
+                    yield f"id: {event['n']}\nevent: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
+                if game.status == "finished" and after >= game.version:
+                    yield "event: end\ndata: {}\n\n"
+                    return
+                left = settings.stream_max_seconds - (time.monotonic() - started)
+                if left <= 0:
+                    return
+                if not games.store.wait(game_id, after, min(settings.stream_heartbeat, left)):
+                    yield ": keep-alive\n\n"
+
+        response = Response(stream_with_context(events()), mimetype="text/event-stream")
+        response.headers["Cache-Control"] = "no-cache"
+        response.headers["X-Accel-Buffering"] = "no"
+        return response
+
+
+@v1.route("/problems")
+class Problems(MethodView):
+    @v1.response(200, ProblemListSchema)
+    def get(self) -> Response:
+        """Every problem ``code`` this API answers with."""
+        return json_response({"problems": catalogue()})
+
+
+# --- health ------------------------------------------------------------------------------
+
+
+@health.route("/healthz")
+class Healthz(MethodView):
+    @health.response(200, HealthSchema)
+    def get(self) -> Response:
+        """The process is up."""
+        return json_response({"status": "ok"})
+
+
+@health.route("/readyz")
+class Readyz(MethodView):
+    @health.response(200, HealthSchema)
+    @health.alt_response(503, schema="Problem", description="the event store cannot be reached")
+    def get(self) -> Response:
+        """The event store (Redis) answers."""
+        _games().store.redis.ping()
+        return json_response({"status": "ready"})

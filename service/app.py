@@ -1,0 +1,206 @@
+"""The app factory: settings → connections → stores → application → HTTP.
+
+``create_app()`` with no arguments serves the embedded in-memory store
+(fakeredis); with ``REDIS_URL`` it uses that Redis.  Tests pass their own
+clients.  Whatever the setting, every error leaves as problem+json.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import flask_smorest
+import redis
+import swagger_ui_bundle
+from flask import Flask, request, send_from_directory
+from flask_cors import CORS
+from flask_limiter import Limit, Limiter
+from werkzeug.exceptions import BadRequest, HTTPException
+
+from service.api import health, json_response, v1
+from service.errors import PROBLEM_JSON, ApiError, problem
+from service.players import hash_token
+from service.runtime import Runtime, build_runtime
+from service.schemas import ProblemSchema
+
+log = logging.getLogger("red7")
+
+_HTTP_CODES = {
+    400: "malformed_json",
+    401: "token_required",
+    403: "not_a_player",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "invalid_request",
+    429: "rate_limited",
+}
+
+
+def _flatten(messages: Any, path: str = "") -> list[dict[str, str]]:
+    """marshmallow's nested error dict as a list of ``{"field": "seats.0.kind", "message": ...}``."""
+    if isinstance(messages, dict):
+        out = []
+        for key, value in messages.items():
+            name = "" if key == "_schema" else str(key)
+            out += _flatten(value, f"{path}.{name}" if path and name else path or name)
+        return out
+    if isinstance(messages, list) and all(isinstance(m, str) for m in messages):
+        return [{"field": path, "message": m} for m in messages]
+    if isinstance(messages, list):
+        return [e for item in messages for e in _flatten(item, path)]
+    return [{"field": path, "message": str(messages)}]
+
+
+class Api(flask_smorest.Api):
+    """flask-smorest's Api, answering every HTTP error as problem+json."""
+
+    def handle_http_exception(self, error: HTTPException) -> Any:
+        return _problem_response_for_http(error)
+
+
+def _problem_response(code: str, status: int, detail: str, headers: dict[str, str] | None = None, **extra: Any) -> Any:
+    response = json_response(problem(code, status, detail, request.path, **extra), status, headers)
+    response.mimetype = PROBLEM_JSON
+    return response
+
+
+def _problem_response_for_http(error: HTTPException) -> Any:
+    status = error.code or 500
+    data = getattr(error, "data", None) or {}
+    headers = {k: v for k, v in error.get_headers() if k.lower() != "content-type"}
+    headers.update(data.get("headers") or {})
+    if status == 422 and "messages" in data:
+        errors = []
+        for location, messages in data["messages"].items():
+            for item in _flatten(messages):
+                errors.append({**item, "location": location})
+        detail = "; ".join(f"{e['field'] or 'body'}: {e['message']}" for e in errors)
+        return _problem_response("invalid_request", 422, detail, headers, errors=errors)
+    if status == 429:
+        return _problem_response("rate_limited", 429, f"Too many requests: {error.description}", headers)
+    code = _HTTP_CODES.get(status, "internal_error" if status >= 500 else "not_found")
+    detail = data.get("message") or error.description or error.name
+    return _problem_response(code, status, str(detail), headers)
+
+
+def _token_key() -> str:
+    header = request.headers.get("Authorization", "")
+    return "token:" + hash_token(header.partition(" ")[2].strip())
+
+
+def _address_key() -> str:
+    return "addr:" + (request.remote_addr or "unknown")
+
+
+def _check_body() -> None:
+    """415 for a body that is not JSON, 400 for JSON that does not parse (before any schema runs)."""
+    if request.method not in ("POST", "PUT", "PATCH") or not request.path.startswith("/v1/"):
+        return
+    has_body = (request.content_length or 0) > 0 or request.headers.get("Transfer-Encoding") == "chunked"
+    if has_body and not request.is_json:
+        raise ApiError("unsupported_media_type", f"Send the body as application/json, not {request.mimetype or 'nothing'}.")
+    if has_body:
+        try:
+            request.get_json()
+        except BadRequest:
+            raise ApiError("malformed_json", "The body is not valid JSON.") from None
+
+
+def create_app(runtime: Runtime | None = None) -> Flask:
+    """The WSGI app; ``current_app.extensions["red7"]`` is its :class:`~service.runtime.Runtime`."""
+    runtime = runtime or build_runtime()
+    settings = runtime.settings
+    app = Flask("red7")
+    app.config.update(
+        MAX_CONTENT_LENGTH=settings.max_body_bytes,
+        API_TITLE="Red7",
+        API_VERSION="1.0",
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/v1",
+        OPENAPI_JSON_PATH="openapi.json",
+        OPENAPI_SWAGGER_UI_PATH="docs",
+        OPENAPI_SWAGGER_UI_URL="/v1/docs/static/",
+        API_SPEC_OPTIONS={
+            "info": {"description": "Red7 as a service. Errors are RFC 9457 problem+json with a stable `code`."},
+            "components": {
+                "securitySchemes": {
+                    "bearer": {"type": "http", "scheme": "bearer"},
+                    "apiKey": {"type": "apiKey", "in": "header", "name": "X-Api-Key"},
+                }
+            },
+            "security": [{"bearer": []}, {}],
+        },
+        JSON_SORT_KEYS=False,
+    )
+    limits = []
+    if settings.rate_limit_address:
+        limits.append(Limit(settings.rate_limit_address))
+    if settings.rate_limit_token:
+        anonymous = lambda: "Authorization" not in request.headers  # noqa: E731
+        limits.append(Limit(settings.rate_limit_token, key_function=_token_key, exempt_when=anonymous))
+    limiter = Limiter(
+        _address_key,
+        default_limits=limits,
+        storage_uri=settings.redis_url or "memory://",
+        storage_options={},
+        key_prefix=f"{settings.key_prefix}limits",
+        headers_enabled=True,
+        retry_after="delta-seconds",
+        strategy="moving-window",
+        swallow_errors=True,
+    )
+    limiter.init_app(app)
+
+    app.extensions["red7"] = runtime
+    if settings.cors_origins:
+        CORS(
+            app,
+            origins=list(settings.cors_origins),
+            expose_headers=["ETag", "Location", "Retry-After", "Idempotent-Replayed", "X-RateLimit-Remaining"],
+            allow_headers=[
+                "Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID", "X-Api-Key"
+            ],
+            methods=["GET", "POST", "PATCH", "OPTIONS"],
+            max_age=600,
+        )
+
+    api = Api(app)
+    api.spec.components.schema("Problem", schema=ProblemSchema)
+    api.register_blueprint(v1)
+    api.register_blueprint(health)
+    if settings.rate_limit_signup:
+        limiter.limit(settings.rate_limit_signup, methods=["POST"], key_func=_address_key)(app.view_functions["v1.Players"])
+
+    app.before_request(_check_body)
+
+    @app.get("/v1/docs/static/<path:filename>")
+    def swagger_static(filename: str) -> Any:
+        return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename, max_age=3600)
+
+    @app.errorhandler(ApiError)
+    def api_error(error: ApiError) -> Any:
+        return _problem_response(error.code, error.status, error.detail, error.headers, **error.extra)
+
+    @app.errorhandler(redis.RedisError)
+    def store_down(error: redis.RedisError) -> Any:
+        log.error("event store error: %s", error)
+        detail = "The event store cannot be reached; try again shortly."
+        return _problem_response("store_unavailable", 503, detail, {"Retry-After": "5"})
+
+    @app.errorhandler(Exception)
+    def unexpected(error: Exception) -> Any:
+        if isinstance(error, HTTPException):
+            return _problem_response_for_http(error)
+        log.exception("unexpected error on %s %s", request.method, request.path)
+        return _problem_response("internal_error", 500, "Something went wrong on our side; it has been logged.")
+
+    @app.after_request
+    def no_sniff(response: Any) -> Any:
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        return response
+
+    return app

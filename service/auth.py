@@ -1,0 +1,47 @@
+"""Who is calling: a player's bearer token, and (optionally) a service API key."""
+
+from __future__ import annotations
+
+import hmac
+
+from flask import current_app, g, request
+
+from service.errors import ApiError
+from service.players import Player
+
+
+def bearer_token() -> str | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
+def current_player(required: bool = True) -> Player | None:
+    """The player the bearer token belongs to; ``None`` (or 401) without one."""
+    if "player" in g:
+        return g.player
+    token = bearer_token()
+    if token is None:
+        if request.headers.get("Authorization"):
+            raise ApiError("invalid_token", "Send the token as: Authorization: Bearer <token>.")
+        if required:
+            raise ApiError("token_required")
+        g.player = None
+        return None
+    player = current_app.extensions["red7"].players.by_token(token)
+    if player is None:
+        raise ApiError("invalid_token")
+    g.player = player
+    return player
+
+
+def require_api_key() -> None:
+    """When the server has API keys, creating players and games needs one of them."""
+    keys = current_app.extensions["red7"].settings.api_keys
+    if not keys:
+        return
+    given = request.headers.get("X-Api-Key", "")
+    if not any(hmac.compare_digest(given.encode(), key.encode()) for key in keys):
+        raise ApiError("api_key_required")

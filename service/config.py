@@ -1,0 +1,71 @@
+"""Settings, read once from the environment (``RED7_*`` and ``REDIS_URL``)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+
+def _list(value: str | None) -> tuple[str, ...]:
+    return tuple(item.strip() for item in (value or "").split(",") if item.strip())
+
+
+def _bool(value: str | None, default: bool = False) -> bool:
+    return default if value is None else value.strip().lower() in ("1", "true", "yes", "on")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the service can be told; every field has a working default.
+
+    ``redis_url`` empty means the embedded in-memory store (nothing persists).
+    """
+
+    redis_url: str = ""
+    key_prefix: str = "red7:"
+    queue_name: str = "red7"
+    #: Service API keys; when set, creating players and games needs one (header ``X-Api-Key``).
+    api_keys: tuple[str, ...] = ()
+    #: Allow ``POST /games`` with an explicit 49-card deck (such games are flagged custom-dealt).
+    allow_custom_decks: bool = False
+    cors_origins: tuple[str, ...] = ()
+    #: flask-limiter limit strings; empty disables that limit.
+    rate_limit_token: str = "600 per minute"
+    rate_limit_address: str = "1200 per minute"
+    rate_limit_signup: str = "30 per minute"
+    snapshot_every: int = 64
+    max_body_bytes: int = 64 * 1024
+    long_poll_max: float = 30.0
+    stream_max_seconds: float = 300.0
+    stream_heartbeat: float = 15.0
+    idempotency_ttl: int = 24 * 3600
+    #: The expert AI's thinking time per move, in seconds.
+    expert_seconds: float = 1.0
+    #: Seconds before an AI seat moves (lets a human watch the table change); 0 in tests.
+    ai_delay: float = 0.0
+    public_url: str = ""
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def embedded(self) -> bool:
+        return not self.redis_url
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None, **overrides: object) -> Settings:
+        env = os.environ if environ is None else environ
+        values: dict[str, object] = {
+            "redis_url": env.get("REDIS_URL", ""),
+            "key_prefix": env.get("RED7_KEY_PREFIX", "red7:"),
+            "queue_name": env.get("RED7_QUEUE", "red7"),
+            "api_keys": _list(env.get("RED7_API_KEYS")),
+            "allow_custom_decks": _bool(env.get("RED7_ALLOW_CUSTOM_DECKS")),
+            "cors_origins": _list(env.get("RED7_CORS_ORIGINS")),
+            "rate_limit_token": env.get("RED7_RATE_LIMIT_TOKEN", cls.rate_limit_token),
+            "rate_limit_address": env.get("RED7_RATE_LIMIT_ADDRESS", cls.rate_limit_address),
+            "rate_limit_signup": env.get("RED7_RATE_LIMIT_SIGNUP", cls.rate_limit_signup),
+            "expert_seconds": float(env.get("RED7_EXPERT_SECONDS", cls.expert_seconds)),
+            "ai_delay": float(env.get("RED7_AI_DELAY", cls.ai_delay)),
+            "public_url": env.get("RED7_PUBLIC_URL", ""),
+        }
+        values.update(overrides)
+        return cls(**values)  # type: ignore[arg-type]

@@ -1,0 +1,104 @@
+"""Every error the API can return, as RFC 9457 problem details with a stable ``code``.
+
+A client switches on ``code`` (never on ``detail``, which is for people).
+The engine's refusals keep the engine's own codes (``discard_not_winning``
+...); the service adds its own below.  ``GET /v1/problems`` lists them all.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+PROBLEM_JSON = "application/problem+json"
+
+#: code -> (HTTP status, title)
+SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
+    "malformed_json": (400, "The body is not valid JSON"),
+    "invalid_precondition": (400, "If-Match must hold a game version"),
+    "token_required": (401, "This needs a player token (Authorization: Bearer ...)"),
+    "invalid_token": (401, "The token is not known"),
+    "api_key_required": (401, "This needs a service API key (X-Api-Key)"),
+    "not_a_player": (403, "You do not hold a seat in this game"),
+    "bad_join_code": (403, "The join code is wrong"),
+    "custom_decks_disabled": (403, "This server does not allow custom decks"),
+    "not_found": (404, "There is nothing here"),
+    "game_not_found": (404, "No such game"),
+    "method_not_allowed": (405, "This method is not allowed here"),
+    "not_acceptable": (406, "No representation matches the Accept header"),
+    "version_conflict": (409, "The game moved on since the version you sent"),
+    "game_full": (409, "Every seat of this game is taken"),
+    "already_seated": (409, "You already hold a seat in this game"),
+    "game_not_waiting": (409, "The game has already started"),
+    "game_not_finished": (409, "Only finished games can be exported"),
+    "payload_too_large": (413, "The request body is too large"),
+    "unsupported_media_type": (415, "Send the body as application/json"),
+    "invalid_request": (422, "The request does not match the schema"),
+    "invalid_replay": (422, "The replay file does not verify"),
+    "idempotency_key_reused": (422, "This Idempotency-Key was used for a different request"),
+    "rule_violation": (422, "The rules do not allow that"),
+    "precondition_required": (428, "Send If-Match with the game version"),
+    "rate_limited": (429, "Too many requests"),
+    "internal_error": (500, "Something went wrong on our side"),
+    "store_unavailable": (503, "The event store cannot be reached"),
+}
+
+#: The engine's refusal codes, all answered with 422.
+RULE_CODES: dict[str, str] = {
+    "game_not_started": "The game has not started yet",
+    "game_over": "The game is over",
+    "round_over": "The round is over; the next one is being dealt",
+    "not_your_turn": "It is not your turn",
+    "card_not_in_hand": "That card is not in your hand",
+    "card_not_on_palette": "That card is not on that palette",
+    "already_played": "You have already played a card this turn",
+    "effect_pending": "A card's action must be resolved first",
+    "no_effect_pending": "No action is waiting for that choice",
+    "discard_not_winning": "That discard would not leave you winning",
+    "place_not_winning": "Putting that card on the canvas would not leave you winning",
+    "play_cannot_win": "No way of finishing the turn after that play keeps you winning",
+    "take_not_allowed": "Your 1 cannot take from that player",
+    "nothing_played": "You have not played anything this turn",
+    "unknown_step": "That is not a step of a Red7 turn",
+}
+
+
+class ApiError(Exception):
+    """An error response; raise it anywhere under a request."""
+
+    def __init__(self, code: str, detail: str | None = None, *, status: int | None = None, **extra: Any) -> None:
+        if status is None:
+            status = SERVICE_PROBLEMS[code][0] if code in SERVICE_PROBLEMS else 422
+        super().__init__(detail or title_of(code))
+        self.code = code
+        self.status = status
+        self.detail = detail or title_of(code)
+        self.extra = extra
+        self.headers: dict[str, str] = {}
+
+
+def title_of(code: str) -> str:
+    if code in SERVICE_PROBLEMS:
+        return SERVICE_PROBLEMS[code][1]
+    return RULE_CODES.get(code, code.replace("_", " ").capitalize())
+
+
+def problem(code: str, status: int, detail: str, instance: str | None = None, **extra: Any) -> dict[str, Any]:
+    """The problem+json body."""
+    body: dict[str, Any] = {
+        "type": f"/v1/problems#{code}",
+        "title": title_of(code),
+        "status": status,
+        "detail": detail,
+        "code": code,
+    }
+    if instance:
+        body["instance"] = instance
+    body.update(extra)
+    return body
+
+
+def catalogue() -> list[dict[str, Any]]:
+    """Every problem code with its status and title, for ``GET /v1/problems``."""
+    out = [{"code": c, "status": s, "title": t} for c, (s, t) in SERVICE_PROBLEMS.items()]
+    out += [{"code": c, "status": 422, "title": t} for c, t in RULE_CODES.items()]
+    return out

@@ -1,0 +1,185 @@
+"""A game as the service knows it: the lobby (seats, options) plus the engine's state.
+
+A game's stream holds two vocabularies.  *Lobby* events (``game_created``,
+``seat_taken``, ``turn_timed_out``) are the service's; every other event is
+the engine's (see :mod:`engine.events`).  Each stored payload is a JSON
+*envelope*: the event's own fields plus ``type``, ``at`` (when it was
+appended), ``by`` (who caused it) and ``v`` (the schema version it was
+written with; older ones are upcast when read, see :func:`upcast`).
+
+:func:`load` folds envelopes into a :class:`Game`; like the engine's fold it
+is the only way a game comes to be.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from engine import (
+    EVENT_SCHEMA_VERSION,
+    Event,
+    GameState,
+    Phase,
+    RoundDealt,
+    TurnStarted,
+    Variant,
+    event_from_dict,
+    event_to_dict,
+)
+from engine.snapshot import state_from_dict, state_to_dict
+from engine.state import apply_in_place
+
+LOBBY_TYPES = frozenset({"game_created", "seat_taken", "turn_timed_out"})
+
+#: Upcasters: ``UPCASTERS[v]`` turns an envelope written with schema version ``v`` into ``v + 1``.
+UPCASTERS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+
+def upcast(envelope: dict[str, Any]) -> dict[str, Any]:
+    """An envelope in today's schema, whatever version it was written with."""
+    version = envelope.get("v", 1)
+    if version > EVENT_SCHEMA_VERSION:
+        raise ValueError(f"event schema version {version} is newer than this service ({EVENT_SCHEMA_VERSION})")
+    while version < EVENT_SCHEMA_VERSION:
+        envelope = UPCASTERS[version](envelope)
+        version += 1
+        envelope["v"] = version
+    return envelope
+
+
+def envelope(fields: dict[str, Any], *, at: str, by: str) -> str:
+    """The stored payload for an event given as a dict with ``type``."""
+    return json.dumps({**fields, "at": at, "by": by, "v": EVENT_SCHEMA_VERSION}, separators=(",", ":"))
+
+
+def engine_envelope(event: Event, *, at: str, by: str) -> str:
+    return envelope(event_to_dict(event), at=at, by=by)
+
+
+def engine_event(data: dict[str, Any]) -> Event:
+    """The engine event inside an envelope."""
+    return event_from_dict({k: v for k, v in data.items() if k not in ("at", "by", "v", "n")})
+
+
+@dataclass
+class Seat:
+    kind: str  # "human" | "ai"
+    level: str | None = None  # the AI's level
+    player_id: str | None = None
+    name: str | None = None
+
+    @property
+    def open(self) -> bool:
+        return self.kind == "human" and self.player_id is None
+
+
+@dataclass
+class Game:
+    id: str
+    created_by: str = ""
+    created_at: str = ""
+    seats: list[Seat] = field(default_factory=list)
+    variant: Variant = Variant.ADVANCED
+    action_rules: bool = False
+    turn_timeout: int | None = None
+    timeout_action: str = "fold"
+    dealing: str = "random"  # "random" | "seeded" (the creator chose the seed) | "custom" (an explicit deck)
+    seed: int = 0
+    deck: list[str] | None = None
+    join_code: str = ""
+    state: GameState = field(default_factory=GameState)
+    version: int = 0
+    updated_at: str = ""
+    turn_started_at: str | None = None  # when the current turn began (for deadlines)
+
+    @property
+    def status(self) -> str:
+        if self.state.phase is Phase.NOT_STARTED:
+            return "waiting"
+        return "finished" if self.state.phase is Phase.FINISHED else "active"
+
+    def seat_of(self, player_id: str | None) -> int | None:
+        if player_id is None:
+            return None
+        for number, seat in enumerate(self.seats):
+            if seat.player_id == player_id:
+                return number
+        return None
+
+    def seat_to_move(self) -> int | None:
+        turn = self.state.turn
+        return turn.seat if turn is not None and self.state.phase is Phase.TURN else None
+
+    def copy(self) -> Game:
+        """An independent copy (folding into it leaves this one as it is)."""
+        return replace(self, seats=[replace(s) for s in self.seats], state=self.state.copy())
+
+    def to_dict(self) -> dict[str, Any]:
+        """A snapshot of the whole game."""
+        return {
+            "id": self.id,
+            "created_by": self.created_by,
+            "created_at": self.created_at,
+            "seats": [vars(s).copy() for s in self.seats],
+            "variant": self.variant.value,
+            "action_rules": self.action_rules,
+            "turn_timeout": self.turn_timeout,
+            "timeout_action": self.timeout_action,
+            "dealing": self.dealing,
+            "seed": self.seed,
+            "deck": self.deck,
+            "join_code": self.join_code,
+            "state": state_to_dict(self.state),
+            "version": self.version,
+            "updated_at": self.updated_at,
+            "turn_started_at": self.turn_started_at,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Game:
+        values = dict(data)
+        values["seats"] = [Seat(**s) for s in data["seats"]]
+        values["variant"] = Variant(data["variant"])
+        values["state"] = state_from_dict(data["state"])
+        return cls(**values)
+
+
+def apply(game: Game, number: int, data: dict[str, Any]) -> None:
+    """Fold one stored envelope (already upcast) into ``game``."""
+    kind = data["type"]
+    if kind == "game_created":
+        game.created_by = data["created_by"]
+        game.created_at = data["at"]
+        game.seats = [Seat(s["kind"], s.get("level")) for s in data["seats"]]
+        game.variant = Variant(data["variant"])
+        game.action_rules = data["action_rules"]
+        game.turn_timeout = data.get("turn_timeout")
+        game.timeout_action = data.get("timeout_action", "fold")
+        game.dealing = data["dealing"]
+        game.seed = data["seed"]
+        game.deck = data.get("deck")
+        game.join_code = data.get("join_code", "")
+    elif kind == "seat_taken":
+        seat = game.seats[data["seat"]]
+        seat.player_id = data["player_id"]
+        seat.name = data["name"]
+    elif kind == "turn_timed_out":
+        pass  # the fold or AI turn that follows carries the change
+    else:
+        event = engine_event(data)
+        apply_in_place(game.state, event)
+        if isinstance(event, TurnStarted | RoundDealt):
+            game.turn_started_at = data["at"]
+    game.version = number
+    game.updated_at = data["at"]
+
+
+def load(game_id: str, envelopes: Iterable[tuple[int, str]], start: Game | None = None) -> Game:
+    """The game after the stored envelopes ``(number, payload)``, from ``start`` or from nothing."""
+    game = start if start is not None else Game(game_id)
+    for number, payload in envelopes:
+        apply(game, number, upcast(json.loads(payload)))
+    return game

@@ -1,0 +1,382 @@
+"""The application layer: what a request or a job may do to a game, and nothing else.
+
+Every write follows one path: load the game (snapshot + tail), check who may
+act, let the engine decide, append the events with the version that was
+read, then tell ``on_append`` what the game looks like now (the workers'
+dispatcher enqueues whatever is due next).  Nothing here speaks HTTP; errors
+are :class:`~service.errors.ApiError` with stable codes.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from engine import (
+    Card,
+    Command,
+    Event,
+    RuleViolation,
+    Start,
+    Step,
+    Variant,
+    decide_and_fold,
+    decide_steps,
+    event_to_dict,
+    redact,
+)
+from service.errors import ApiError
+from service.game import Game, apply, engine_envelope, engine_event, envelope, load
+from service.players import Player, PlayerStore, new_id
+from service.store import Appended, EventStore, Idempotency, IdempotencyMismatch, Replayed, VersionConflict
+
+AI_LEVELS = ("random", "greedy", "expert")
+log = logging.getLogger("red7.games")
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRequest:
+    kind: str
+    level: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    seats: Sequence[SeatRequest]
+    variant: Variant = Variant.ADVANCED
+    action_rules: bool = False
+    seed: int | None = None
+    deck: Sequence[Card] | None = None
+    turn_timeout: int | None = None
+    timeout_action: str = "fold"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A write's result: the game after it, or the stored first response of a retried request."""
+
+    game: Game | None = None
+    replayed: str | None = None
+
+
+OnAppend = Callable[[Game, Sequence[Event]], None]
+
+
+class GameService:
+    def __init__(
+        self,
+        store: EventStore,
+        players: PlayerStore,
+        *,
+        allow_custom_decks: bool = False,
+        snapshot_every: int = 64,
+        idempotency_ttl: int = 24 * 3600,
+        clock: Callable[[], str] = utc_now,
+        on_append: OnAppend | None = None,
+    ) -> None:
+        self.store = store
+        self.players = players
+        self.allow_custom_decks = allow_custom_decks
+        self.snapshot_every = snapshot_every
+        self.idempotency_ttl = idempotency_ttl
+        self.clock = clock
+        self.on_append = on_append
+
+    # --- reading ----------------------------------------------------------------------
+
+    def load(self, game_id: str) -> Game:
+        """The game now: the newest snapshot plus the events after it."""
+        start = None
+        snapshot = self.store.snapshot(game_id)
+        if snapshot is not None:
+            start = Game.from_dict(json.loads(snapshot[1]))
+        tail = [(e.number, e.payload) for e in self.store.read_all(game_id, after=start.version if start else 0)]
+        if start is None and not tail:
+            raise ApiError("game_not_found", f"There is no game {game_id!r}.")
+        game = load(game_id, tail, start)
+        if len(tail) >= self.snapshot_every:
+            self.store.save_snapshot(game_id, game.version, json.dumps(game.to_dict(), separators=(",", ":")))
+        return game
+
+    def games_of(self, player: Player) -> list[Game]:
+        """The player's games: their turn first, then active, waiting and finished ones; newest first within each."""
+        games = []
+        for game_id in self.players.game_ids(player.id):
+            try:
+                game = self.load(game_id)
+            except ApiError:
+                continue  # indexed before an append that never happened
+            if game.seat_of(player.id) is not None or game.created_by == player.id:
+                games.append(game)
+
+        def order(game: Game) -> tuple[int, str]:
+            mine = game.seat_of(player.id)
+            if mine is not None and game.seat_to_move() == mine:
+                rank = 0
+            else:
+                rank = {"active": 1, "waiting": 2, "finished": 3}[game.status]
+            return rank, _negated(game.updated_at)
+
+        return sorted(games, key=order)
+
+    def feed(self, game: Game, viewer: str | None, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
+        """Stored events above ``after`` as the viewer may see them."""
+        seat = game.seat_of(viewer)
+        finished = game.status == "finished"
+        out = []
+        for stored in self.store.read(game.id, after, limit):
+            data = json.loads(stored.payload)
+            out.append({"n": stored.number, **redact_envelope(data, seat, viewer == game.created_by, finished)})
+        return out
+
+    # --- writing ----------------------------------------------------------------------
+
+    def create(self, creator: Player, request: NewGame) -> Game:
+        if request.deck is not None and not self.allow_custom_decks:
+            raise ApiError("custom_decks_disabled", "This server does not accept explicit decks (RED7_ALLOW_CUSTOM_DECKS).")
+        if request.deck is not None and sorted(request.deck) != list(range(49)):
+            raise ApiError("invalid_request", "A deck must list each of the 49 cards exactly once.", errors=[
+                {"field": "deck", "message": "must list each of the 49 cards exactly once"}])
+        game_id = new_id("g")
+        at = self.clock()
+        dealing = "custom" if request.deck is not None else "seeded" if request.seed is not None else "random"
+        seed = request.seed if request.seed is not None else secrets.randbits(63)
+        created = {
+            "type": "game_created",
+            "created_by": creator.id,
+            "seats": [{"kind": s.kind, "level": s.level} for s in request.seats],
+            "variant": request.variant.value,
+            "action_rules": request.action_rules,
+            "turn_timeout": request.turn_timeout,
+            "timeout_action": request.timeout_action,
+            "dealing": dealing,
+            "seed": seed,
+            "deck": [str(c) for c in request.deck] if request.deck is not None else None,
+            "join_code": secrets.token_urlsafe(6),
+        }
+        by = f"player:{creator.id}"
+        payloads = [envelope(created, at=at, by=by)]
+        game = Game(game_id)
+        apply(game, 1, {**created, "at": at})
+        first_human = next((i for i, s in enumerate(game.seats) if s.kind == "human"), None)
+        if first_human is not None:
+            payloads.append(self._take_seat(game, first_human, creator, at, by))
+        started = self._start_if_full(game, at, by)
+        self.players.add_game(creator.id, game_id)
+        self._append(game, 0, payloads + [p for p, _ in started], [e for _, e in started])
+        return game
+
+    def join(self, game_id: str, player: Player, code: str, seat: int | None = None, attempts: int = 5) -> Game:
+        """Take an open human seat; the game starts when the last seat is taken."""
+        for _ in range(attempts):
+            game = self.load(game_id)
+            if game.seat_of(player.id) is not None:
+                raise ApiError("already_seated", f"You already hold seat {game.seat_of(player.id)} of this game.")
+            if game.status != "waiting":
+                raise ApiError("game_not_waiting")
+            if not hmac.compare_digest(code.encode(), game.join_code.encode()):
+                raise ApiError("bad_join_code")
+            open_seats = [i for i, s in enumerate(game.seats) if s.open]
+            if not open_seats:
+                raise ApiError("game_full")
+            if seat is not None and seat not in open_seats:
+                raise ApiError("game_full", f"Seat {seat} is not open; open seats: {open_seats}.", open_seats=open_seats)
+            chosen = open_seats[0] if seat is None else seat
+            expected = game.version
+            at, by = self.clock(), f"player:{player.id}"
+            payloads = [self._take_seat(game, chosen, player, at, by)]
+            started = self._start_if_full(game, at, by)
+            self.players.add_game(player.id, game_id)
+            try:
+                self._append(game, expected, payloads + [p for p, _ in started], [e for _, e in started])
+            except ApiError as error:
+                if error.code == "version_conflict":
+                    continue  # someone else joined or acted first: look again
+                raise
+            return game
+        raise ApiError("version_conflict", "The game kept changing; try again.")
+
+    def act(
+        self,
+        game_id: str,
+        player: Player,
+        steps: Sequence[Step],
+        *,
+        expected_version: int | None = None,
+        idempotency: Idempotency | None = None,
+        respond: Callable[[Game], str] | None = None,
+    ) -> Outcome:
+        """A player's steps, all or nothing, as one atomic append.
+
+        ``respond`` renders the response for the game after the steps; with
+        ``idempotency`` that rendering is stored with the append, and a retry
+        gets it back instead of acting twice.
+        """
+        if idempotency is not None:
+            try:
+                replay = self.store.idempotent_response(game_id, idempotency)
+            except IdempotencyMismatch as exc:
+                raise ApiError("idempotency_key_reused", str(exc)) from None
+            if replay is not None:
+                return Outcome(replayed=replay.response)
+        game = self.load(game_id)
+        seat = game.seat_of(player.id)
+        if seat is None:
+            raise ApiError("not_a_player", "Only seated players act in a game; you can watch it.")
+        if expected_version is not None and expected_version != game.version:
+            raise _conflict(expected_version, game.version)
+        try:
+            events, _ = decide_steps(game.state, steps, seat)
+        except RuleViolation as refusal:
+            raise rule_error(refusal) from None
+        return self._commit(game, events, f"player:{player.id}", idempotency=idempotency, respond=respond)
+
+    def advance(
+        self,
+        game_id: str,
+        expected_version: int,
+        decide: Callable[[Game], Sequence[Event]],
+        *,
+        by: str,
+        lobby: Sequence[dict[str, Any]] = (),
+    ) -> Game | None:
+        """A job's write: only if the game is still at ``expected_version``, else nothing.
+
+        ``decide`` gets the loaded game and returns the engine events to
+        append (empty: nothing to do).  A job that finds the game moved on —
+        a duplicate, a retry, a late deadline — returns ``None`` and appends
+        nothing, which makes every job safe to run twice.
+        """
+        game = self.load(game_id)
+        if game.version != expected_version:
+            return None
+        events = decide(game)
+        if not events:
+            return None
+        try:
+            outcome = self._commit(game, events, by, lobby=lobby)
+        except ApiError as error:
+            if error.code == "version_conflict":
+                return None
+            raise
+        return outcome.game
+
+    def command(self, game: Game, command: Command) -> list[Event]:
+        """The engine's events for a service command (score, deal) on ``game``."""
+        return decide_and_fold(game.state, command)[0]
+
+    # --- internals --------------------------------------------------------------------
+
+    def _commit(
+        self,
+        game: Game,
+        events: Sequence[Event],
+        by: str,
+        *,
+        lobby: Sequence[dict[str, Any]] = (),
+        idempotency: Idempotency | None = None,
+        respond: Callable[[Game], str] | None = None,
+    ) -> Outcome:
+        expected = game.version
+        at = self.clock()
+        payloads = [envelope(fields, at=at, by=by) for fields in lobby]
+        payloads += [engine_envelope(e, at=at, by=by) for e in events]
+        after = load(game.id, [(expected + i + 1, p) for i, p in enumerate(payloads)], game.copy())
+        response = respond(after) if respond else ""
+        try:
+            result = self.store.append(game.id, expected, payloads, idempotency=idempotency, response=response)
+        except VersionConflict as conflict:
+            raise _conflict(expected, conflict.current) from None
+        except IdempotencyMismatch as exc:
+            raise ApiError("idempotency_key_reused", str(exc)) from None
+        if isinstance(result, Replayed):
+            return Outcome(replayed=result.response)
+        self._appended(after, events)
+        return Outcome(game=after)
+
+    def _append(self, game: Game, expected: int, payloads: list[str], events: Sequence[Event]) -> None:
+        """Append payloads already folded into ``game`` (``events``: the engine events among them)."""
+        try:
+            result = self.store.append(game.id, expected, payloads)
+        except VersionConflict as conflict:
+            raise _conflict(expected, conflict.current) from None
+        assert isinstance(result, Appended)
+        self._appended(game, events)
+
+    def _appended(self, game: Game, events: Sequence[Event]) -> None:
+        """Hand the new game to the dispatcher; its failure must not fail a write that happened."""
+        if self.on_append is None:
+            return
+        try:
+            self.on_append(game, events)
+        except Exception:
+            log.exception("could not enqueue what game %s needs at version %s; the next read will retry", game.id, game.version)
+
+    def ensure_progress(self, game: Game) -> None:
+        """Re-offer what the game needs now (deduplicated), in case an enqueue after an append was lost."""
+        if game.status == "active":
+            self._appended(game, ())
+
+    def _take_seat(self, game: Game, seat: int, player: Player, at: str, by: str) -> str:
+        fields = {"type": "seat_taken", "seat": seat, "player_id": player.id, "name": player.name}
+        apply(game, game.version + 1, {**fields, "at": at})
+        return envelope(fields, at=at, by=by)
+
+    def _start_if_full(self, game: Game, at: str, by: str) -> list[tuple[str, Event]]:
+        """The first deal once no human seat is open: payloads (folded into ``game``) and their events."""
+        if any(s.open for s in game.seats):
+            return []
+        deck = tuple(Card.parse(c) for c in game.deck) if game.deck else None
+        start = Start(len(game.seats), game.variant, game.action_rules, game.seed, deck)
+        out = []
+        for event in decide_and_fold(game.state, start)[0]:
+            payload = engine_envelope(event, at=at, by=by)
+            apply(game, game.version + 1, json.loads(payload))
+            out.append((payload, event))
+        return out
+
+
+def rule_error(refusal: RuleViolation) -> ApiError:
+    return ApiError(refusal.code, refusal.message, status=422, **refusal.details)
+
+
+def _conflict(expected: int, current: int) -> ApiError:
+    error = ApiError(
+        "version_conflict",
+        f"You sent version {expected} but the game is at version {current}; reload it and try again.",
+        current_version=current,
+    )
+    error.headers["ETag"] = f'"{current}"'
+    return error
+
+
+def _negated(text: str) -> str:
+    """A sort key that puts later ISO timestamps first."""
+    return "".join(chr(0x10FFFF - ord(ch)) for ch in text)
+
+
+def redact_envelope(data: dict[str, Any], seat: int | None, is_creator: bool, finished: bool) -> dict[str, Any]:
+    """A stored envelope as ``seat`` may see it (everything, once the game is finished)."""
+    kind = data["type"]
+    if kind == "game_created":
+        shown = dict(data)
+        if not finished:
+            shown.pop("seed", None)
+            shown.pop("deck", None)
+        if not is_creator:
+            shown.pop("join_code", None)
+        return shown
+    if kind in ("seat_taken", "turn_timed_out"):
+        return data
+    event = redact(engine_event(data), seat, game_over=finished)
+    return {**event_to_dict(event), "at": data["at"], "by": data["by"], "v": data["v"]}

@@ -1,0 +1,61 @@
+"""The composition root: settings in, every wired-up part out.
+
+The web app and the workers build the same :class:`Runtime`, so that an
+append from either one reaches the same dispatcher ("after every append, the
+same code path decides what is due next").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import fakeredis
+import redis
+from rq import Queue
+from rq.serializers import JSONSerializer
+
+from service.config import Settings
+from service.games import GameService
+from service.players import PlayerStore
+from service.store import EventStore
+from workers.dispatch import Dispatcher
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    redis: redis.Redis  # text responses: the stores
+    raw_redis: redis.Redis  # bytes: RQ
+    store: EventStore
+    players: PlayerStore
+    games: GameService
+    queue: Queue
+    dispatcher: Dispatcher
+
+
+def connect(settings: Settings) -> tuple[redis.Redis, redis.Redis]:
+    """A text and a bytes client on the configured Redis, or on a new in-memory one."""
+    if settings.embedded:
+        server = fakeredis.FakeServer()
+        return fakeredis.FakeRedis(server=server, decode_responses=True), fakeredis.FakeRedis(server=server)
+    return redis.Redis.from_url(settings.redis_url, decode_responses=True), redis.Redis.from_url(settings.redis_url)
+
+
+def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, redis.Redis] | None = None) -> Runtime:
+    settings = settings or Settings.from_env()
+    text, raw = clients or connect(settings)
+    store = EventStore(text, settings.key_prefix)
+    players = PlayerStore(text, settings.key_prefix)
+    queue = Queue(settings.queue_name, connection=raw, serializer=JSONSerializer)
+    namespace = re.sub(r"[^A-Za-z0-9_-]", "_", settings.key_prefix).strip("_") or "red7"
+    dispatcher = Dispatcher(queue, marker_prefix=settings.key_prefix, namespace=namespace, ai_delay=settings.ai_delay)
+    games = GameService(
+        store,
+        players,
+        allow_custom_decks=settings.allow_custom_decks,
+        snapshot_every=settings.snapshot_every,
+        idempotency_ttl=settings.idempotency_ttl,
+        on_append=dispatcher.after_append,
+    )
+    return Runtime(settings, text, raw, store, players, games, queue, dispatcher)

@@ -1,0 +1,293 @@
+"""The API's request and response shapes (marshmallow); the OpenAPI document is generated from them.
+
+Request schemas validate and turn JSON into the application's commands.
+Response schemas document what the views in :mod:`service.views` build (the
+responses are rendered directly for speed, and the tests check them against
+these schemas).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
+
+from engine import ALL_CARDS, Card, Destination, Variant, step_from_dict
+from service.games import AI_LEVELS, NewGame, SeatRequest
+
+CARD_NAMES = [str(c) for c in ALL_CARDS]
+STEP_TYPES = ["play", "discard", "take", "place", "end_turn", "fold"]
+
+
+class CardField(fields.String):
+    """A card in notation, ``"R7"``."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(
+            validate=validate.OneOf(CARD_NAMES, error="not a card; write a colour letter (ROYGBIV) and 1-7, e.g. R7"),
+            metadata={"example": "R7", "description": "colour letter (R O Y G B I V) and number 1-7"},
+            **kwargs,
+        )
+
+
+class Strict(Schema):
+    class Meta:
+        ordered = True
+
+
+# --- requests ------------------------------------------------------------------------
+
+
+class PlayerCreateSchema(Strict):
+    name = fields.String(required=True, validate=validate.Length(1, 40), metadata={"example": "Ana"})
+
+
+def _webhook_url(value: str | None) -> None:
+    """An http(s) URL, or empty to remove the webhook."""
+    if value:
+        validate.URL(schemes={"http", "https"}, require_tld=False)(value)
+
+
+class PlayerUpdateSchema(Strict):
+    name = fields.String(validate=validate.Length(1, 40))
+    webhook_url = fields.String(
+        allow_none=True,
+        validate=[validate.Length(max=500), _webhook_url],
+        metadata={"description": "http(s) URL to notify (your turn, round over, game finished); empty or null removes it"},
+    )
+
+
+class SeatSchema(Strict):
+    kind = fields.String(required=True, validate=validate.OneOf(["human", "ai"]))
+    level = fields.String(validate=validate.OneOf(AI_LEVELS), metadata={"description": "AI level, for kind ai"})
+
+    @validates_schema
+    def _level(self, data: dict[str, Any], **_: Any) -> None:
+        if data.get("kind") == "ai" and not data.get("level"):
+            raise ValidationError("an AI seat needs a level", "level")
+        if data.get("kind") == "human" and data.get("level"):
+            raise ValidationError("only AI seats have a level", "level")
+
+
+class GameCreateSchema(Strict):
+    seats = fields.List(fields.Nested(SeatSchema), required=True, validate=validate.Length(2, 4))
+    variant = fields.String(load_default="advanced", validate=validate.OneOf([v.value for v in Variant]))
+    action_rules = fields.Boolean(load_default=False)
+    seed = fields.Integer(
+        validate=validate.Range(0, 2**63 - 1),
+        metadata={"description": "fixes every shuffle; anyone who knows it can predict the deal (the game is marked seeded)"},
+    )
+    deck = fields.List(
+        CardField(),
+        validate=validate.Length(equal=49),
+        metadata={"description": "an explicit order, top card first (only if the server allows it; marks the game custom-dealt)"},
+    )
+    turn_timeout = fields.Integer(
+        allow_none=True, validate=validate.Range(5, 30 * 24 * 3600), metadata={"description": "seconds a human has per turn"}
+    )
+    timeout_action = fields.String(load_default="fold", validate=validate.OneOf(["fold", "ai"]))
+
+    @post_load
+    def _command(self, data: dict[str, Any], **_: Any) -> NewGame:
+        deck = data.get("deck")
+        return NewGame(
+            seats=[SeatRequest(s["kind"], s.get("level")) for s in data["seats"]],
+            variant=Variant(data["variant"]),
+            action_rules=data["action_rules"],
+            seed=data.get("seed"),
+            deck=[Card.parse(c) for c in deck] if deck is not None else None,
+            turn_timeout=data.get("turn_timeout"),
+            timeout_action=data["timeout_action"],
+        )
+
+
+class JoinSchema(Strict):
+    code = fields.String(required=True, validate=validate.Length(1, 64))
+    seat = fields.Integer(validate=validate.Range(0, 3))
+
+
+class StepSchema(Strict):
+    type = fields.String(required=True, validate=validate.OneOf(STEP_TYPES))
+    card = CardField()
+    draw = fields.Boolean(metadata={"description": "discard only: take the advanced draw if granted (default true)"})
+    seat = fields.Integer(validate=validate.Range(0, 3), metadata={"description": "take only: whose palette"})
+    to = fields.String(validate=validate.OneOf([d.value for d in Destination]), metadata={"description": "place only"})
+
+    NEEDS: ClassVar = {"play": ("card",), "discard": ("card",), "take": ("seat", "card"), "place": ("card", "to")}
+    ALLOWS: ClassVar = {"play": {"card"}, "discard": {"card", "draw"}, "take": {"seat", "card"}, "place": {"card", "to"}}
+
+    @validates_schema
+    def _shape(self, data: dict[str, Any], **_: Any) -> None:
+        kind = data.get("type")
+        if kind is None:
+            return
+        for name in self.NEEDS.get(kind, ()):
+            if name not in data:
+                raise ValidationError(f"a {kind} step needs {name}", name)
+        for name in set(data) - {"type"} - self.ALLOWS.get(kind, set()):
+            raise ValidationError(f"a {kind} step has no {name}", name)
+
+    @post_load
+    def _step(self, data: dict[str, Any], **_: Any) -> Any:
+        return step_from_dict(data)
+
+
+class ActionSchema(Strict):
+    steps = fields.List(fields.Nested(StepSchema), required=True, validate=validate.Length(1, 16))
+    expected_version = fields.Integer(validate=validate.Range(0), metadata={"description": "instead of If-Match"})
+
+
+class EventsQuerySchema(Strict):
+    after = fields.Integer(load_default=0, validate=validate.Range(0))
+    limit = fields.Integer(load_default=100, validate=validate.Range(1, 500))
+    wait = fields.Float(load_default=0.0, validate=validate.Range(0, 60), metadata={"description": "long-poll seconds"})
+
+
+class StreamQuerySchema(Strict):
+    after = fields.Integer(validate=validate.Range(0), metadata={"description": "resume after this event (or Last-Event-ID)"})
+
+
+# --- responses -----------------------------------------------------------------------
+
+
+class ProblemSchema(Schema):
+    type = fields.String(required=True)
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    code = fields.String(required=True)
+    instance = fields.String()
+
+
+class PlayerCreatedSchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    token = fields.String(required=True, metadata={"description": "bearer token; shown only now"})
+    created_at = fields.String(required=True)
+
+
+class PlayerSchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    created_at = fields.String(required=True)
+    webhook_url = fields.String(allow_none=True)
+    webhook_secret = fields.String(metadata={"description": "HMAC key for webhook signatures; shown only when the URL is set"})
+
+
+class LegalStepSchema(Schema):
+    type = fields.String(required=True, validate=validate.OneOf(STEP_TYPES))
+    card = fields.String()
+    draw = fields.Boolean()
+    seat = fields.Integer()
+    to = fields.String()
+    can_win = fields.Boolean(required=True, metadata={"description": "some way to finish the turn after this keeps you in"})
+    eliminates = fields.Boolean(required=True, metadata={"description": "this ends your turn with you out of the round"})
+    grants_draw = fields.Boolean(required=True, metadata={"description": "a discard that allows the advanced draw"})
+    ends_turn = fields.Boolean(required=True)
+
+
+class SeatViewSchema(Schema):
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
+    kind = fields.String(required=True)
+    level = fields.String(allow_none=True)
+    player_id = fields.String(allow_none=True)
+    open = fields.Boolean(required=True)
+    in_round = fields.Boolean(required=True)
+    palette = fields.List(fields.String(), required=True)
+    hand_size = fields.Integer(required=True)
+    score = fields.Integer(required=True)
+    scored = fields.List(fields.String(), required=True)
+
+
+class TurnSchema(Schema):
+    seat = fields.Integer(required=True)
+    played = fields.Boolean(required=True)
+    pending = fields.String(allow_none=True, metadata={"description": "take (a 1), play (a 5) or place (a 7)"})
+    deadline = fields.String(allow_none=True)
+
+
+class YouSchema(Schema):
+    seat = fields.Integer(required=True)
+    hand = fields.List(fields.String(), required=True)
+
+
+class GameViewSchema(Schema):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["waiting", "active", "finished"]))
+    phase = fields.String(required=True)
+    variant = fields.String(required=True)
+    action_rules = fields.Boolean(required=True)
+    dealing = fields.String(required=True, validate=validate.OneOf(["random", "seeded", "custom"]))
+    custom_dealt = fields.Boolean(required=True)
+    turn_timeout = fields.Integer(allow_none=True)
+    timeout_action = fields.String(required=True)
+    created_at = fields.String(required=True)
+    updated_at = fields.String(required=True)
+    join_code = fields.String(metadata={"description": "only for the creator, while seats are open"})
+    round = fields.Integer(required=True)
+    rule = fields.String(allow_none=True)
+    canvas = fields.List(fields.String(), required=True, metadata={"description": "bottom card first; the last sets the rule"})
+    deck_size = fields.Integer(allow_none=True)
+    target = fields.Integer(allow_none=True)
+    turn = fields.Nested(TurnSchema, allow_none=True)
+    seats = fields.List(fields.Nested(SeatViewSchema), required=True)
+    you = fields.Nested(YouSchema)
+    legal_steps = fields.List(fields.Nested(LegalStepSchema), required=True)
+    round_winner = fields.Integer(allow_none=True)
+    winner = fields.Integer(allow_none=True)
+    finish = fields.String(allow_none=True)
+
+
+class GameSummarySchema(Schema):
+    id = fields.String(required=True)
+    status = fields.String(required=True)
+    version = fields.Integer(required=True)
+    your_seat = fields.Integer(allow_none=True)
+    your_turn = fields.Boolean(required=True)
+    round = fields.Integer(required=True)
+    variant = fields.String(required=True)
+    players = fields.Integer(required=True)
+    seats = fields.List(fields.String(), required=True)
+    winner = fields.Integer(allow_none=True)
+    deadline = fields.String(allow_none=True)
+    updated_at = fields.String(required=True)
+
+
+class GameListSchema(Schema):
+    games = fields.List(fields.Nested(GameSummarySchema), required=True)
+
+
+class EventSchema(Schema):
+    """One event as the caller may see it: ``n``, ``type``, ``at``, ``by`` and the event's own fields."""
+
+    class Meta:
+        unknown = "include"
+
+    n = fields.Integer(required=True)
+    type = fields.String(required=True)
+    at = fields.String(required=True)
+    by = fields.String(required=True)
+    v = fields.Integer(required=True)
+
+
+class EventPageSchema(Schema):
+    events = fields.List(fields.Nested(EventSchema), required=True)
+    next = fields.Integer(required=True, metadata={"description": "pass as after= for the next page"})
+    version = fields.Integer(required=True)
+    finished = fields.Boolean(required=True)
+
+
+class ProblemCodeSchema(Schema):
+    code = fields.String(required=True)
+    status = fields.Integer(required=True)
+    title = fields.String(required=True)
+
+
+class ProblemListSchema(Schema):
+    problems = fields.List(fields.Nested(ProblemCodeSchema), required=True)
+
+
+class HealthSchema(Schema):
+    status = fields.String(required=True)

@@ -1,0 +1,137 @@
+"""The JSON a client gets for a game: built from the engine's player-scoped view.
+
+Nothing here decides what a seat may see — :func:`engine.view` does; this
+module only names things for the API (see the contract in the README).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from engine import LegalStep, step_to_dict, view
+from service.game import Game
+
+
+def _names(cards: tuple) -> list[str]:
+    return [str(c) for c in cards]
+
+
+def seat_name(game: Game, number: int) -> str:
+    seat = game.seats[number]
+    if seat.kind == "ai":
+        return f"AI {number} ({seat.level})"
+    return seat.name or f"open seat {number}"
+
+
+def legal_step_json(option: LegalStep) -> dict[str, Any]:
+    return {
+        **step_to_dict(option.step),
+        "can_win": option.can_win,
+        "eliminates": option.eliminates,
+        "grants_draw": option.grants_draw,
+        "ends_turn": option.ends_turn,
+    }
+
+
+def deadline(game: Game) -> str | None:
+    """When the current turn times out, if the game has a turn timeout."""
+    if not game.turn_timeout or game.turn_started_at is None or game.seat_to_move() is None:
+        return None
+    started = datetime.fromisoformat(game.turn_started_at.replace("Z", "+00:00"))
+    return (started + timedelta(seconds=game.turn_timeout)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def game_json(game: Game, player_id: str | None) -> dict[str, Any]:
+    """``GET /v1/games/{id}`` for ``player_id`` (``None``: a spectator)."""
+    seat = game.seat_of(player_id)
+    out: dict[str, Any] = {
+        "id": game.id,
+        "version": game.version,
+        "status": game.status,
+        "variant": game.variant.value,
+        "action_rules": game.action_rules,
+        "dealing": game.dealing,
+        "custom_dealt": game.dealing == "custom",
+        "turn_timeout": game.turn_timeout,
+        "timeout_action": game.timeout_action,
+        "created_at": game.created_at,
+        "updated_at": game.updated_at,
+    }
+    if player_id is not None and player_id == game.created_by and game.status == "waiting":
+        out["join_code"] = game.join_code
+    seats = [
+        {
+            "seat": number,
+            "name": seat_name(game, number),
+            "kind": s.kind,
+            "level": s.level,
+            "player_id": s.player_id,
+            "open": s.open,
+        }
+        for number, s in enumerate(game.seats)
+    ]
+    if game.status == "waiting":
+        for entry in seats:
+            entry.update(in_round=False, palette=[], hand_size=0, score=0, scored=[])
+        out.update(
+            phase="waiting", round=0, rule=None, canvas=[], deck_size=None, target=None, turn=None,
+            seats=seats, legal_steps=[], round_winner=None, winner=None, finish=None,
+        )
+        if seat is not None:
+            out["you"] = {"seat": seat, "hand": []}
+        return out
+
+    seen = view(game.state, seat)
+    for entry, s in zip(seats, seen.seats, strict=True):
+        entry.update(
+            in_round=s.in_round,
+            palette=_names(s.palette),
+            hand_size=s.hand_size,
+            score=s.score,
+            scored=_names(s.scored),
+        )
+    turn = None
+    if seen.turn is not None:
+        turn = {
+            "seat": seen.turn.seat,
+            "played": seen.turn.played,
+            "pending": None if seen.turn.pending is None else seen.turn.pending.value,
+            "deadline": deadline(game),
+        }
+    out.update(
+        phase=seen.phase.value,
+        round=seen.round,
+        rule=str(seen.rule),
+        canvas=_names(seen.canvas),
+        deck_size=seen.deck_size,
+        target=seen.target,
+        turn=turn,
+        seats=seats,
+        legal_steps=[legal_step_json(option) for option in seen.legal],
+        round_winner=seen.round_winner,
+        winner=seen.winner,
+        finish=None if seen.finish is None else seen.finish.value,
+    )
+    if seat is not None and seen.hand is not None:
+        out["you"] = {"seat": seat, "hand": _names(seen.hand)}
+    return out
+
+
+def summary_json(game: Game, player_id: str) -> dict[str, Any]:
+    """A line of ``GET /v1/players/me/games``."""
+    seat = game.seat_of(player_id)
+    return {
+        "id": game.id,
+        "status": game.status,
+        "version": game.version,
+        "your_seat": seat,
+        "your_turn": seat is not None and game.seat_to_move() == seat,
+        "round": game.state.round,
+        "variant": game.variant.value,
+        "players": len(game.seats),
+        "seats": [seat_name(game, n) for n in range(len(game.seats))],
+        "winner": game.state.winner,
+        "deadline": deadline(game),
+        "updated_at": game.updated_at,
+    }

@@ -1,0 +1,116 @@
+"""The event store's contract, on fakeredis and on the real Redis alike."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from service.store import Appended, EventStore, Idempotency, IdempotencyMismatch, Replayed, VersionConflict
+
+
+@pytest.fixture
+def store(redis_client, key_prefix) -> EventStore:
+    return EventStore(redis_client, key_prefix)
+
+
+def test_a_new_stream_is_empty_at_version_zero(store):
+    assert store.version("g1") == 0
+    assert not store.exists("g1")
+    assert store.read("g1") == []
+
+
+def test_append_numbers_events_from_one_and_returns_the_new_version(store):
+    assert store.append("g1", 0, ["a", "b"]) == Appended(2)
+    assert store.append("g1", 2, ["c"]) == Appended(3)
+    assert [(e.number, e.payload) for e in store.read("g1")] == [(1, "a"), (2, "b"), (3, "c")]
+    assert store.version("g1") == 3
+
+
+def test_a_stale_version_is_a_conflict_and_appends_nothing(store):
+    store.append("g1", 0, ["a"])
+    with pytest.raises(VersionConflict) as conflict:
+        store.append("g1", 0, ["b", "c"])
+    assert conflict.value.current == 1
+    assert [e.payload for e in store.read("g1")] == ["a"]
+
+
+def test_streams_are_independent(store):
+    store.append("g1", 0, ["a"])
+    store.append("g2", 0, ["x", "y"])
+    assert store.version("g1") == 1 and store.version("g2") == 2
+
+
+def test_keys_are_hash_tagged_by_stream(store):
+    assert store.events_key("abc").endswith("game:{abc}:events")
+
+
+def test_reading_pages_after_a_number(store):
+    store.append("g1", 0, [str(i) for i in range(1, 1201)])
+    assert [e.number for e in store.read("g1", after=10, limit=3)] == [11, 12, 13]
+    everything = list(store.read_all("g1", after=5))
+    assert len(everything) == 1195 and everything[0].number == 6 and everything[-1].number == 1200
+
+
+def test_an_idempotent_retry_returns_the_first_response_and_appends_once(store):
+    idem = Idempotency("player1", "key-1", "fp-1")
+    assert store.append("g1", 0, ["a"], idempotency=idem, response="first") == Appended(1)
+    assert store.append("g1", 0, ["a"], idempotency=idem, response="second") == Replayed("first")
+    assert store.idempotent_response("g1", idem) == Replayed("first")
+    assert store.version("g1") == 1
+
+
+def test_a_reused_idempotency_key_with_another_request_is_refused(store):
+    store.append("g1", 0, ["a"], idempotency=Idempotency("p", "k", "fp-1"), response="r")
+    with pytest.raises(IdempotencyMismatch):
+        store.append("g1", 1, ["b"], idempotency=Idempotency("p", "k", "fp-2"), response="r2")
+    with pytest.raises(IdempotencyMismatch):
+        store.idempotent_response("g1", Idempotency("p", "k", "fp-2"))
+    assert store.version("g1") == 1
+
+
+def test_idempotency_keys_are_scoped_per_player(store):
+    store.append("g1", 0, ["a"], idempotency=Idempotency("p1", "k", "fp"), response="r1")
+    assert store.append("g1", 1, ["b"], idempotency=Idempotency("p2", "k", "fp"), response="r2") == Appended(2)
+
+
+def test_snapshots_keep_only_the_newest(store):
+    assert store.snapshot("g1") is None
+    assert store.save_snapshot("g1", 10, "ten")
+    assert not store.save_snapshot("g1", 5, "five")
+    assert store.snapshot("g1") == (10, "ten")
+    assert store.save_snapshot("g1", 20, "twenty")
+    assert store.snapshot("g1") == (20, "twenty")
+
+
+def test_wait_returns_when_an_event_arrives(store):
+    store.append("g1", 0, ["a"])
+    assert store.wait("g1", 0, 0.1)
+    assert not store.wait("g1", 1, 0.05)
+    timer = threading.Timer(0.2, lambda: store.append("g1", 1, ["b"]))
+    timer.start()
+    assert store.wait("g1", 1, 5)
+    timer.join()
+
+
+@pytest.mark.real_redis
+def test_concurrent_writers_for_one_version_exactly_one_wins(store, backend):
+    store.append("g1", 0, ["start"])
+    results: list[object] = []
+    barrier = threading.Barrier(20)
+
+    def writer(i: int) -> None:
+        barrier.wait()
+        try:
+            results.append(store.append("g1", 1, [f"w{i}"]))
+        except VersionConflict as conflict:
+            results.append(conflict)
+
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(isinstance(r, Appended) for r in results) == 1
+    assert sum(isinstance(r, VersionConflict) for r in results) == 19
+    assert store.version("g1") == 2 and len(store.read("g1")) == 2

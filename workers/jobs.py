@@ -1,0 +1,144 @@
+"""The RQ jobs.  Each loads the game, checks that what it was queued for still holds, and appends.
+
+A job is called with the game id and the version it was queued for.  If the
+game is no longer at that version — the job ran already, a duplicate ran, a
+player moved first, the deadline came after the move — it appends nothing
+and says so.  So any job may run twice, late, or beside a twin.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from engine import DealRound, Event, Fold, GameState, Phase, RuleViolation, ScoreRound, decide_and_fold, decide_steps
+from service.game import Game
+from workers.ai import choose_steps
+from workers.context import runtime
+
+log = logging.getLogger("red7.jobs")
+
+SIGNATURE_HEADER = "X-Red7-Signature"
+TIMESTAMP_HEADER = "X-Red7-Timestamp"
+
+
+class PermanentJobError(Exception):
+    """A job that cannot succeed by being retried; it lands in RQ's failed registry."""
+
+
+def _history(game_id: str) -> list[dict]:
+    return [json.loads(e.payload) for e in runtime().store.read_all(game_id)]
+
+
+def ai_turn(game_id: str, version: int) -> str:
+    """An AI seat plays its turn (or the part of it up to a 3's draw)."""
+    rt = runtime()
+
+    def decide(game: Game) -> Sequence[Event]:
+        seat = game.seat_to_move()
+        if seat is None or game.seats[seat].kind != "ai":
+            return []
+        level = game.seats[seat].level or "random"
+        steps = choose_steps(game, seat, level, _history(game_id), expert_seconds=rt.settings.expert_seconds)
+        try:
+            return decide_steps(game.state, steps, seat)[0]
+        except RuleViolation as refusal:
+            raise PermanentJobError(f"the {level} AI chose an illegal step: {refusal.code}: {refusal.message}") from None
+
+    game = rt.games.load(game_id)
+    seat = game.seat_to_move()
+    done = rt.games.advance(game_id, version, decide, by=f"ai:{seat}")
+    return "played" if done else "nothing to do: the game moved on"
+
+
+def round_end(state: GameState) -> list[Event]:
+    """Score a won round and deal the next one (or finish the game), as one decision."""
+    events: list[Event] = []
+    if state.phase is Phase.ROUND_WON:
+        scored, state = decide_and_fold(state, ScoreRound())
+        events += scored
+    if state.phase is Phase.ROUND_SCORED:
+        dealt, state = decide_and_fold(state, DealRound())
+        events += dealt
+    return events
+
+
+def score_round(game_id: str, version: int) -> str:
+    """Score the round just won and deal the next one from the recorded seed, or finish the game."""
+    done = runtime().games.advance(game_id, version, lambda game: round_end(game.state), by="system:scoring")
+    return "scored" if done else "nothing to do: the game moved on"
+
+
+def _deadline_passed(game: Game) -> bool:
+    if not game.turn_timeout or not game.turn_started_at:
+        return False
+    started = datetime.fromisoformat(game.turn_started_at.replace("Z", "+00:00"))
+    return (datetime.now(UTC) - started).total_seconds() >= game.turn_timeout - 0.5
+
+
+def turn_deadline(game_id: str, version: int) -> str:
+    """The turn ran out: the stalled seat folds, or an AI plays the turn for it if the game says so."""
+    rt = runtime()
+    game = rt.games.load(game_id)
+    seat = game.seat_to_move()
+    if game.version != version or seat is None or game.seats[seat].kind != "human" or not _deadline_passed(game):
+        return "nothing to do: the turn was played"
+
+    def decide(current: Game) -> Sequence[Event]:
+        steps = choose_steps(current, seat, "greedy", []) if current.timeout_action == "ai" else [Fold()]
+        return decide_steps(current.state, steps, seat)[0]
+
+    lobby = [{"type": "turn_timed_out", "seat": seat, "action": game.timeout_action}]
+    done = rt.games.advance(game_id, version, decide, by="system:deadline", lobby=lobby)
+    return f"seat {seat} timed out ({game.timeout_action})" if done else "nothing to do: the turn was played"
+
+
+def sign(secret: str, timestamp: str, body: bytes) -> str:
+    """The webhook signature: HMAC-SHA256 over ``"<timestamp>.<body>"``, hex, prefixed ``v1=``."""
+    mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
+    return "v1=" + mac.hexdigest()
+
+
+def notify(game_id: str, version: int, player_id: str, kind: str) -> str:
+    """POST a signed event to the player's webhook; an error is retried by RQ with backoff."""
+    rt = runtime()
+    player = rt.players.get(player_id)
+    if player is None or not player.webhook_url or not player.webhook_secret:
+        return "no webhook"
+    body = json.dumps(
+        {
+            "event": kind,
+            "game_id": game_id,
+            "version": version,
+            "player_id": player_id,
+            "sent_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            "game_url": f"{rt.settings.public_url}/v1/games/{game_id}",
+        },
+        separators=(",", ":"),
+    ).encode()
+    timestamp = str(int(time.time()))
+    request = urllib.request.Request(
+        player.webhook_url,
+        data=body,
+        method="POST",
+        headers={
+            "Content-Type": "application/json",
+            "User-Agent": "red7-webhooks/1",
+            TIMESTAMP_HEADER: timestamp,
+            SIGNATURE_HEADER: sign(player.webhook_secret, timestamp, body),
+        },
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return f"delivered ({response.status})"
+    except urllib.error.HTTPError as error:
+        if 400 <= error.code < 500 and error.code not in (408, 429):
+            raise PermanentJobError(f"the webhook refused the event with {error.code}") from None
+        raise
