@@ -96,6 +96,10 @@ def _address_key() -> str:
     return "addr:" + (request.remote_addr or "unknown")
 
 
+def _signup_key() -> str:
+    return "signup:" + (request.remote_addr or "unknown")
+
+
 def _check_body() -> None:
     """415 for a body that is not JSON, 400 for JSON that does not parse (before any schema runs)."""
     if request.method not in ("POST", "PUT", "PATCH") or not request.path.startswith("/v1/"):
@@ -142,6 +146,9 @@ def create_app(runtime: Runtime | None = None) -> Flask:
     if settings.rate_limit_token:
         anonymous = lambda: "Authorization" not in request.headers  # noqa: E731
         limits.append(Limit(settings.rate_limit_token, key_function=_token_key, exempt_when=anonymous))
+    if settings.rate_limit_signup:
+        not_signup = lambda: request.endpoint != "v1.Players" or request.method != "POST"  # noqa: E731
+        limits.append(Limit(settings.rate_limit_signup, key_function=_signup_key, exempt_when=not_signup))
     limiter = Limiter(
         _address_key,
         default_limits=limits,
@@ -172,8 +179,6 @@ def create_app(runtime: Runtime | None = None) -> Flask:
     api.spec.components.schema("Problem", schema=ProblemSchema)
     api.register_blueprint(v1)
     api.register_blueprint(health)
-    if settings.rate_limit_signup:
-        limiter.limit(settings.rate_limit_signup, methods=["POST"], key_func=_address_key)(app.view_functions["v1.Players"])
 
     app.before_request(_check_body)
 

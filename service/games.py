@@ -222,14 +222,16 @@ class GameService:
         ``idempotency`` that rendering is stored with the append, and a retry
         gets it back instead of acting twice.
         """
+        game = self.load(game_id)
         if idempotency is not None:
+            # Checked after loading: a first attempt whose events this load sees has stored its
+            # response in the same atomic append, so a retry can never decide on the new state.
             try:
                 replay = self.store.idempotent_response(game_id, idempotency)
             except IdempotencyMismatch as exc:
                 raise ApiError("idempotency_key_reused", str(exc)) from None
             if replay is not None:
                 return Outcome(replayed=replay.response)
-        game = self.load(game_id)
         seat = game.seat_of(player.id)
         if seat is None:
             raise ApiError("not_a_player", "Only seated players act in a game; you can watch it.")

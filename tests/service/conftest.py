@@ -13,7 +13,7 @@ from service.runtime import Runtime, build_runtime
 from workers.runner import drain
 
 
-def test_settings(key_prefix: str, **overrides: Any) -> Settings:
+def settings_for(key_prefix: str, **overrides: Any) -> Settings:
     values: dict[str, Any] = {
         "key_prefix": key_prefix,
         "queue_name": key_prefix.replace(":", "_").strip("_") + "_q",
@@ -22,7 +22,7 @@ def test_settings(key_prefix: str, **overrides: Any) -> Settings:
         "rate_limit_signup": "",
         "allow_custom_decks": True,
         "stream_heartbeat": 0.2,
-        "stream_max_seconds": 5.0,
+        "stream_max_seconds": 1.5,
         "long_poll_max": 5.0,
         "expert_seconds": 0.05,
     }
@@ -32,7 +32,7 @@ def test_settings(key_prefix: str, **overrides: Any) -> Settings:
 
 @pytest.fixture
 def settings(key_prefix) -> Settings:
-    return test_settings(key_prefix)
+    return settings_for(key_prefix)
 
 
 @pytest.fixture

@@ -78,9 +78,9 @@ def test_my_games_put_the_ones_where_it_is_my_turn_first(api):
 def test_api_keys_restrict_creating_players_and_games(redis_pair, key_prefix):
     from service.app import create_app
     from service.runtime import build_runtime
-    from tests.service.conftest import Api, test_settings
+    from tests.service.conftest import Api, settings_for
 
-    runtime = build_runtime(test_settings(key_prefix, api_keys=("k1", "k2")), clients=redis_pair)
+    runtime = build_runtime(settings_for(key_prefix, api_keys=("k1", "k2")), clients=redis_pair)
     api = Api(create_app(runtime), runtime)
     refused = api.call("POST", "/v1/players", json={"name": "Ana"})
     assert refused.status_code == 401 and refused.get_json()["code"] == "api_key_required"

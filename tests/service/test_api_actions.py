@@ -1,0 +1,152 @@
+"""Actions: steps all or nothing, the engine's refusals, versions, idempotent retries."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.service.test_api_games import DECK, two_humans
+
+
+@pytest.fixture
+def table(api):
+    """Ana (seat 0, to move) and Bo in a custom-dealt advanced game; Ana holds R6 O5 V5 G4 B3 Y2 I1."""
+    ana, bo, game = two_humans(api, deck=DECK)
+    return api, ana["token"], bo["token"], game["id"]
+
+
+def stream_length(api, game_id):
+    return len(api.runtime.store.read(game_id))
+
+
+def test_a_legal_turn_is_applied_and_returns_the_new_view(table):
+    api, ana, bo, game_id = table
+    response = api.act(game_id, ana, [{"type": "play", "card": "R6"}, {"type": "discard", "card": "G4"}])
+    assert response.status_code == 200
+    view = response.get_json()
+    assert response.headers["ETag"] == f'"{view["version"]}"'
+    assert view["rule"] == "green" and view["canvas"] == ["G4"]
+    assert view["seats"][0]["palette"] == ["R6", "V2"]
+    assert len(view["you"]["hand"]) == 6  # played one, discarded one, drew one (4 > 2 palette cards)
+    assert view["turn"]["seat"] == 1 and view["legal_steps"] == []
+    assert api.view(game_id, bo)["legal_steps"]
+
+
+def test_steps_are_all_or_nothing(table):
+    api, ana, _, game_id = table
+    before = stream_length(api, game_id)
+    # With R6 played, Orange compares single cards: R6 against R7.
+    response = api.act(game_id, ana, [{"type": "play", "card": "R6"}, {"type": "discard", "card": "O5"}])
+    problem = response.get_json()
+    assert response.status_code == 422 and problem["code"] == "discard_not_winning" and problem["step"] == 1
+    assert "Orange" in problem["detail"] and problem["yours"] == ["R6"] and problem["theirs"] == ["R7"]
+    assert stream_length(api, game_id) == before
+    assert len(api.view(game_id, ana)["you"]["hand"]) == 7
+
+
+@pytest.mark.parametrize(
+    ("steps", "code"),
+    [
+        ([{"type": "discard", "card": "B3"}], "discard_not_winning"),
+        ([{"type": "play", "card": "R1"}], "card_not_in_hand"),
+        ([{"type": "end_turn"}], "nothing_played"),
+        ([{"type": "play", "card": "R6"}, {"type": "play", "card": "O5"}], "already_played"),
+        ([{"type": "take", "seat": 1, "card": "R7"}], "no_effect_pending"),
+    ],
+)
+def test_illegal_steps_get_the_engines_code_and_sentence(table, steps, code):
+    api, ana, _, game_id = table
+    response = api.act(game_id, ana, steps)
+    assert response.status_code == 422
+    problem = response.get_json()
+    assert problem["code"] == code and problem["detail"].endswith(".") and problem["type"].endswith(code)
+
+
+def test_acting_out_of_turn_or_without_a_seat(table):
+    api, _, bo, game_id = table
+    out_of_turn = api.act(game_id, bo, [{"type": "fold"}])
+    assert out_of_turn.status_code == 422 and out_of_turn.get_json()["code"] == "not_your_turn"
+    stranger = api.player("Cy")["token"]
+    response = api.act(game_id, stranger, [{"type": "fold"}])
+    assert response.status_code == 403 and response.get_json()["code"] == "not_a_player"
+    assert api.act(game_id, None, [{"type": "fold"}]).get_json()["code"] == "token_required"
+
+
+def test_a_stale_version_is_a_409_with_the_current_version(table):
+    api, ana, _, game_id = table
+    version = api.view(game_id, ana)["version"]
+    stale = api.act(game_id, ana, [{"type": "play", "card": "R6"}], headers={"If-Match": f'"{version - 1}"'})
+    assert stale.status_code == 409
+    assert stale.get_json()["code"] == "version_conflict" and stale.get_json()["current_version"] == version
+    assert stale.headers["ETag"] == f'"{version}"'
+    fresh = api.act(game_id, ana, [{"type": "play", "card": "R6"}], headers={"If-Match": f'"{version}"'})
+    assert fresh.status_code == 200 and fresh.get_json()["version"] == version + 1
+    body = {"steps": [{"type": "end_turn"}], "expected_version": version}
+    stale_body = api.call("POST", f"/v1/games/{game_id}/actions", ana, json=body)
+    assert stale_body.status_code == 409
+
+
+def test_if_match_must_be_a_version(table):
+    api, ana, _, game_id = table
+    response = api.act(game_id, ana, [{"type": "fold"}], headers={"If-Match": "yesterday"})
+    assert response.status_code == 400 and response.get_json()["code"] == "invalid_precondition"
+    body = {"steps": [{"type": "fold"}], "expected_version": 3}
+    disagree = api.call("POST", f"/v1/games/{game_id}/actions", ana, json=body, headers={"If-Match": '"4"'})
+    assert disagree.status_code == 400
+
+
+def test_an_idempotent_retry_returns_the_first_response_and_appends_once(table):
+    api, ana, _, game_id = table
+    steps = [{"type": "discard", "card": "G4", "draw": False}]
+    first = api.act(game_id, ana, steps, headers={"Idempotency-Key": "turn-1"})
+    length = stream_length(api, game_id)
+    retry = api.act(game_id, ana, steps, headers={"Idempotency-Key": "turn-1"})
+    assert first.status_code == retry.status_code == 200
+    assert retry.get_json() == first.get_json() and retry.headers["Idempotent-Replayed"] == "true"
+    assert stream_length(api, game_id) == length
+    reused = api.act(game_id, ana, [{"type": "fold"}], headers={"Idempotency-Key": "turn-1"})
+    assert reused.status_code == 422 and reused.get_json()["code"] == "idempotency_key_reused"
+
+
+def test_declining_the_advanced_draw(table):
+    api, ana, _, game_id = table
+    view = api.act(game_id, ana, [{"type": "discard", "card": "G4", "draw": False}]).get_json()
+    assert len(view["you"]["hand"]) == 6 and view["deck_size"] == 49 - 16
+
+
+@pytest.mark.parametrize(
+    ("steps", "field"),
+    [
+        ([], "steps"),
+        ([{"type": "dance"}], "steps.0.type"),
+        ([{"type": "play"}], "steps.0.card"),
+        ([{"type": "play", "card": "Z9"}], "steps.0.card"),
+        ([{"type": "play", "card": "R6", "to": "deck"}], "steps.0.to"),
+        ([{"type": "take", "card": "R7"}], "steps.0.seat"),
+        ([{"type": "place", "card": "R7", "to": "moon"}], "steps.0.to"),
+        ([{"type": "fold"}] * 17, "steps"),
+    ],
+)
+def test_malformed_steps_are_schema_errors_with_field_paths(table, steps, field):
+    api, ana, _, game_id = table
+    response = api.act(game_id, ana, steps)
+    assert response.status_code == 422 and response.get_json()["code"] == "invalid_request"
+    assert field in {e["field"] for e in response.get_json()["errors"]}
+
+
+def test_a_whole_game_against_an_ai_through_the_api(api):
+    from tests.service.conftest import HUMAN, ai
+
+    token = api.player()["token"]
+    game = api.game(token, [HUMAN, ai("greedy")], action_rules=True, seed=11)
+    for _ in range(400):
+        api.run_jobs()
+        view = api.view(game["id"], token)
+        if view["status"] == "finished":
+            break
+        if view["legal_steps"]:
+            winning = [s for s in view["legal_steps"] if s["can_win"] and s["type"] != "fold"] or view["legal_steps"]
+            choice = {k: winning[0][k] for k in ("type", "card", "seat", "to") if k in winning[0]}
+            assert api.act(game["id"], token, [choice]).status_code == 200
+    final = api.view(game["id"], token)
+    assert final["status"] == "finished" and final["winner"] in (0, 1)
+    assert max(s["score"] for s in final["seats"]) >= 40 or final["finish"] == "deck_exhausted"

@@ -1,0 +1,122 @@
+"""Every error is problem+json with a stable code; nothing a client sends produces a 500."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.app import create_app
+from service.runtime import build_runtime
+from tests.service.conftest import HUMAN, Api, ai, settings_for
+
+
+def test_unknown_paths_and_methods(api):
+    missing = api.call("GET", "/v1/nothing/here")
+    assert missing.status_code == 404 and missing.get_json()["code"] == "not_found"
+    assert missing.get_json()["instance"] == "/v1/nothing/here"
+    wrong = api.call("DELETE", "/v1/games")
+    assert wrong.status_code == 405 and wrong.get_json()["code"] == "method_not_allowed" and "POST" in wrong.headers["Allow"]
+
+
+def test_bodies_must_be_json_objects_of_a_sane_size(api):
+    token = api.player()["token"]
+    form = api.call("POST", "/v1/games", token, data="seats=2", headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert form.status_code == 415 and form.get_json()["code"] == "unsupported_media_type"
+    broken = api.call("POST", "/v1/games", token, data='{"seats": [', headers={"Content-Type": "application/json"})
+    assert broken.status_code == 400 and broken.get_json()["code"] == "malformed_json"
+    not_an_object = api.call("POST", "/v1/games", token, json=[1, 2])
+    assert not_an_object.status_code == 422
+    huge = api.call("POST", "/v1/games", token, data="{" + " " * 70_000 + "}", headers={"Content-Type": "application/json"})
+    assert huge.status_code == 413 and huge.get_json()["code"] == "payload_too_large"
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/v1/games/%00", "/v1/games/" + "x" * 5000, "/v1/games/{}/events?limit=1e9", "/v1/games/../../etc", "/v1/games/%ff%fe"],
+)
+def test_odd_paths_never_fail_the_server(api, path):
+    assert api.call("GET", path).status_code in (404, 422)
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Authorization": "Bearer"},
+        {"Authorization": "Bearer " + "x" * 10_000},
+        {"If-Match": "\"\""},
+        {"If-Match": "W/\"abc\""},
+        {"Idempotency-Key": "k" * 300},
+        {"Content-Type": "application/json; charset=latin-1"},
+        {"Last-Event-ID": "not-a-number"},
+    ],
+)
+def test_odd_headers_never_fail_the_server(api, headers):
+    token = api.player()["token"]
+    game = api.game(token, [HUMAN, ai()])
+    merged = {"Authorization": f"Bearer {token}", **headers}
+    for method, path, body in (
+        ("POST", f"/v1/games/{game['id']}/actions", {"steps": [{"type": "fold"}]}),
+        ("GET", f"/v1/games/{game['id']}", None),
+    ):
+        response = api.client.open(path, method=method, headers=merged, json=body)
+        assert response.status_code < 500, response.get_data(as_text=True)
+
+
+def test_the_problem_catalogue_lists_every_code(api):
+    codes = {p["code"]: p for p in api.call("GET", "/v1/problems").get_json()["problems"]}
+    for code in ("version_conflict", "not_your_turn", "discard_not_winning", "invalid_request", "rate_limited"):
+        assert code in codes
+    assert codes["version_conflict"]["status"] == 409 and codes["not_your_turn"]["status"] == 422
+
+
+def test_health_and_readiness(api):
+    assert api.call("GET", "/healthz").get_json() == {"status": "ok"}
+    assert api.call("GET", "/readyz").get_json() == {"status": "ready"}
+
+
+def test_readiness_fails_cleanly_when_redis_is_gone(key_prefix):
+    import redis
+
+    dead = (redis.Redis(port=1, socket_connect_timeout=0.2, decode_responses=True), redis.Redis(port=1, socket_connect_timeout=0.2))
+    runtime = build_runtime(settings_for(key_prefix), clients=dead)
+    client = create_app(runtime).test_client()
+    response = client.get("/readyz")
+    assert response.status_code == 503 and response.get_json()["code"] == "store_unavailable"
+    assert response.headers["Retry-After"] == "5"
+    assert client.post("/v1/players", json={"name": "Ana"}).status_code == 503
+
+
+def test_rate_limits_answer_429_with_retry_after(redis_pair, key_prefix):
+    runtime = build_runtime(settings_for(key_prefix, rate_limit_signup="3 per minute"), clients=redis_pair)
+    api = Api(create_app(runtime), runtime)
+    statuses = [api.call("POST", "/v1/players", json={"name": f"p{i}"}).status_code for i in range(5)]
+    assert statuses[:3] == [201, 201, 201] and statuses[3:] == [429, 429]
+    limited = api.responses[-1][1]
+    assert limited.get_json()["code"] == "rate_limited" and int(limited.headers["Retry-After"]) > 0
+
+
+def test_per_token_limits(redis_pair, key_prefix):
+    runtime = build_runtime(settings_for(key_prefix, rate_limit_token="4 per minute"), clients=redis_pair)
+    api = Api(create_app(runtime), runtime)
+    token, other = api.player()["token"], api.player()["token"]
+    statuses = [api.call("GET", "/v1/players/me", token).status_code for _ in range(6)]
+    assert statuses == [200] * 4 + [429] * 2
+    assert api.call("GET", "/v1/players/me", other).status_code == 200
+
+
+def test_cors_for_configured_origins(redis_pair, key_prefix):
+    runtime = build_runtime(settings_for(key_prefix, cors_origins=("https://play.example",)), clients=redis_pair)
+    client = create_app(runtime).test_client()
+    preflight = client.options(
+        "/v1/games/g_1/actions",
+        headers={
+            "Origin": "https://play.example",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "Authorization, If-Match, Idempotency-Key, Content-Type",
+        },
+    )
+    assert preflight.headers["Access-Control-Allow-Origin"] == "https://play.example"
+    assert "if-match" in preflight.headers["Access-Control-Allow-Headers"].lower()
+    simple = client.get("/healthz", headers={"Origin": "https://play.example"})
+    assert "ETag" in simple.headers.get("Access-Control-Expose-Headers", "")
+    other = client.get("/healthz", headers={"Origin": "https://evil.example"})
+    assert "Access-Control-Allow-Origin" not in other.headers
