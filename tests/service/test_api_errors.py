@@ -76,7 +76,8 @@ def test_health_and_readiness(api):
 def test_readiness_fails_cleanly_when_redis_is_gone(key_prefix):
     import redis
 
-    dead = (redis.Redis(port=1, socket_connect_timeout=0.2, decode_responses=True), redis.Redis(port=1, socket_connect_timeout=0.2))
+    nowhere = {"port": 1, "socket_connect_timeout": 0.2}
+    dead = (redis.Redis(**nowhere, decode_responses=True), redis.Redis(**nowhere))
     runtime = build_runtime(settings_for(key_prefix), clients=dead)
     client = create_app(runtime).test_client()
     response = client.get("/readyz")

@@ -30,7 +30,7 @@ def test_a_game_with_an_open_seat_waits_and_shows_the_creator_its_join_code(api)
 
 
 def test_joining_fills_the_last_seat_and_deals(api):
-    _, bo, game = two_humans(api)
+    _, _, game = two_humans(api)
     assert game["status"] == "active" and game["round"] == 1 and game["rule"] == "red"
     assert game["you"]["seat"] == 1 and len(game["you"]["hand"]) == 7
     assert all(len(s["palette"]) == 1 and s["hand_size"] == 7 for s in game["seats"])
