@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from http import HTTPStatus
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,10 +17,11 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from service.auth import current_player, require_api_key
-from service.errors import ApiError, catalogue
+from service.errors import PROBLEM_JSON, ApiError, catalogue
 from service.games import GameService, NewGame
 from service.players import PlayerStore
 from service.schemas import (
+    MAX_EVENT,
     ActionSchema,
     EventPageSchema,
     EventsQuerySchema,
@@ -41,8 +43,7 @@ from service.views import game_json, summary_json
 v1 = Blueprint("v1", __name__, url_prefix="/v1", description="Players, games, actions and event feeds")
 health = Blueprint("health", __name__, description="Liveness and readiness")
 
-GAME_ERRORS = (404,)
-WRITE_ERRORS = (400, 401, 403, 404, 409, 413, 415, 422, 428, 429)
+HTTP_REASONS = {code: HTTPStatus(code).phrase for code in (400, 401, 403, 404, 409, 413, 415, 422, 429, 503)}
 
 
 def _red7() -> Any:
@@ -65,12 +66,14 @@ def json_response(body: Any, status: int = 200, headers: dict[str, str] | None =
     return response
 
 
-def _errors(*codes: int) -> Any:
-    """Document the problem responses of a route."""
+def _errors(*codes: int, blueprint: Blueprint = v1) -> Any:
+    """Document the problem responses of a route (every route may also meet 503: the store is down)."""
 
     def decorate(func: Any) -> Any:
-        for code in codes:
-            func = v1.alt_response(code, schema="Problem", description="problem details (RFC 9457)")(func)
+        for code in sorted({*codes, 503}):
+            func = blueprint.alt_response(
+                code, schema="Problem", content_type=PROBLEM_JSON, description=f"{HTTP_REASONS[code]}: problem details (RFC 9457)"
+            )(func)
         return func
 
     return decorate
@@ -87,7 +90,7 @@ def _game_response(game: Any, player_id: str | None, status: int = 200) -> Respo
 class Players(MethodView):
     @v1.arguments(PlayerCreateSchema)
     @v1.response(201, PlayerCreatedSchema)
-    @_errors(401, 413, 415, 422, 429)
+    @_errors(400, 401, 413, 415, 422, 429)
     def post(self, body: dict[str, Any]) -> Response:
         """Create a player; the token in the answer is shown only once."""
         require_api_key()
@@ -113,7 +116,7 @@ class Me(MethodView):
 
     @v1.arguments(PlayerUpdateSchema)
     @v1.response(200, PlayerSchema)
-    @_errors(401, 413, 415, 422, 429)
+    @_errors(400, 401, 413, 415, 422, 429)
     def patch(self, body: dict[str, Any]) -> Response:
         """Rename, or set the webhook URL (the answer holds its new signing secret, once)."""
         player = current_player()
@@ -141,7 +144,7 @@ class MyGames(MethodView):
 class Games(MethodView):
     @v1.arguments(GameCreateSchema)
     @v1.response(201, GameViewSchema)
-    @_errors(401, 403, 413, 415, 422, 429)
+    @_errors(400, 401, 403, 413, 415, 422, 429)
     def post(self, new_game: NewGame) -> Response:
         """Create a game; the creator takes the first human seat (or only watches if there is none)."""
         require_api_key()
@@ -155,6 +158,7 @@ class Games(MethodView):
 @v1.route("/games/<game_id>")
 class GameResource(MethodView):
     @v1.response(200, GameViewSchema, headers={"ETag": {"schema": {"type": "string"}, "description": "the game version"}})
+    @v1.alt_response(304, description="Not Modified: the version in If-None-Match is current")
     @_errors(401, 404, 429)
     def get(self, game_id: str) -> Response:
         """The caller's view of a game (without a token: the spectator view, no hands)."""
@@ -170,7 +174,7 @@ class GameResource(MethodView):
 class Join(MethodView):
     @v1.arguments(JoinSchema)
     @v1.response(200, GameViewSchema)
-    @_errors(401, 403, 404, 409, 413, 415, 422, 429)
+    @_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
     def post(self, body: dict[str, Any], game_id: str) -> Response:
         """Take an open seat with the join code; the game starts when every seat is taken."""
         player = current_player()
@@ -263,8 +267,13 @@ class Stream(MethodView):
         games = _games()
         settings = _red7().settings
         games.load(game_id)  # 404 before the stream starts
-        last = request.headers.get("Last-Event-ID", "")
-        after = int(last) if last.isdigit() else query.get("after", 0)
+        after = query.get("after", 0)
+        if "Last-Event-ID" in request.headers:
+            last = request.headers["Last-Event-ID"].strip()
+            if not (last.isdigit() and int(last) <= MAX_EVENT):
+                error = {"field": "Last-Event-ID", "message": "must be an event number", "location": "headers"}
+                raise ApiError("invalid_request", "Last-Event-ID must be an event number.", errors=[error])
+            after = int(last)
 
         def events() -> Iterator[str]:
             nonlocal after
@@ -312,7 +321,7 @@ class Healthz(MethodView):
 @health.route("/readyz")
 class Readyz(MethodView):
     @health.response(200, HealthSchema)
-    @health.alt_response(503, schema="Problem", description="the event store cannot be reached")
+    @_errors(blueprint=health)
     def get(self) -> Response:
         """The event store (Redis) answers."""
         _games().store.redis.ping()

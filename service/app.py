@@ -26,6 +26,12 @@ from service.schemas import ProblemSchema
 
 log = logging.getLogger("red7")
 
+#: The files of swagger-ui-bundle that the docs page loads; nothing else of that package is served.
+SWAGGER_FILES = frozenset({"swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js"})
+#: Endpoints that rate limits never apply to.
+UNLIMITED = frozenset({"health.Healthz", "health.Readyz", "v1.Problems", "swagger_static", "api-docs.openapi_json",
+                       "api-docs.openapi_swagger_ui"})
+
 _HTTP_CODES = {
     400: "malformed_json",
     401: "token_required",
@@ -118,7 +124,7 @@ def create_app(runtime: Runtime | None = None) -> Flask:
     """The WSGI app; ``current_app.extensions["red7"]`` is its :class:`~service.runtime.Runtime`."""
     runtime = runtime or build_runtime()
     settings = runtime.settings
-    app = Flask("red7")
+    app = Flask("red7", static_folder=None)
     app.config.update(
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
         API_TITLE="Red7",
@@ -141,10 +147,11 @@ def create_app(runtime: Runtime | None = None) -> Flask:
         JSON_SORT_KEYS=False,
     )
     limits = []
+    unlimited = lambda: request.endpoint in UNLIMITED  # noqa: E731
     if settings.rate_limit_address:
-        limits.append(Limit(settings.rate_limit_address))
+        limits.append(Limit(settings.rate_limit_address, exempt_when=unlimited))
     if settings.rate_limit_token:
-        anonymous = lambda: "Authorization" not in request.headers  # noqa: E731
+        anonymous = lambda: "Authorization" not in request.headers or unlimited()  # noqa: E731
         limits.append(Limit(settings.rate_limit_token, key_function=_token_key, exempt_when=anonymous))
     if settings.rate_limit_signup:
         not_signup = lambda: request.endpoint != "v1.Players" or request.method != "POST"  # noqa: E731
@@ -182,8 +189,10 @@ def create_app(runtime: Runtime | None = None) -> Flask:
 
     app.before_request(_check_body)
 
-    @app.get("/v1/docs/static/<path:filename>")
+    @app.get("/v1/docs/static/<filename>")
     def swagger_static(filename: str) -> Any:
+        if filename not in SWAGGER_FILES:  # the package also ships a demo page that points at petstore.swagger.io
+            raise ApiError("not_found", "There is nothing here.")
         return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename, max_age=3600)
 
     @app.errorhandler(ApiError)

@@ -16,6 +16,8 @@ from engine import ALL_CARDS, Card, Destination, Variant, step_from_dict
 from service.games import AI_LEVELS, NewGame, SeatRequest
 
 CARD_NAMES = [str(c) for c in ALL_CARDS]
+#: No game comes near this many events; larger cursors are refused rather than sent to Redis.
+MAX_EVENT = 2**40
 STEP_TYPES = ["play", "discard", "take", "place", "end_turn", "fold"]
 
 
@@ -138,25 +140,41 @@ class ActionSchema(Strict):
 
 
 class EventsQuerySchema(Strict):
-    after = fields.Integer(load_default=0, validate=validate.Range(0))
+    after = fields.Integer(load_default=0, validate=validate.Range(0, MAX_EVENT))
     limit = fields.Integer(load_default=100, validate=validate.Range(1, 500))
     wait = fields.Float(load_default=0.0, validate=validate.Range(0, 60), metadata={"description": "long-poll seconds"})
 
 
 class StreamQuerySchema(Strict):
-    after = fields.Integer(validate=validate.Range(0), metadata={"description": "resume after this event (or Last-Event-ID)"})
+    after = fields.Integer(
+        validate=validate.Range(0, MAX_EVENT), metadata={"description": "resume after this event (or Last-Event-ID)"}
+    )
 
 
 # --- responses -----------------------------------------------------------------------
 
 
+class FieldErrorSchema(Schema):
+    field = fields.String(required=True, metadata={"description": "dotted path, e.g. seats.1.level; empty for the whole body"})
+    message = fields.String(required=True)
+    location = fields.String(required=True, metadata={"description": "json, query, headers"})
+
+
 class ProblemSchema(Schema):
+    """RFC 9457 problem details; a problem may carry more members (``current_version``, a rule's cards ...)."""
+
+    class Meta:
+        unknown = "include"
+
     type = fields.String(required=True)
     title = fields.String(required=True)
     status = fields.Integer(required=True)
     detail = fields.String(required=True)
-    code = fields.String(required=True)
+    code = fields.String(required=True, metadata={"description": "stable; switch on this (GET /v1/problems lists them)"})
     instance = fields.String()
+    errors = fields.List(fields.Nested(FieldErrorSchema), metadata={"description": "invalid_request: what is wrong where"})
+    current_version = fields.Integer(metadata={"description": "version_conflict: the game's version now"})
+    step = fields.Integer(metadata={"description": "a rule refusal: the index of the step refused"})
 
 
 class PlayerCreatedSchema(Schema):

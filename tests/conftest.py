@@ -58,12 +58,24 @@ def redis_pair(backend: str, key_prefix: str) -> Iterator[tuple[redis.Redis, red
     text = redis.Redis.from_url(REAL_REDIS_URL, decode_responses=True)
     raw = redis.Redis.from_url(REAL_REDIS_URL)
     yield text, raw
+    clean_real_redis(text, key_prefix)
+    text.close()
+    raw.close()
+
+
+def clean_real_redis(text: redis.Redis, key_prefix: str) -> None:
+    """Delete this test's keys: its own prefix, and RQ's keys for its queue, jobs and workers."""
     namespace = key_prefix.replace(":", "_").strip("_")  # how RQ job ids and queue names carry the prefix
     for pattern in (f"{key_prefix}*", f"rq:*{namespace}*"):
         for key in text.scan_iter(match=pattern, count=500):
             text.delete(key)
-    text.close()
-    raw.close()
+    for member in text.smembers("rq:queues"):
+        if namespace in member:
+            text.srem("rq:queues", member)
+    for worker in {*text.smembers("rq:workers"), *text.scan_iter(match="rq:worker:*", count=500)}:
+        if namespace in (text.hget(worker, "queues") or ""):
+            text.delete(worker)
+            text.srem("rq:workers", worker)
 
 
 @pytest.fixture

@@ -3,8 +3,10 @@
 The decision (:func:`due`) is a pure function of the game after the append
 and the events just appended.  Jobs carry the version they were queued for
 and do nothing if the game has moved on, and their ids are derived from
-game and version, so enqueueing the same thing twice is harmless; a short
-``SET NX`` marker also keeps the duplicate out of the queue.
+game and version: a job already queued, scheduled, running or done is not
+queued again, and a short ``SET NX`` marker keeps racing enqueuers from
+queueing it twice.  A job that failed for good may be queued again — which
+is how a game stalled by a lost job recovers on its next read.
 """
 
 from __future__ import annotations
@@ -15,9 +17,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from rq import Queue, Retry
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
 
 from engine import Event, GameFinished, Phase, RoundDealt, RoundWon, TurnStarted
 from service.game import Game
+
+#: A job in one of these states may be queued again under the same id.
+RESTARTABLE = frozenset({JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED})
 
 #: Transient failures (a Redis hiccup, a timeout) are retried with these pauses (seconds).
 RETRY = Retry(max=4, interval=[1, 3, 10, 30])
@@ -71,7 +78,7 @@ class Dispatcher:
     marker_prefix: str = "red7:"
     #: Prepended to job ids (letters, digits, _ and - only), so that several deployments can share a Redis.
     namespace: str = "red7"
-    marker_ttl: int = 24 * 3600
+    marker_ttl: int = 5
     #: A pause before AI moves, so that people at the table can follow them (seconds).
     ai_delay: float = 0.0
 
@@ -80,8 +87,16 @@ class Dispatcher:
             self.enqueue(item)
 
     def enqueue(self, item: Due) -> bool:
-        """Queue ``item`` unless the same job was queued already; ``True`` if queued now."""
+        """Queue ``item`` unless the same job is queued, running or done already; ``True`` if queued now."""
         job_id = item.job_id(self.namespace)
+        # Job.fetch, not Queue.fetch_job: the latter LREMs ids whose hash it cannot find yet,
+        # which drops a job that another process is enqueueing at that very moment.
+        try:
+            existing = Job.fetch(job_id, connection=self.queue.connection, serializer=self.queue.serializer)
+        except NoSuchJobError:
+            existing = None
+        if existing is not None and existing.get_status(refresh=False) not in RESTARTABLE:
+            return False
         marker = f"{self.marker_prefix}jobs:{{{item.game_id}}}:{job_id}"
         if not self.queue.connection.set(marker, b"1", nx=True, ex=self.marker_ttl):
             return False

@@ -1,0 +1,203 @@
+"""docker-compose.yml and the Dockerfile, checked without a Docker engine.
+
+No container runs here; these tests check what can go wrong on paper: the
+YAML, the three services and their wiring, Redis persistence, healthchecks,
+and that every command the containers run names something this package
+really provides (the WSGI target imports, the console script and its
+subcommand exist, the image installs the ``deploy`` extra).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import shlex
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+yaml = pytest.importorskip("yaml", reason="PyYAML reads docker-compose.yml (add pyyaml to the test extra)")
+
+ROOT = Path(__file__).resolve().parent.parent
+COMPOSE = ROOT / "docker-compose.yml"
+DOCKERFILE = ROOT / "Dockerfile"
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict[str, Any]:
+    data = yaml.safe_load(COMPOSE.read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+@pytest.fixture(scope="module")
+def services(compose) -> dict[str, dict[str, Any]]:
+    return compose["services"]
+
+
+@pytest.fixture(scope="module")
+def pyproject() -> dict[str, Any]:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def argv(command: str | list[str] | None) -> list[str]:
+    """A compose ``command``/``test`` (string or list) as an argument list."""
+    if command is None:
+        return []
+    return shlex.split(command) if isinstance(command, str) else [str(part) for part in command]
+
+
+def environment(service: dict[str, Any]) -> dict[str, str]:
+    env = service.get("environment") or {}
+    if isinstance(env, list):
+        return dict(item.split("=", 1) for item in env)
+    return {k: str(v) for k, v in env.items()}
+
+
+def option(args: list[str], name: str) -> str | None:
+    """The value of ``--name value`` or ``--name=value`` in a command line."""
+    for i, arg in enumerate(args):
+        if arg == name and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith(name + "="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def depends_on_healthy(service: dict[str, Any], other: str) -> bool:
+    depends = service.get("depends_on") or {}
+    return isinstance(depends, dict) and (depends.get(other) or {}).get("condition") == "service_healthy"
+
+
+def dockerfile_instructions() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) with line continuations joined and comments dropped."""
+    text = re.sub(r"\\\n", " ", DOCKERFILE.read_text())
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            word, _, rest = line.partition(" ")
+            out.append((word.upper(), rest.strip()))
+    return out
+
+
+def test_compose_is_valid_yaml_with_the_three_services(services):
+    assert {"redis", "api", "worker"} <= set(services)
+    for name, service in services.items():
+        assert isinstance(service, dict), name
+        assert service.get("image") or service.get("build"), f"{name} has neither an image nor a build"
+
+
+def test_redis_persists_with_aof_on_a_volume(compose, services):
+    redis = services["redis"]
+    assert str(redis["image"]).split(":")[0] == "redis" and str(redis["image"]).split(":")[1].startswith("7")
+    args = argv(redis.get("command"))
+    assert args and args[0] == "redis-server", args
+    assert option(args, "--appendonly") == "yes", args
+    mounts = [str(v) if isinstance(v, str) else f"{v.get('source')}:{v.get('target')}" for v in redis.get("volumes", [])]
+    data = [m for m in mounts if m.split(":")[1:2] == ["/data"]]
+    assert data, f"no volume on /data (where redis:7 keeps its AOF): {mounts}"
+    named = data[0].split(":")[0]
+    if not named.startswith((".", "/")):
+        assert named in (compose.get("volumes") or {}), f"volume {named} is not declared"
+
+
+def test_every_service_has_a_healthcheck_or_depends_on_one(services):
+    redis_check = argv(services["redis"]["healthcheck"]["test"])
+    assert "redis-cli" in redis_check and "ping" in redis_check, redis_check
+    api_check = " ".join(argv(services["api"]["healthcheck"]["test"]))
+    assert "/readyz" in api_check and ":8000" in api_check, api_check
+    assert argv(services["api"]["healthcheck"]["test"])[0] in ("CMD", "CMD-SHELL")
+    for name in ("api", "worker"):
+        assert depends_on_healthy(services[name], "redis"), f"{name} must wait for a healthy redis"
+
+
+def test_the_api_healthcheck_runs_in_the_image(services):
+    """python:3.11-slim has no curl or wget: the check must use what the image has."""
+    check = argv(services["api"]["healthcheck"]["test"])
+    tool = check[1] if check[0] == "CMD" else shlex.split(check[1])[0]
+    assert tool in ("python", "python3"), f"{tool} is not in python:3.11-slim"
+    if check[0] == "CMD" and tool.startswith("python") and "-c" in check:
+        compile(check[check.index("-c") + 1], "healthcheck", "exec")
+
+
+def test_the_api_runs_gunicorn_gthread_on_an_importable_wsgi_app(services, monkeypatch):
+    api = services["api"]
+    args = argv(api.get("command")) or dockerfile_cmd()
+    assert args[0] == "gunicorn", args
+    assert option(args, "--bind") == "0.0.0.0:8000"
+    assert option(args, "--worker-class") == "gthread" or option(args, "-k") == "gthread"
+    assert option(args, "--threads") == "8" and option(args, "--workers") == "2"
+    target = args[-1]
+    assert target == "service.wsgi:app", target
+    module_name, _, attribute = target.partition(":")
+    monkeypatch.delenv("REDIS_URL", raising=False)  # the import builds the app: the embedded store is enough here
+    app = getattr(importlib.import_module(module_name), attribute)
+    assert callable(app) and hasattr(app, "wsgi_app")
+    assert "8000" in " ".join(str(p) for p in api.get("ports", []))
+
+
+def test_api_and_worker_use_the_redis_service(services):
+    for name in ("api", "worker"):
+        assert environment(services[name]).get("REDIS_URL") == "redis://redis:6379/0", name
+
+
+def test_the_worker_command_is_a_console_script_of_this_package(services, pyproject, capsys):
+    args = argv(services["worker"]["command"])
+    script, subcommand = args[0], args[1]
+    scripts = pyproject["project"]["scripts"]
+    assert script in scripts, f"{script} is not in [project.scripts]: {scripts}"
+    module_name, _, function = scripts[script].partition(":")
+    main = getattr(importlib.import_module(module_name), function)
+    assert module_name == "service.cli"
+    with pytest.raises(SystemExit) as exit_:
+        main([subcommand, "--help"])  # argparse exits 0 for a known subcommand's help, 2 for an unknown one
+    assert exit_.value.code == 0, capsys.readouterr().err
+    assert f"usage: {script} {subcommand}" in capsys.readouterr().out
+
+
+def test_the_worker_scales(services):
+    worker = services["worker"]
+    assert "container_name" not in worker and "ports" not in worker, "a fixed name or port stops --scale worker=3"
+    assert "hostname" not in worker
+
+
+def test_api_and_worker_run_the_same_image(services):
+    api, worker = services["api"], services["worker"]
+    assert worker.get("image") == api.get("image") or worker.get("build") == api.get("build")
+    assert api.get("build"), "the api is built from the Dockerfile"
+    context = api["build"] if isinstance(api["build"], str) else api["build"].get("context", ".")
+    dockerfile = "Dockerfile" if isinstance(api["build"], str) else api["build"].get("dockerfile", "Dockerfile")
+    assert (ROOT / context / dockerfile).resolve() == DOCKERFILE
+
+
+def dockerfile_cmd() -> list[str]:
+    import json
+
+    cmds = [rest for word, rest in dockerfile_instructions() if word == "CMD"]
+    return json.loads(cmds[-1]) if cmds and cmds[-1].startswith("[") else shlex.split(cmds[-1]) if cmds else []
+
+
+def test_the_dockerfile_installs_the_deploy_extra_on_python_311_slim(pyproject):
+    instructions = dockerfile_instructions()
+    froms = [rest for word, rest in instructions if word == "FROM"]
+    assert froms and froms[0].split()[0] == "python:3.11-slim", froms
+    runs = " ".join(rest for word, rest in instructions if word == "RUN")
+    assert re.search(r"""pip install\s+(?:[-\w]+\s+)*["']?\.\[deploy\]["']?""", runs), runs
+    assert "gunicorn" in " ".join(pyproject["project"]["optional-dependencies"]["deploy"])
+    copied = " ".join(rest for word, rest in instructions if word in ("COPY", "ADD"))
+    assert "pyproject.toml" in copied
+    # Every package the build includes must be in the image (COPY . also counts).
+    for pattern in pyproject["tool"]["setuptools"]["packages"]["find"]["include"]:
+        package = pattern.rstrip("*")
+        if (ROOT / package).is_dir():
+            assert re.search(rf"(^|\s)\.?/?{package}/?(\s|$)", copied) or re.search(r"(^|\s)\.\s", copied), package
+    readme = pyproject["project"].get("readme")
+    if readme:
+        assert readme in copied, f"pyproject names {readme} as the readme: the build needs it"
+
+
+def test_the_dockerfile_cmd_matches_the_api_command(services):
+    assert dockerfile_cmd() == argv(services["api"]["command"])

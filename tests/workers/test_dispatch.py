@@ -1,0 +1,88 @@
+"""What is due after an append, and enqueueing it exactly once."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from engine import GameFinished, RoundWon, TurnStarted
+from engine.events import Color, Finish
+from tests.service.conftest import HUMAN, ai
+from workers.dispatch import Due, due
+
+
+def jobs(items: list[Due]) -> list[str]:
+    return sorted(item.job for item in items)
+
+
+def test_an_ai_to_move_needs_an_ai_turn(api):
+    token = api.player()["token"]
+    game = api.game(token, [ai("random"), ai("greedy")])
+    loaded = api.runtime.games.load(game["id"])
+    assert [(d.job, d.version) for d in due(loaded)] == [("ai_turn", loaded.version)]
+
+
+def test_a_human_to_move_is_notified_only_when_the_turn_starts_and_gets_a_deadline(api):
+    token = api.player()["token"]
+    game = api.game(token, [HUMAN, HUMAN], turn_timeout=60)
+    bo = api.player("Bo")["token"]
+    api.call("POST", f"/v1/games/{game['id']}/join", bo, json={"code": game["join_code"]})
+    loaded = api.runtime.games.load(game["id"])
+    seat = loaded.seat_to_move()
+    started = due(loaded, [TurnStarted(seat)])
+    assert jobs(started) == ["notify", "turn_deadline"]
+    notify = next(d for d in started if d.job == "notify")
+    assert notify.args == (loaded.seats[seat].player_id, "your_turn")
+    deadline = next(d for d in started if d.job == "turn_deadline")
+    begun = datetime.fromisoformat(loaded.turn_started_at.replace("Z", "+00:00"))
+    assert deadline.at == begun + timedelta(seconds=60)
+    assert jobs(due(loaded)) == ["turn_deadline"]  # a re-read: no second notification
+
+
+def test_round_and_game_ends_notify_every_human(api):
+    ana, bo = api.player()["token"], api.player("Bo")["token"]
+    game = api.game(ana, [HUMAN, HUMAN, ai()])
+    api.call("POST", f"/v1/games/{game['id']}/join", bo, json={"code": game["join_code"]})
+    loaded = api.runtime.games.load(game["id"])
+    notes = [d.args[1] for d in due(loaded, [RoundWon(0, Color.RED), GameFinished(0, Finish.TARGET_REACHED)]) if d.job == "notify"]
+    assert sorted(notes) == ["game_finished", "game_finished", "round_over", "round_over"]
+
+
+def test_the_same_job_is_enqueued_once(api):
+    token = api.player()["token"]
+    game = api.game(token, [ai("random"), ai("greedy")])
+    runtime = api.runtime
+    item = Due("ai_turn", game["id"], game["version"])
+    assert not runtime.dispatcher.enqueue(item)  # creating the game queued it already
+    assert runtime.queue.count == 1
+    runtime.queue.connection.delete(f"{runtime.settings.key_prefix}jobs:{{{game['id']}}}:{item.job_id(runtime.dispatcher.namespace)}")
+    assert not runtime.dispatcher.enqueue(item)  # still queued: not again
+    assert runtime.queue.count == 1
+
+
+def test_a_failed_job_can_be_queued_again_so_a_stalled_game_recovers_on_read(api):
+    token = api.player()["token"]
+    game = api.game(token, [ai("random"), ai("greedy")])
+    runtime = api.runtime
+    item = Due("ai_turn", game["id"], game["version"])
+    job_id = item.job_id(runtime.dispatcher.namespace)
+    job = runtime.queue.fetch_job(job_id)
+    runtime.queue.remove(job)
+    job.set_status("failed")
+    runtime.queue.connection.delete(f"{runtime.settings.key_prefix}jobs:{{{game['id']}}}:{job_id}")
+    assert runtime.queue.count == 0
+    api.view(game["id"], token)  # a read re-offers what the game needs
+    assert runtime.queue.count == 1
+    api.run_jobs()
+    assert api.view(game["id"], token)["status"] == "finished"
+
+
+def test_deadlines_are_scheduled_not_queued(api):
+    token = api.player()["token"]
+    game = api.game(token, [HUMAN, ai()], turn_timeout=600, seed=4)
+    api.run_jobs()
+    registry = api.runtime.queue.scheduled_job_registry
+    assert registry.count == 1
+    job = api.runtime.queue.fetch_job(registry.get_job_ids()[0])
+    assert job.func_name == "workers.jobs.turn_deadline"
+    assert registry.get_scheduled_time(job) > datetime.now(UTC) + timedelta(seconds=590)
+    assert api.view(game["id"], token)["turn"]["deadline"]

@@ -1,0 +1,198 @@
+"""Each job on its own: it acts once for the version it was queued for, and never twice."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import threading
+import zlib
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+import pytest
+
+from service.game import LOBBY_TYPES
+from tests.service.conftest import HUMAN, ai
+from tests.service.test_api_games import two_humans
+from workers import context, jobs
+from workers.runner import fail_fast_on_permanent_errors
+
+
+@pytest.fixture(autouse=True)
+def installed(runtime):
+    context.install(runtime)
+    yield
+    context._runtime = None
+
+
+def stored(api, game_id):
+    return [json.loads(e.payload) for e in api.runtime.store.read(game_id)]
+
+
+def test_ai_turn_plays_once_for_its_version(api):
+    token = api.player()["token"]
+    game = api.game(token, [ai("greedy"), ai("random")], seed=1)
+    version = game["version"]
+    assert jobs.ai_turn(game["id"], version) == "played"
+    after = api.runtime.games.load(game["id"])
+    assert after.version > version and after.seat_to_move() != game["turn"]["seat"] or after.status != "active"
+    length = len(stored(api, game["id"]))
+    assert jobs.ai_turn(game["id"], version).startswith("nothing to do")  # the same job again
+    assert len(stored(api, game["id"])) == length
+
+
+def test_ai_turn_does_nothing_when_a_human_is_to_move(api):
+    ana, _, game = two_humans(api)
+    assert jobs.ai_turn(game["id"], game["version"]).startswith("nothing to do")
+
+
+@pytest.mark.parametrize("level", ["random", "greedy", "expert"])
+def test_every_level_plays_a_whole_game_with_the_action_rules(api, level):
+    token = api.player()["token"]
+    game = api.game(token, [ai(level), ai("random"), ai("greedy")], action_rules=True, seed=5)
+    api.run_jobs()
+    final = api.view(game["id"], token)
+    assert final["status"] == "finished"
+    assert any(e["by"] == "ai:0" for e in stored(api, game["id"]))
+
+
+def test_score_round_scores_and_deals_once(api):
+    ana, bo, game = two_humans(api, seed=21)
+    mover = api.view(game["id"], ana["token"])["turn"]["seat"]
+    api.act(game["id"], [ana, bo][mover]["token"], [{"type": "fold"}])
+    loaded = api.runtime.games.load(game["id"])
+    assert loaded.state.phase.value == "round_won"
+    assert jobs.score_round(game["id"], loaded.version) == "scored"
+    types = [e["type"] for e in stored(api, game["id"])]
+    assert types[-2:] == ["round_scored", "round_dealt"]
+    assert jobs.score_round(game["id"], loaded.version).startswith("nothing to do")
+    assert [e["type"] for e in stored(api, game["id"])] == types
+    assert api.view(game["id"], ana["token"])["round"] == 2
+
+
+def _late(monkeypatch, seconds: float) -> None:
+    """Make the deadline check believe ``seconds`` have passed."""
+    real = jobs.datetime
+
+    class Later(real):
+        @classmethod
+        def now(cls, tz=None):
+            return real.now(tz) + timedelta(seconds=seconds)
+
+    monkeypatch.setattr(jobs, "datetime", Later)
+
+
+def test_turn_deadline_folds_the_stalled_seat_once(api, monkeypatch):
+    ana, bo, game = two_humans(api, turn_timeout=30, seed=2)
+    version = game["version"]
+    assert jobs.turn_deadline(game["id"], version).startswith("nothing to do")  # too early
+    _late(monkeypatch, 31)
+    mover = game["turn"]["seat"]
+    assert jobs.turn_deadline(game["id"], version) == f"seat {mover} timed out (fold)"
+    events = stored(api, game["id"])
+    assert [e["type"] for e in events[version:]][:2] == ["turn_timed_out", "player_eliminated"]
+    assert events[version + 1]["reason"] == "folded"
+    assert jobs.turn_deadline(game["id"], version).startswith("nothing to do")
+
+
+def test_turn_deadline_after_the_move_does_nothing(api, monkeypatch):
+    ana, bo, game = two_humans(api, turn_timeout=30, seed=2)
+    mover = game["turn"]["seat"]
+    api.act(game["id"], [ana, bo][mover]["token"], [{"type": "fold"}])
+    _late(monkeypatch, 31)
+    assert jobs.turn_deadline(game["id"], game["version"]).startswith("nothing to do")
+
+
+def test_turn_deadline_can_let_an_ai_play_the_turn(api, monkeypatch):
+    ana, bo, game = two_humans(api, turn_timeout=30, timeout_action="ai", seed=2)
+    _late(monkeypatch, 31)
+    assert jobs.turn_deadline(game["id"], game["version"]).endswith("(ai)")
+    events = stored(api, game["id"])[game["version"]:]
+    assert events[0]["type"] == "turn_timed_out" and events[0]["action"] == "ai"
+    assert {e["type"] for e in events[1:]} - LOBBY_TYPES <= {
+        "card_played", "card_discarded", "card_drawn", "turn_started", "player_eliminated", "round_won", "card_taken", "card_placed",
+    }
+    assert all(e["by"] == "system:deadline" for e in events)
+
+
+class Receiver(BaseHTTPRequestHandler):
+    received: list[tuple[dict[str, str], bytes]] = []
+    status = 204
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        Receiver.received.append((dict(self.headers), body))
+        self.send_response(Receiver.status)
+        self.end_headers()
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture
+def receiver():
+    Receiver.received = []
+    Receiver.status = 204
+    server = HTTPServer(("127.0.0.1", 0), Receiver)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}/hook"
+    server.shutdown()
+
+
+def verify(secret: str, headers: dict[str, str], body: bytes) -> bool:
+    """What a receiver does (as the README documents)."""
+    timestamp = headers["X-Red7-Timestamp"]
+    expected = "v1=" + hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
+    fresh = abs(datetime.now(UTC).timestamp() - int(timestamp)) < 300
+    return fresh and hmac.compare_digest(expected, headers["X-Red7-Signature"])
+
+
+def test_notify_posts_a_signed_event_the_receiver_can_verify(api, receiver):
+    token = api.player()["token"]
+    me = api.call("PATCH", "/v1/players/me", token, json={"webhook_url": receiver}).get_json()
+    game = api.game(token, [HUMAN, ai()])
+    assert jobs.notify(game["id"], game["version"], me["id"], "your_turn").startswith("delivered")
+    headers, body = Receiver.received[-1]
+    assert verify(me["webhook_secret"], headers, body)
+    assert not verify("another secret", headers, body)
+    event = json.loads(body)
+    assert event["event"] == "your_turn" and event["game_id"] == game["id"] and event["player_id"] == me["id"]
+
+
+def test_notify_without_a_webhook_does_nothing(api):
+    player = api.player()
+    game = api.game(player["token"], [HUMAN, ai()])
+    assert jobs.notify(game["id"], game["version"], player["id"], "your_turn") == "no webhook"
+
+
+def test_a_refusing_webhook_is_a_permanent_failure_and_a_down_one_is_retried(api, receiver):
+    token = api.player()["token"]
+    me = api.call("PATCH", "/v1/players/me", token, json={"webhook_url": receiver}).get_json()
+    Receiver.status = 410
+    with pytest.raises(jobs.PermanentJobError):
+        jobs.notify("g_x", 1, me["id"], "your_turn")
+    Receiver.status = 503
+    with pytest.raises(OSError):
+        jobs.notify("g_x", 1, me["id"], "your_turn")
+
+
+def test_permanent_errors_skip_the_retries():
+    class FakeJob:
+        retries_left = 3
+
+    job = FakeJob()
+    fail_fast_on_permanent_errors(job, ValueError, ValueError(), None)
+    assert job.retries_left == 3
+    fail_fast_on_permanent_errors(job, jobs.PermanentJobError, jobs.PermanentJobError(), None)
+    assert job.retries_left == 0
+
+
+def test_jobs_are_queued_with_retries_and_json(api):
+    token = api.player()["token"]
+    api.game(token, [ai("random"), ai("greedy")])
+    job = api.runtime.queue.jobs[0]
+    assert job.retries_left == 4 and job.retry_intervals == [1, 3, 10, 30]
+    raw = api.runtime.raw_redis.hget(f"rq:job:{job.id}", "data")
+    assert json.loads(zlib.decompress(raw))[0] == "workers.jobs.ai_turn"  # JSON (zlib-compressed by RQ), not pickle
