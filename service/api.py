@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 import time
-from http import HTTPStatus
 from collections.abc import Iterator
+from http import HTTPStatus
 from typing import Any
 
 from flask import Response, current_app, request, stream_with_context

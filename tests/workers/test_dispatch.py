@@ -43,7 +43,8 @@ def test_round_and_game_ends_notify_every_human(api):
     game = api.game(ana, [HUMAN, HUMAN, ai()])
     api.call("POST", f"/v1/games/{game['id']}/join", bo, json={"code": game["join_code"]})
     loaded = api.runtime.games.load(game["id"])
-    notes = [d.args[1] for d in due(loaded, [RoundWon(0, Color.RED), GameFinished(0, Finish.TARGET_REACHED)]) if d.job == "notify"]
+    ends = [RoundWon(0, Color.RED), GameFinished(0, Finish.TARGET_REACHED)]
+    notes = [d.args[1] for d in due(loaded, ends) if d.job == "notify"]
     assert sorted(notes) == ["game_finished", "game_finished", "round_over", "round_over"]
 
 

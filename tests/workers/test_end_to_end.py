@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import time
-from contextlib import contextmanager
 
 import pytest
 import redis
