@@ -156,18 +156,19 @@ def create_app(runtime: Runtime | None = None) -> Flask:
     if settings.rate_limit_signup:
         not_signup = lambda: request.endpoint != "v1.Players" or request.method != "POST"  # noqa: E731
         limits.append(Limit(settings.rate_limit_signup, key_function=_signup_key, exempt_when=not_signup))
-    limiter = Limiter(
-        _address_key,
-        default_limits=limits,
-        storage_uri=settings.redis_url or "memory://",
-        storage_options={},
-        key_prefix=f"{settings.key_prefix}limits",
-        headers_enabled=True,
-        retry_after="delta-seconds",
-        strategy="moving-window",
-        swallow_errors=True,
-    )
-    limiter.init_app(app)
+    if limits:  # with every limit switched off, no request pays for the limiter at all
+        limiter = Limiter(
+            _address_key,
+            default_limits=limits,
+            storage_uri=settings.redis_url or "memory://",
+            storage_options={},
+            key_prefix=f"{settings.key_prefix}limits",
+            headers_enabled=True,
+            retry_after="delta-seconds",
+            strategy="moving-window",
+            swallow_errors=True,
+        )
+        limiter.init_app(app)
 
     app.extensions["red7"] = runtime
     if settings.cors_origins:

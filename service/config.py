@@ -39,6 +39,8 @@ class Settings:
     stream_max_seconds: float = 300.0
     stream_heartbeat: float = 15.0
     idempotency_ttl: int = 24 * 3600
+    #: A read re-offers the jobs of an active game quiet for this long (a lost enqueue heals).
+    recover_after: float = 5.0
     #: The expert AI's thinking time per move, in seconds.
     expert_seconds: float = 1.0
     #: Seconds before an AI seat moves (lets a human watch the table change); 0 in tests.

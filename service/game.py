@@ -169,12 +169,19 @@ def apply(game: Game, number: int, data: dict[str, Any]) -> None:
     elif kind == "turn_timed_out":
         pass  # the fold or AI turn that follows carries the change
     else:
-        event = engine_event(data)
-        apply_in_place(game.state, event)
-        if isinstance(event, TurnStarted | RoundDealt):
-            game.turn_started_at = data["at"]
+        apply_engine(game, number, engine_event(data), data["at"])
+        return
     game.version = number
     game.updated_at = data["at"]
+
+
+def apply_engine(game: Game, number: int, event: Event, at: str) -> None:
+    """Fold one engine event, appended at ``at`` as event ``number``, into ``game``."""
+    apply_in_place(game.state, event)
+    if isinstance(event, TurnStarted | RoundDealt):
+        game.turn_started_at = at
+    game.version = number
+    game.updated_at = at
 
 
 def load(game_id: str, envelopes: Iterable[tuple[int, str]], start: Game | None = None) -> Game:

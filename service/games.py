@@ -13,6 +13,8 @@ import hmac
 import json
 import logging
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -32,7 +34,7 @@ from engine import (
     redact,
 )
 from service.errors import ApiError
-from service.game import Game, apply, engine_envelope, engine_event, envelope, load
+from service.game import Game, apply, apply_engine, engine_envelope, engine_event, envelope, load
 from service.players import Player, PlayerStore, new_id
 from service.store import Appended, EventStore, Idempotency, IdempotencyMismatch, Replayed, VersionConflict
 
@@ -81,6 +83,7 @@ class GameService:
         allow_custom_decks: bool = False,
         snapshot_every: int = 64,
         idempotency_ttl: int = 24 * 3600,
+        recover_after: float = 5.0,
         clock: Callable[[], str] = utc_now,
         on_append: OnAppend | None = None,
     ) -> None:
@@ -89,24 +92,45 @@ class GameService:
         self.allow_custom_decks = allow_custom_decks
         self.snapshot_every = snapshot_every
         self.idempotency_ttl = idempotency_ttl
+        self.recover_after = recover_after
         self.clock = clock
         self.on_append = on_append
+        self._cache = GameCache()
+        self._snapshot_at: dict[str, int] = {}  # the version of the newest snapshot this process knows of
 
     # --- reading ----------------------------------------------------------------------
 
     def load(self, game_id: str) -> Game:
-        """The game now: the newest snapshot plus the events after it."""
-        start = None
-        snapshot = self.store.snapshot(game_id)
-        if snapshot is not None:
-            start = Game.from_dict(json.loads(snapshot[1]))
+        """The game now: this process's newest fold of it (or the stored snapshot) plus the events after it.
+
+        Events are never changed once appended, so a fold at version v plus
+        the events after v is the game: the cache can be behind, never wrong.
+        The game returned may be shared with the cache: never change it in place
+        (writers fold into ``game.copy()``).
+        """
+        start = cached = self._cache.get(game_id)
+        if start is None:
+            snapshot = self.store.snapshot(game_id)
+            if snapshot is not None:
+                start = Game.from_dict(json.loads(snapshot[1]))
+                self._snapshot_at[game_id] = start.version
         tail = [(e.number, e.payload) for e in self.store.read_all(game_id, after=start.version if start else 0)]
         if start is None and not tail:
             raise ApiError("game_not_found", f"There is no game {game_id!r}.")
-        game = load(game_id, tail, start)
-        if len(tail) >= self.snapshot_every:
-            self.store.save_snapshot(game_id, game.version, json.dumps(game.to_dict(), separators=(",", ":")))
+        if cached is not None and not tail:
+            return cached  # shared with the cache: callers that change a game work on a copy
+        game = load(game_id, tail, start.copy() if cached is not None else start)
+        self._remember(game)
         return game
+
+    def _remember(self, game: Game) -> None:
+        """Cache the game, and store a snapshot every ``snapshot_every`` events (for cold readers)."""
+        self._cache.put(game)
+        if game.version - self._snapshot_at.get(game.id, 0) >= self.snapshot_every:
+            self.store.save_snapshot(game.id, game.version, json.dumps(game.to_dict(), separators=(",", ":")))
+            if len(self._snapshot_at) > 100_000:
+                self._snapshot_at.clear()  # only a hint: forgetting costs one early snapshot per game
+            self._snapshot_at[game.id] = game.version
 
     def games_of(self, player: Player) -> list[Game]:
         """The player's games: their turn first, then active, waiting and finished ones; newest first within each."""
@@ -179,7 +203,7 @@ class GameService:
     def join(self, game_id: str, player: Player, code: str, seat: int | None = None, attempts: int = 5) -> Game:
         """Take an open human seat; the game starts when the last seat is taken."""
         for _ in range(attempts):
-            game = self.load(game_id)
+            game = self.load(game_id).copy()  # seats are taken on it below
             if game.seat_of(player.id) is not None:
                 raise ApiError("already_seated", f"You already hold seat {game.seat_of(player.id)} of this game.")
             if game.status != "waiting":
@@ -221,11 +245,35 @@ class GameService:
         ``respond`` renders the response for the game after the steps; with
         ``idempotency`` that rendering is stored with the append, and a retry
         gets it back instead of acting twice.
+
+        The first attempt decides on this process's cached fold of the game,
+        which saves reading the stream; the append's version check catches a
+        cache that was behind, and any refusal on a cached fold is decided
+        again on the game read afresh.
         """
-        game = self.load(game_id)
+        cached = self._cache.get(game_id)
+        if cached is not None and (expected_version is None or expected_version <= cached.version):
+            try:
+                return self._act_on(cached, player, steps, expected_version, idempotency, respond)
+            except ApiError:
+                pass  # perhaps only the cache was behind: decide again on the stream itself
+        return self._act_on(self.load(game_id), player, steps, expected_version, idempotency, respond)
+
+    def _act_on(
+        self,
+        game: Game,
+        player: Player,
+        steps: Sequence[Step],
+        expected_version: int | None,
+        idempotency: Idempotency | None,
+        respond: Callable[[Game], str] | None,
+    ) -> Outcome:
+        game_id = game.id
         if idempotency is not None:
             # Checked after loading: a first attempt whose events this load sees has stored its
             # response in the same atomic append, so a retry can never decide on the new state.
+            # (A fold older than the first attempt decides as the first attempt did, and the
+            # append then finds the stored response first.)
             try:
                 replay = self.store.idempotent_response(game_id, idempotency)
             except IdempotencyMismatch as exc:
@@ -293,7 +341,11 @@ class GameService:
         at = self.clock()
         payloads = [envelope(fields, at=at, by=by) for fields in lobby]
         payloads += [engine_envelope(e, at=at, by=by) for e in events]
-        after = load(game.id, [(expected + i + 1, p) for i, p in enumerate(payloads)], game.copy())
+        after = game.copy()
+        for fields in lobby:
+            apply(after, after.version + 1, {**fields, "at": at})
+        for event in events:
+            apply_engine(after, after.version + 1, event, at)
         response = respond(after) if respond else ""
         try:
             result = self.store.append(game.id, expected, payloads, idempotency=idempotency, response=response)
@@ -303,6 +355,7 @@ class GameService:
             raise ApiError("idempotency_key_reused", str(exc)) from None
         if isinstance(result, Replayed):
             return Outcome(replayed=result.response)
+        self._remember(after)
         self._appended(after, events)
         return Outcome(game=after)
 
@@ -313,6 +366,7 @@ class GameService:
         except VersionConflict as conflict:
             raise _conflict(expected, conflict.current) from None
         assert isinstance(result, Appended)
+        self._remember(game)
         self._appended(game, events)
 
     def _appended(self, game: Game, events: Sequence[Event]) -> None:
@@ -325,8 +379,15 @@ class GameService:
             log.exception("could not enqueue what game %s needs at version %s; the next read will retry", game.id, game.version)
 
     def ensure_progress(self, game: Game) -> None:
-        """Re-offer what the game needs now (deduplicated), in case an enqueue after an append was lost."""
-        if game.status == "active":
+        """Re-offer what the game needs now (deduplicated), if an enqueue after an append may have been lost.
+
+        Only for a game quiet for ``recover_after`` seconds: a game in play is
+        moved on by its appends themselves.
+        """
+        if game.status != "active" or not game.updated_at:
+            return
+        updated = datetime.fromisoformat(game.updated_at.replace("Z", "+00:00"))
+        if (datetime.now(UTC) - updated).total_seconds() >= self.recover_after:
             self._appended(game, ())
 
     def _take_seat(self, game: Game, seat: int, player: Player, at: str, by: str) -> str:
@@ -346,6 +407,36 @@ class GameService:
             apply(game, game.version + 1, json.loads(payload))
             out.append((payload, event))
         return out
+
+
+class GameCache:
+    """This process's newest fold of the games it served, least recently used first out.
+
+    It keeps private copies and hands out the shared object: a reader renders
+    it, a writer folds into a copy (``Game.copy``).
+    """
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._games: OrderedDict[str, Game] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, game_id: str) -> Game | None:
+        """The cached game itself, shared: fold into a copy of it, never into it."""
+        with self._lock:
+            game = self._games.get(game_id)
+            if game is not None:
+                self._games.move_to_end(game_id)
+            return game
+
+    def put(self, game: Game) -> None:
+        with self._lock:
+            known = self._games.get(game.id)
+            if known is None or known.version < game.version:
+                self._games[game.id] = game.copy()
+            self._games.move_to_end(game.id)
+            while len(self._games) > self.size:
+                self._games.popitem(last=False)
 
 
 def rule_error(refusal: RuleViolation) -> ApiError:

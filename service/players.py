@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import threading
+import time
 from dataclasses import dataclass
 
 import redis
@@ -35,9 +37,20 @@ class Player:
 
 
 class PlayerStore:
-    def __init__(self, client: redis.Redis, prefix: str = "red7:") -> None:
+    """Players in Redis, with a short-lived per-process cache of token lookups.
+
+    Every request starts by resolving its token; the cache spares it two round
+    trips.  A change made here drops the player from this process's cache; other
+    processes see it when their entry expires (``cache_seconds``).
+    """
+
+    def __init__(self, client: redis.Redis, prefix: str = "red7:", cache_seconds: float = 10.0) -> None:
         self.redis = client
         self.prefix = prefix
+        self.cache_seconds = cache_seconds
+        self._by_token: dict[str, tuple[float, Player]] = {}
+        self._webhooks: dict[str, tuple[float, bool]] = {}
+        self._lock = threading.Lock()
 
     def _player_key(self, player_id: str) -> str:
         return f"{self.prefix}player:{player_id}"
@@ -71,9 +84,35 @@ class PlayerStore:
             data.get("webhook_secret") or None,
         )
 
+    def has_webhook(self, player_id: str) -> bool:
+        """Whether the player wants notifications (cached like token lookups)."""
+        now = time.monotonic()
+        with self._lock:
+            hit = self._webhooks.get(player_id)
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        wanted = bool(self.redis.hget(self._player_key(player_id), "webhook_url"))
+        with self._lock:
+            if len(self._webhooks) > 50_000:
+                self._webhooks.clear()
+            self._webhooks[player_id] = (now + self.cache_seconds, wanted)
+        return wanted
+
     def by_token(self, token: str) -> Player | None:
-        player_id = self.redis.get(self._token_key(hash_token(token)))
-        return self.get(player_id) if player_id else None
+        digest = hash_token(token)
+        now = time.monotonic()
+        with self._lock:
+            hit = self._by_token.get(digest)
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        player_id = self.redis.get(self._token_key(digest))
+        player = self.get(player_id) if player_id else None
+        if player is not None:
+            with self._lock:
+                if len(self._by_token) > 50_000:
+                    self._by_token.clear()
+                self._by_token[digest] = (now + self.cache_seconds, player)
+        return player
 
     def update(self, player_id: str, *, name: str | None = None, webhook_url: str | None = None) -> Player:
         """Change the name or the webhook; a new webhook gets a new signing secret (returned once)."""
@@ -85,6 +124,9 @@ class PlayerStore:
             mapping["webhook_secret"] = secrets.token_urlsafe(32) if webhook_url else ""
         if mapping:
             self.redis.hset(self._player_key(player_id), mapping=mapping)
+            with self._lock:
+                self._by_token = {k: v for k, v in self._by_token.items() if v[1].id != player_id}
+                self._webhooks.pop(player_id, None)
         player = self.get(player_id)
         assert player is not None
         return player

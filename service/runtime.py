@@ -49,13 +49,16 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
     players = PlayerStore(text, settings.key_prefix)
     queue = Queue(settings.queue_name, connection=raw, serializer=JSONSerializer)
     namespace = re.sub(r"[^A-Za-z0-9_-]", "_", settings.key_prefix).strip("_") or "red7"
-    dispatcher = Dispatcher(queue, marker_prefix=settings.key_prefix, namespace=namespace, ai_delay=settings.ai_delay)
+    dispatcher = Dispatcher(
+        queue, marker_prefix=settings.key_prefix, namespace=namespace, ai_delay=settings.ai_delay, notifiable=players.has_webhook
+    )
     games = GameService(
         store,
         players,
         allow_custom_decks=settings.allow_custom_decks,
         snapshot_every=settings.snapshot_every,
         idempotency_ttl=settings.idempotency_ttl,
+        recover_after=settings.recover_after,
         on_append=dispatcher.after_append,
     )
     return Runtime(settings, text, raw, store, players, games, queue, dispatcher)

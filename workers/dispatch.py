@@ -11,7 +11,7 @@ is how a game stalled by a lost job recovers on its next read.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -81,9 +81,13 @@ class Dispatcher:
     marker_ttl: int = 5
     #: A pause before AI moves, so that people at the table can follow them (seconds).
     ai_delay: float = 0.0
+    #: Whether a player wants notifications (has a webhook); without it every "your turn" is queued.
+    notifiable: Callable[[str], bool] | None = None
 
     def after_append(self, game: Game, appended: Sequence[Event] = ()) -> None:
         for item in due(game, appended):
+            if item.job == "notify" and self.notifiable is not None and not self.notifiable(item.args[0]):
+                continue
             self.enqueue(item)
 
     def enqueue(self, item: Due) -> bool:
