@@ -22,7 +22,7 @@ from service.api import health, json_response, v1
 from service.errors import PROBLEM_JSON, ApiError, problem
 from service.players import hash_token
 from service.runtime import Runtime, build_runtime
-from service.schemas import ProblemSchema
+from service.schemas import ProblemSchema, ReplayAtSchema
 
 log = logging.getLogger("red7")
 
@@ -185,6 +185,7 @@ def create_app(runtime: Runtime | None = None) -> Flask:
 
     api = Api(app)
     api.spec.components.schema("Problem", schema=ProblemSchema)
+    api.spec.components.schema("ReplayAt", schema=ReplayAtSchema)
     api.register_blueprint(v1)
     api.register_blueprint(health)
 

@@ -33,6 +33,7 @@ from engine import (
     event_to_dict,
     redact,
 )
+from replays.build import FULL, Perspective, build_replay
 from service.errors import ApiError
 from service.game import Game, apply, apply_engine, engine_envelope, engine_event, envelope, load
 from service.players import Player, PlayerStore, new_id
@@ -97,6 +98,7 @@ class GameService:
         self.on_append = on_append
         self._cache = GameCache()
         self._snapshot_at: dict[str, int] = {}  # the version of the newest snapshot this process knows of
+        self._replays: dict[tuple[str, int, str], dict[str, Any]] = {}  # finished games' replays
 
     # --- reading ----------------------------------------------------------------------
 
@@ -162,6 +164,21 @@ class GameService:
             data = json.loads(stored.payload)
             out.append({"n": stored.number, **redact_envelope(data, seat, viewer == game.created_by, finished)})
         return out
+
+    def replay(self, game: Game, viewer: str | None) -> dict[str, Any]:
+        """The replay of ``game`` for ``viewer``: all of it once the game is finished, else what the viewer has seen."""
+        perspective: Perspective = FULL if game.status == "finished" else game.seat_of(viewer)
+        key = (game.id, game.version, str(perspective))
+        cached = self._replays.get(key)
+        if cached is not None:
+            return cached
+        stored = [(e.number, json.loads(e.payload)) for e in self.store.read_all(game.id)]
+        document = build_replay(game.id, stored, perspective)
+        if perspective == FULL:  # a finished game's replay never changes
+            self._replays[key] = document
+            while len(self._replays) > 64:
+                self._replays.pop(next(iter(self._replays)))
+        return document
 
     # --- writing ----------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from rq.serializers import JSONSerializer
 from service.config import Settings
 from service.games import GameService
 from service.players import PlayerStore
+from service.replay_store import ReplayStore
 from service.store import EventStore
 from workers.dispatch import Dispatcher
 
@@ -30,6 +31,7 @@ class Runtime:
     store: EventStore
     players: PlayerStore
     games: GameService
+    replays: ReplayStore
     queue: Queue
     dispatcher: Dispatcher
 
@@ -61,4 +63,4 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
         recover_after=settings.recover_after,
         on_append=dispatcher.after_append,
     )
-    return Runtime(settings, text, raw, store, players, games, queue, dispatcher)
+    return Runtime(settings, text, raw, store, players, games, ReplayStore(text, settings.key_prefix), queue, dispatcher)

@@ -145,6 +145,10 @@ class EventsQuerySchema(Strict):
     wait = fields.Float(load_default=0.0, validate=validate.Range(0, 60), metadata={"description": "long-poll seconds"})
 
 
+class ReplayQuerySchema(Strict):
+    at = fields.Integer(validate=validate.Range(0, MAX_EVENT), metadata={"description": "the state after step N (0: the start)"})
+
+
 class StreamQuerySchema(Strict):
     after = fields.Integer(
         validate=validate.Range(0, MAX_EVENT), metadata={"description": "resume after this event (or Last-Event-ID)"}
@@ -305,6 +309,44 @@ class ProblemCodeSchema(Schema):
 
 class ProblemListSchema(Schema):
     problems = fields.List(fields.Nested(ProblemCodeSchema), required=True)
+
+
+class ReplayStepSchema(Schema):
+    class Meta:
+        unknown = "include"
+
+    index = fields.Integer(required=True)
+    text = fields.String(required=True)
+    state = fields.Dict(allow_none=True, required=True)
+
+
+class ReplaySchema(Schema):
+    """A replay document (format ``red7-replay/1``); see replays/build.py."""
+
+    class Meta:
+        unknown = "include"
+
+    format = fields.String(required=True)
+    game_id = fields.String(required=True)
+    complete = fields.Boolean(required=True)
+    steps = fields.List(fields.Nested(ReplayStepSchema), required=True)
+    events = fields.List(fields.Dict(), required=True)
+    hash = fields.String(required=True, metadata={"description": "sha256 of the canonical JSON without this member"})
+
+
+class ReplayAtSchema(Schema):
+    game_id = fields.String(required=True)
+    steps = fields.Integer(required=True)
+    step = fields.Nested(ReplayStepSchema, required=True)
+
+
+class ImportedSchema(Schema):
+    id = fields.String(required=True)
+    game_id = fields.String(required=True)
+    steps = fields.Integer(required=True)
+    hash = fields.String(required=True)
+    url = fields.String(required=True)
+    view_url = fields.String(required=True)
 
 
 class HealthSchema(Schema):

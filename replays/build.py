@@ -1,0 +1,239 @@
+"""The replay document: a game's events, every step explained, and the state after each step.
+
+The events are the record; the steps (explanation and state after each event)
+are derived from them by the engine, and kept in the document so a viewer
+needs no rules of its own and a verifier can check them against today's
+engine.  A replay is built from one *perspective*:
+
+- ``FULL``: everything, for finished games (every hand, the deck, the seed);
+- a seat number: only what that seat has seen (a game in progress);
+- ``None``: a spectator, who sees no hand at all.
+
+The document carries a SHA-256 content hash over its canonical JSON, so an
+edited file is told from a genuine one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import (
+    ALL_CARDS,
+    EVENT_SCHEMA_VERSION,
+    Event,
+    GameState,
+    event_to_dict,
+    redact,
+)
+from engine.state import apply_in_place
+from replays.explain import explain
+from service.game import LOBBY_TYPES, Game, apply, engine_event, upcast
+
+REPLAY_FORMAT = "red7-replay/1"
+FULL = "full"
+Perspective = int | str | None  # FULL, a seat, or None for a spectator
+
+
+def canonical(document: dict[str, Any]) -> bytes:
+    """The bytes the content hash is taken over: the document without its hash, keys sorted."""
+    body = {k: v for k, v in document.items() if k != "hash"}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def content_hash(document: dict[str, Any]) -> str:
+    return "sha256:" + hashlib.sha256(canonical(document)).hexdigest()
+
+
+_NAMES = tuple(str(c) for c in ALL_CARDS)
+
+
+def _names(mask: int) -> list[str]:
+    """Card names of a mask, highest first (the hot loop of building a replay)."""
+    out = []
+    while mask:
+        top = mask.bit_length() - 1
+        out.append(_NAMES[top])
+        mask ^= 1 << top
+    return out
+
+
+def state_json(state: GameState, perspective: Perspective) -> dict[str, Any]:
+    """The table after a step, as ``perspective`` may see it (the deck's order is in the deal events)."""
+    seats = []
+    for seat in range(state.players):
+        hand = state.hands[seat]
+        shown = perspective in (FULL, seat)
+        scored = _names(state.scored[seat])
+        seats.append(
+            {
+                "in_round": state.in_round[seat],
+                "palette": _names(state.palettes[seat]),
+                "hand": _names(hand) if shown else None,
+                "hand_size": hand.bit_count(),
+                "score": sum(int(name[1]) for name in scored),
+                "scored": scored,
+            }
+        )
+    turn = state.turn
+    return {
+        "round": state.round,
+        "phase": state.phase.value,
+        "rule": str(state.rule),
+        "canvas": [_NAMES[c] for c in state.canvas],
+        "deck_size": len(state.deck),
+        "turn": turn.seat if turn is not None else None,
+        "pending": turn.pending.value if turn is not None and turn.pending else None,
+        "seats": seats,
+    }
+
+
+def acting_seat(event: Event) -> int | None:
+    return getattr(event, "seat", None)
+
+
+@dataclass
+class Replay:
+    """A replay being built: its header, and its steps as they are folded."""
+
+    game_id: str
+    perspective: Perspective
+    game: Game
+    events: list[dict[str, Any]] = field(default_factory=list)
+    steps: list[dict[str, Any]] = field(default_factory=list)
+
+    def names(self, seat: int) -> str:
+        if seat < len(self.game.seats):
+            entry = self.game.seats[seat]
+            if entry.kind == "ai":
+                return f"AI {seat} ({entry.level})"
+            if entry.name:
+                return entry.name
+        return f"seat {seat}"
+
+
+def _stored_view(data: dict[str, Any], event: Event | None, perspective: Perspective, finished: bool) -> dict:
+    """A stored envelope as the perspective may see it (the same redaction as the event feeds)."""
+    if event is None:
+        shown = dict(data)
+        if data["type"] == "game_created":
+            if perspective != FULL:
+                shown.pop("seed", None)
+                shown.pop("deck", None)
+            shown.pop("join_code", None)
+        return shown
+    seat = perspective if isinstance(perspective, int) else None
+    redacted = event if perspective == FULL else redact(event, seat, game_over=finished)
+    return {"n": data["n"], **event_to_dict(redacted), "at": data["at"], "by": data["by"], "v": data["v"]}
+
+
+def iter_steps(game_id: str, stored: Iterable[tuple[int, dict[str, Any]]], perspective: Perspective) -> Iterator[dict[str, Any]]:
+    """The steps one by one (for streaming), from stored envelopes ``(number, data)``.
+
+    The first item yielded is the header (``{"kind": "header", ...}``); the
+    last is the outcome and hash (``{"kind": "end", ...}``).
+    """
+    replay = _fold(game_id, stored, perspective)
+    yield {"kind": "header", **header(replay)}
+    for step in replay.steps:
+        yield {"kind": "step", **step}
+    document = finish(replay)
+    yield {"kind": "end", "outcome": document["outcome"], "hash": document["hash"]}
+
+
+def build_replay(game_id: str, stored: Iterable[tuple[int, dict[str, Any]]], perspective: Perspective = FULL) -> dict[str, Any]:
+    """The whole replay document."""
+    return finish(_fold(game_id, stored, perspective))
+
+
+def _fold(game_id: str, stored: Iterable[tuple[int, dict[str, Any]]], perspective: Perspective) -> Replay:
+    stored = [(n, upcast(dict(data))) for n, data in stored]
+    finished = bool(stored) and stored[-1][1]["type"] == "game_finished"
+    if perspective == FULL and not finished:
+        raise ValueError("a full replay is only for a finished game")
+    replay = Replay(game_id, perspective, Game(game_id))
+    game = replay.game
+    for number, data in stored:
+        data = {**data, "n": number}
+        if data["type"] in LOBBY_TYPES:
+            apply(game, number, data)
+            replay.events.append(_stored_view(data, None, perspective, finished))
+            if data["type"] == "turn_timed_out":
+                action = "an AI plays the turn" if data.get("action") == "ai" else "the seat folds"
+                text = f"{replay.names(data['seat'])}'s time ran out: {action}."
+                replay.steps.append(_step(replay, data, None, data.get("seat"), text))
+            continue
+        event = engine_event(data)
+        before = game.state.copy()
+        apply_in_place(game.state, event)
+        game.version, game.updated_at = number, data["at"]
+        shown = _stored_view(data, event, perspective, finished)
+        replay.events.append(shown)
+        text = explain(engine_event(shown) if perspective != FULL else event, before, game.state, replay.names)
+        replay.steps.append(_step(replay, data, event, acting_seat(event), text))
+    return replay
+
+
+def _step(replay: Replay, data: dict[str, Any], event: Event | None, seat: int | None, text: str) -> dict[str, Any]:
+    return {
+        "index": len(replay.steps) + 1,
+        "n": data["n"],
+        "type": data["type"],
+        "seat": seat,
+        "at": data["at"],
+        "text": text,
+        "state": state_json(replay.game.state, replay.perspective),
+    }
+
+
+def header(replay: Replay) -> dict[str, Any]:
+    game = replay.game
+    state = game.state
+    perspective = replay.perspective
+    return {
+        "format": REPLAY_FORMAT,
+        "event_schema": EVENT_SCHEMA_VERSION,
+        "game_id": replay.game_id,
+        "perspective": perspective if perspective == FULL else ("spectator" if perspective is None else {"seat": perspective}),
+        "complete": perspective == FULL,
+        "options": {
+            "players": len(game.seats),
+            "variant": game.variant.value,
+            "action_rules": game.action_rules,
+            "dealing": game.dealing,
+            "target": state.options.target if state.options and state.options.advanced else None,
+            "seed": game.seed if perspective == FULL else None,
+        },
+        "seats": [
+            {"seat": n, "name": replay.names(n), "kind": s.kind, "level": s.level} for n, s in enumerate(game.seats)
+        ],
+        "created_at": game.created_at,
+    }
+
+
+def finish(replay: Replay) -> dict[str, Any]:
+    state = replay.game.state
+    outcome = None
+    if state.winner is not None:
+        outcome = {
+            "winner": state.winner,
+            "finish": state.finish.value if state.finish else None,
+            "scores": [state.score(s) for s in range(state.players)],
+            "rounds": state.round,
+        }
+    document = {**header(replay), "events": replay.events, "steps": replay.steps, "outcome": outcome}
+    document["hash"] = content_hash(document)
+    return document
+
+
+def state_at(document: dict[str, Any], index: int) -> dict[str, Any]:
+    """The step ``index`` (1-based) with its state; 0 is the table before the first step."""
+    steps = document["steps"]
+    if not 0 <= index <= len(steps):
+        raise IndexError(f"this replay has steps 1 to {len(steps)}")
+    if index == 0:
+        return {"index": 0, "text": "Before the first step.", "state": None}
+    return steps[index - 1]
