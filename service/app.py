@@ -13,7 +13,7 @@ from typing import Any
 import flask_smorest
 import redis
 import swagger_ui_bundle
-from flask import Flask, request, send_from_directory
+from flask import Flask, current_app, request, send_from_directory
 from flask_cors import CORS
 from flask_limiter import Limit, Limiter
 from werkzeug.exceptions import BadRequest, HTTPException
@@ -110,6 +110,8 @@ def _check_body() -> None:
     """415 for a body that is not JSON, 400 for JSON that does not parse (before any schema runs)."""
     if request.method not in ("POST", "PUT", "PATCH") or not request.path.startswith("/v1/"):
         return
+    if request.path == "/v1/replays":
+        request.max_content_length = current_app.extensions["red7"].settings.max_replay_bytes
     has_body = (request.content_length or 0) > 0 or request.headers.get("Transfer-Encoding") == "chunked"
     if has_body and not request.is_json:
         raise ApiError("unsupported_media_type", f"Send the body as application/json, not {request.mimetype or 'nothing'}.")

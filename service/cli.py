@@ -45,6 +45,54 @@ def _worker(args: argparse.Namespace) -> int:
     return 0
 
 
+def _load_replay(source: str) -> dict:
+    """A replay from a file, or from a game id in the store at REDIS_URL."""
+    import json
+    from pathlib import Path
+
+    path = Path(source)
+    if path.exists():
+        return json.loads(path.read_text())
+    from service.config import Settings
+    from service.runtime import build_runtime
+
+    settings = Settings.from_env()
+    if settings.embedded:
+        raise SystemExit(f"{source!r} is not a file, and without REDIS_URL there is no store to find a game in.")
+    games = build_runtime(settings).games
+    return games.replay(games.load(source), None)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    import json
+
+    from replays.render import lines
+    from replays.verify import verify_replay
+
+    document = _load_replay(args.source)
+    if args.action == "show":
+        for line in lines(document):
+            print(line)
+        return 0
+    if args.action == "export":
+        text = json.dumps(document, indent=1)
+        if args.output:
+            with open(args.output, "w") as file:
+                file.write(text)
+        else:
+            print(text)
+        return 0
+    verdict = verify_replay(document)
+    if verdict.ok:
+        print(f"OK: {document['game_id']}: {verdict.steps} steps replayed through today's engine; "
+              "states, outcome, deals and hash match.")
+        return 0
+    print(f"FAILED: {document.get('game_id')}:")
+    for problem in verdict.problems:
+        print(f"  - {problem}")
+    return 1
+
+
 def _demo(args: argparse.Namespace) -> int:
     from engine.demo import main as demo_main
 
@@ -63,6 +111,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     worker = sub.add_parser("worker", help="run background jobs (AI seats, scoring, deadlines, webhooks) on REDIS_URL")
     worker.add_argument("--burst", action="store_true", help="stop when the queue is empty")
     worker.set_defaults(run=_worker)
+    replay = sub.add_parser("replay", help="show, verify or export a replay (a file, or a game id on REDIS_URL)")
+    replay.add_argument("action", choices=("show", "verify", "export"))
+    replay.add_argument("source", help="a replay file (JSON) or a game id")
+    replay.add_argument("-o", "--output", help="export: write here instead of standard output")
+    replay.set_defaults(run=_replay)
     demo = sub.add_parser("demo", help="watch bots play a game in the terminal")
     demo.add_argument("--players", type=int, default=3, choices=(2, 3, 4))
     demo.add_argument("--seed", type=int)

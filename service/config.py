@@ -35,6 +35,7 @@ class Settings:
     rate_limit_signup: str = "30 per minute"
     snapshot_every: int = 64
     max_body_bytes: int = 64 * 1024
+    max_replay_bytes: int = 8 * 1024 * 1024  # an imported replay file (a long game is ~400 KiB)
     long_poll_max: float = 30.0
     stream_max_seconds: float = 300.0
     stream_heartbeat: float = 15.0

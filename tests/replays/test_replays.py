@@ -1,0 +1,229 @@
+"""Replays: exact states in every variant, nothing hidden leaks mid-game, tampering is caught, old events still replay."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from engine import ALL_CARDS, Variant, cards_in, event_to_dict, fold
+from engine.bots import GreedyBot, RandomBot
+from engine.selfplay import play_game
+from replays.build import FULL, build_replay, content_hash, state_at
+from replays.render import lines
+from replays.verify import verify_replay
+from service import game as service_game
+from tests.service.conftest import HUMAN, ai
+from tests.service.test_leaks import CARD
+
+FIXTURE = Path(__file__).parent / "fixtures" / "finished_game_v1.json"
+AT, BY = "2026-01-01T00:00:00.000Z", "test"
+
+
+def stored_from_selfplay(players: int, variant: Variant, action_rules: bool, seed: int):
+    rng = random.Random(seed)
+    record = play_game([GreedyBot(rng) if s % 2 else RandomBot(rng) for s in range(players)], variant=variant,
+                       action_rules=action_rules, seed=seed)
+    created = {
+        "type": "game_created", "created_by": "p_x", "variant": variant.value, "action_rules": action_rules,
+        "seats": [{"kind": "ai", "level": "random"}] * players, "dealing": "seeded", "seed": seed, "deck": None,
+        "turn_timeout": None, "timeout_action": "fold", "join_code": "code",
+    }
+    stored = [(1, {**created, "at": AT, "by": BY, "v": 1})]
+    stored += [(n, {**event_to_dict(e), "at": AT, "by": BY, "v": 1}) for n, e in enumerate(record.events, start=2)]
+    return stored, record
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("variant", list(Variant))
+@pytest.mark.parametrize("action_rules", [False, True])
+def test_a_replay_rebuilds_exactly_the_states_the_game_went_through(players, variant, action_rules):
+    stored, record = stored_from_selfplay(players, variant, action_rules, seed=players * 10 + action_rules)
+    document = build_replay("g_x", stored, FULL)
+    assert len(document["steps"]) == len(record.events)
+    for index, step in enumerate(document["steps"]):
+        truth = fold(record.events[: index + 1])
+        state = step["state"]
+        assert state["rule"] == str(truth.rule) and state["round"] == truth.round
+        assert state["canvas"] == [str(c) for c in truth.canvas] and state["deck_size"] == len(truth.deck)
+        for seat, shown in enumerate(state["seats"]):
+            assert shown["palette"] == [str(c) for c in cards_in(truth.palettes[seat])]
+            assert shown["hand"] == [str(c) for c in cards_in(truth.hands[seat])]
+            assert shown["score"] == truth.score(seat) and shown["in_round"] == truth.in_round[seat]
+    assert document["outcome"]["winner"] == record.final.winner
+    assert verify_replay(document).ok
+
+
+def test_every_step_says_who_acted_and_explains_itself():
+    stored, _ = stored_from_selfplay(3, Variant.ADVANCED, True, seed=5)
+    document = build_replay("g_x", stored, FULL)
+    by_type = {}
+    for step in document["steps"]:
+        assert step["text"].endswith(".") and step["index"] >= 1
+        by_type.setdefault(step["type"], step)
+    assert "the rule is now" in by_type["card_discarded"]["text"] or "the rule stays" in by_type["card_discarded"]["text"]
+    out = [s for s in document["steps"] if s["type"] == "player_eliminated" and "without winning" in s["text"]]
+    if out:
+        assert re.search(r"under \w+ .+ has .+, .+ has .+\.", out[0]["text"])  # both sides' qualifying cards
+    assert re.search(r"scores .* for \d+ points?", by_type["round_scored"]["text"])
+    assert by_type["card_played"]["seat"] is not None
+
+
+def test_the_terminal_account_reads_turn_by_turn():
+    stored, _ = stored_from_selfplay(2, Variant.BASIC, False, seed=1)
+    text = "\n".join(lines(build_replay("g_x", stored, FULL)))
+    assert "Round 1 is dealt" in text and "'s turn" in text and "Winner:" in text and "Content hash: sha256:" in text
+
+
+def test_a_tampered_replay_fails_verification():
+    stored, _ = stored_from_selfplay(2, Variant.ADVANCED, False, seed=3)
+    document = build_replay("g_x", stored, FULL)
+    assert verify_replay(document).ok
+    edited = copy.deepcopy(document)
+    edited["outcome"]["winner"] = 1 - edited["outcome"]["winner"]
+    assert "content hash" in verify_replay(edited).problems[0]
+    edited["hash"] = content_hash(edited)  # a careful forger recomputes the hash
+    assert any("outcome" in p for p in verify_replay(edited).problems)
+    moved = copy.deepcopy(document)
+    played = next(e for e in moved["events"] if e["type"] == "card_played")
+    played["card"] = next(str(c) for c in ALL_CARDS if str(c) != played["card"])
+    moved["hash"] = content_hash(moved)
+    assert not verify_replay(moved).ok
+    reseeded = copy.deepcopy(document)
+    reseeded["options"]["seed"] += 1  # claims a seed that did not deal these cards (a stacked deck)
+    reseeded["hash"] = content_hash(reseeded)
+    assert any("not dealt from the recorded seed" in p for p in verify_replay(reseeded).problems)
+
+
+def test_the_stored_events_of_an_old_game_still_replay():
+    fixture = json.loads(FIXTURE.read_text())
+    stored = [(e["n"], {k: v for k, v in e.items() if k != "n"}) for e in fixture["events"]]
+    document = build_replay(fixture["game_id"], stored, FULL)
+    expected = fixture["expected"]
+    assert document["outcome"] == expected["outcome"]
+    assert len(document["steps"]) == expected["steps"]
+    import hashlib
+
+    states = hashlib.sha256(json.dumps([s["state"] for s in document["steps"]], sort_keys=True).encode()).hexdigest()
+    assert states == expected["states_sha256"], "today's engine rebuilds different states from these stored events"
+    assert {e["type"] for e in fixture["events"]} == set(expected["event_types"])
+    assert verify_replay(document).ok
+
+
+def test_old_event_versions_are_upcast_when_read(monkeypatch):
+    fixture = json.loads(FIXTURE.read_text())
+    # Pretend today's schema is v2, in which card_played renamed "card" to "played" ...
+    monkeypatch.setattr(service_game, "EVENT_SCHEMA_VERSION", 2)
+
+    def rename(envelope):
+        if envelope["type"] == "card_played":
+            envelope["played"] = envelope.pop("card")
+        return envelope
+
+    monkeypatch.setitem(service_game.UPCASTERS, 1, rename)
+    upcast = service_game.upcast({"type": "card_played", "seat": 0, "card": "R7", "v": 1})
+    assert upcast == {"type": "card_played", "seat": 0, "played": "R7", "v": 2}
+    with pytest.raises(ValueError, match="newer"):
+        service_game.upcast({"type": "card_played", "v": 3})
+    assert fixture["events"][0]["v"] == 1
+
+
+def test_replays_from_the_api(api):
+    token = api.player()["token"]
+    game = api.game(token, [ai("random"), ai("greedy")], variant="advanced", action_rules=True)
+    api.run_jobs()
+    response = api.call("GET", f"/v1/games/{game['id']}/replay", token)
+    document = response.get_json()
+    assert response.status_code == 200 and document["complete"] and document["hash"] == response.headers["ETag"].strip('"')
+    assert document["options"]["seed"] is not None and all(s["hand"] is not None for s in document["steps"][5]["state"]["seats"])
+    assert verify_replay(document).ok
+    at = api.call("GET", f"/v1/games/{game['id']}/replay?at=7", token).get_json()
+    assert at["step"] == state_at(document, 7) and at["steps"] == len(document["steps"])
+    assert api.call("GET", f"/v1/games/{game['id']}/replay?at=0").get_json()["step"]["state"] is None
+    too_far = api.call("GET", f"/v1/games/{game['id']}/replay?at={len(document['steps']) + 1}")
+    assert too_far.status_code == 422 and too_far.get_json()["errors"][0]["field"] == "at"
+    streamed = api.call("GET", f"/v1/games/{game['id']}/replay", headers={"Accept": "application/x-ndjson"})
+    assert streamed.mimetype == "application/x-ndjson"
+    rows = [json.loads(line) for line in streamed.get_data(as_text=True).splitlines()]
+    assert [r["kind"] for r in rows] == ["header"] + ["step"] * len(document["steps"]) + ["end"]
+    assert rows[-1]["hash"] == document["hash"] and rows[3]["text"] == document["steps"][2]["text"]
+
+
+def test_export_and_import(api):
+    token = api.player()["token"]
+    game = api.game(token, [ai("random"), ai("greedy")], variant="basic")
+    api.run_jobs()
+    exported = api.call("GET", f"/v1/games/{game['id']}/replay/export", token)
+    assert "attachment" in exported.headers["Content-Disposition"] and exported.headers["Content-Disposition"].endswith('.json"')
+    document = exported.get_json()
+    imported = api.call("POST", "/v1/replays", token, json=document)
+    body = imported.get_json()
+    assert imported.status_code == 201 and body["id"].startswith("r_") and body["steps"] == len(document["steps"])
+    assert api.call("GET", body["url"]).get_json() == document
+    assert api.call("GET", f"{body['url']}?at=2").get_json()["step"] == document["steps"][1]
+    assert api.call("GET", body["view_url"]).mimetype == "text/html"
+    again = api.call("POST", "/v1/replays", token, json=document)
+    assert again.get_json()["id"] == body["id"]  # the same file is the same replay
+    tampered = copy.deepcopy(document)
+    tampered["outcome"]["winner"] = 1 - tampered["outcome"]["winner"]
+    refused = api.call("POST", "/v1/replays", token, json=tampered)
+    assert refused.status_code == 422 and refused.get_json()["code"] == "invalid_replay"
+    assert api.call("GET", "/v1/replays/r_nothing").status_code == 404
+
+
+def test_a_long_replay_file_can_be_imported(api):
+    fixture = json.loads(FIXTURE.read_text())
+    stored = [(e["n"], {k: v for k, v in e.items() if k != "n"}) for e in fixture["events"]]
+    document = build_replay(fixture["game_id"], stored, FULL)
+    token = api.player()["token"]
+    assert len(json.dumps(document)) > api.runtime.settings.max_body_bytes
+    assert api.call("POST", "/v1/replays", token, json=document).status_code == 201
+
+
+def test_an_unfinished_game_cannot_be_exported(api):
+    token = api.player()["token"]
+    game = api.game(token, [HUMAN, ai()])
+    response = api.call("GET", f"/v1/games/{game['id']}/replay/export", token)
+    assert response.status_code == 409 and response.get_json()["code"] == "game_not_finished"
+
+
+def test_a_replay_of_a_game_in_progress_shows_only_what_the_caller_has_seen(api):
+    ana, bo = api.player("Ana"), api.player("Bo")
+    game = api.game(ana["token"], [HUMAN, HUMAN, ai("greedy")], action_rules=True, seed=31)
+    api.call("POST", f"/v1/games/{game['id']}/join", bo["token"], json={"code": game["join_code"]})
+    tokens = [ana["token"], bo["token"]]
+    rng = random.Random(3)
+    for _ in range(40):
+        api.run_jobs()
+        truth = api.runtime.games.load(game["id"])
+        if truth.state.round >= 2:
+            break  # far enough: a round was won, scored and a new one dealt; the game cannot be over yet
+        mover = truth.seat_to_move()
+        if mover is None or mover > 1:
+            continue
+        view = api.view(game["id"], tokens[mover])
+        choice = rng.choice([s for s in view["legal_steps"] if s["type"] != "fold"] or view["legal_steps"])
+        api.act(game["id"], tokens[mover], [{k: choice[k] for k in ("type", "card", "seat", "to") if k in choice}])
+    assert api.runtime.games.load(game["id"]).status == "active"
+    from tests.service.test_leaks import Secrets
+
+    secrets = Secrets(api, game["id"], 3).update()
+    for seat, token in ((0, ana["token"]), (1, bo["token"]), (None, None)):
+        document = api.call("GET", f"/v1/games/{game['id']}/replay", token).get_json()
+        assert not document["complete"] and document["options"]["seed"] is None
+        by_number = {e["n"]: e for e in document["events"]}
+        for step in document["steps"]:
+            secret = secrets[step["n"]][seat]
+            shown = set(CARD.findall(json.dumps(step["state"]))) | set(CARD.findall(json.dumps(step["text"])))
+            event = by_number[step["n"]]
+            shown |= set(CARD.findall(json.dumps(event)))
+            if event["type"] in ("card_taken", "card_placed"):
+                shown.discard(event["card"])
+            assert not shown & secret, f"step {step['index']} shows {shown & secret} to seat {seat}"
+            hands = [s["hand"] is not None for s in step["state"]["seats"]]
+            assert hands == [s == seat for s in range(3)]
+        assert api.call("GET", f"/v1/games/{game['id']}/replay/view").status_code == 200
