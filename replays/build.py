@@ -29,6 +29,7 @@ from engine import (
     event_to_dict,
     redact,
 )
+from engine.rules import leading_seat, qualifying_mask
 from engine.state import apply_in_place
 from replays.explain import explain
 from service.game import LOBBY_TYPES, Game, apply, engine_event, upcast
@@ -62,8 +63,14 @@ def _names(mask: int) -> list[str]:
 
 
 def state_json(state: GameState, perspective: Perspective) -> dict[str, Any]:
-    """The table after a step, as ``perspective`` may see it (the deck's order is in the deal events)."""
+    """The table after a step, as ``perspective`` may see it (the deck's order is in the deal events).
+
+    ``canvas`` is bottom card first (empty: only the starting card, whose rule is
+    Red); ``leader`` is the seat winning under the rule now, and each seat's
+    ``qualifying`` cards are what counts for it, so a viewer needs no rules.
+    """
     seats = []
+    rule = state.rule
     for seat in range(state.players):
         hand = state.hands[seat]
         shown = perspective in (FULL, seat)
@@ -72,6 +79,7 @@ def state_json(state: GameState, perspective: Perspective) -> dict[str, Any]:
             {
                 "in_round": state.in_round[seat],
                 "palette": _names(state.palettes[seat]),
+                "qualifying": _names(qualifying_mask(state.palettes[seat], rule)) if state.in_round[seat] else [],
                 "hand": _names(hand) if shown else None,
                 "hand_size": hand.bit_count(),
                 "score": sum(int(name[1]) for name in scored),
@@ -82,8 +90,10 @@ def state_json(state: GameState, perspective: Perspective) -> dict[str, Any]:
     return {
         "round": state.round,
         "phase": state.phase.value,
-        "rule": str(state.rule),
+        "rule": str(rule),
         "canvas": [_NAMES[c] for c in state.canvas],
+        "canvas_top": _NAMES[state.canvas[-1]] if state.canvas else None,
+        "leader": leading_seat(state.palettes, state.in_round, rule) if state.phase.value == "turn" else None,
         "deck_size": len(state.deck),
         "turn": turn.seat if turn is not None else None,
         "pending": turn.pending.value if turn is not None and turn.pending else None,

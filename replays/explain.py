@@ -75,7 +75,8 @@ def explain(event: Event, before: GameState, after: GameState, names: Names) -> 
     match event:
         case GameStarted(players=n, variant=variant, action_rules=actions):
             rules = "with" if actions else "without"
-            return f"A {variant} game for {n} players, {rules} the action rules."
+            article = "An" if str(variant)[0] in "aeiou" else "A"
+            return f"{article} {variant} game for {n} players, {rules} the action rules."
         case RoundDealt(round=number, palettes=palettes, first_seat=first):
             shown = ", ".join(f"{names(s)} {c}" for s, c in enumerate(palettes))
             top = max(range(len(palettes)), key=lambda s: palettes[s])

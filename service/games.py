@@ -191,7 +191,7 @@ class GameService:
         game_id = new_id("g")
         at = self.clock()
         dealing = "custom" if request.deck is not None else "seeded" if request.seed is not None else "random"
-        seed = request.seed if request.seed is not None else secrets.randbits(63)
+        seed = request.seed if request.seed is not None else secrets.randbits(53)  # exact in JavaScript too
         created = {
             "type": "game_created",
             "created_by": creator.id,

@@ -76,7 +76,7 @@ class GameCreateSchema(Strict):
     variant = fields.String(load_default="advanced", validate=validate.OneOf([v.value for v in Variant]))
     action_rules = fields.Boolean(load_default=False)
     seed = fields.Integer(
-        validate=validate.Range(0, 2**63 - 1),
+        validate=validate.Range(0, 2**53 - 1),  # exact as a JavaScript number
         metadata={"description": "fixes every shuffle; anyone who knows it can predict the deal (the game is marked seeded)"},
     )
     deck = fields.List(

@@ -73,7 +73,7 @@ def clean_real_redis(text: redis.Redis, key_prefix: str) -> None:
         if namespace in member:
             text.srem("rq:queues", member)
     for worker in {*text.smembers("rq:workers"), *text.scan_iter(match="rq:worker:*", count=500)}:
-        if namespace in (text.hget(worker, "queues") or ""):
+        if text.type(worker) == "hash" and namespace in (text.hget(worker, "queues") or ""):
             text.delete(worker)
             text.srem("rq:workers", worker)
 

@@ -1,0 +1,148 @@
+"""The replay viewer page, without a browser: self-contained, the replay embedded exactly and safely, served with the CSP.
+
+The ``api`` fixture comes from tests/replays/conftest.py (the API's, on fakeredis and on the real Redis).
+"""
+
+from __future__ import annotations
+
+import copy
+import html
+import json
+import re
+import uuid
+from importlib import resources
+from typing import Any
+
+import pytest
+
+from replays.viewer import embed_json, render_viewer, template
+from service.app import create_app
+from service.runtime import build_runtime
+from tests.service.conftest import HUMAN, Api, ai, settings_for
+
+CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
+EVIL = '</script><script>alert("x")</script><!-- </SCRIPT > <\\/script>'
+REPLAY_ELEMENT = re.compile(r'<script id="replay" type="application/json">(.*?)</script>', re.S)
+
+
+def embedded(page: str) -> Any:
+    """The replay document as the page carries it."""
+    found = REPLAY_ELEMENT.findall(page)
+    assert len(found) == 1, "the page has exactly one replay element"
+    return json.loads(found[0])
+
+
+def finished_game(client: Api) -> tuple[str, dict[str, Any]]:
+    """A finished all-AI game and its full replay document."""
+    token = client.player("Ana")["token"]
+    game = client.game(token, [ai("random"), ai("greedy")])
+    client.run_jobs()
+    response = client.call("GET", f"/v1/games/{game['id']}/replay")
+    assert response.status_code == 200
+    document = response.get_json()
+    assert document["outcome"] is not None, "the all-AI game finished"
+    return game["id"], document
+
+
+@pytest.fixture(scope="module")
+def document() -> dict[str, Any]:
+    """One finished game's replay for the tests that only render (an embedded in-memory store)."""
+    embedded_runtime = build_runtime(settings_for(f"red7-test:{uuid.uuid4().hex[:12]}:"))
+    _, document = finished_game(Api(create_app(embedded_runtime), embedded_runtime))
+    return document
+
+
+def test_the_template_ships_in_the_package() -> None:
+    assert resources.files("replays").joinpath("viewer.html").is_file()
+    page = template()
+    for placeholder in ("__RED7_TITLE__", "__RED7_REPLAY_JSON__"):
+        assert placeholder in page
+
+
+def test_the_page_names_no_external_url_and_needs_nothing_the_csp_forbids(document) -> None:
+    page = render_viewer(document, "Red7 replay")
+    for text in (page, template()):
+        assert "http://" not in text and "https://" not in text
+        assert not re.search(r"""\b(?:src|href|action|formaction|poster|srcset)\s*=\s*["']?\s*(?:[a-z]+:)?//""", text, re.I)
+        assert not re.search(r"\b(?:src|href)\s*=", text, re.I), "nothing is loaded: no src, no href"
+        assert not re.search(r"url\s*\(|@import", text, re.I), "no CSS resource"
+        for forbidden in ("eval(", "new Function", "fetch(", "XMLHttpRequest", "WebSocket", "EventSource", "import("):
+            assert forbidden not in text
+        assert not re.search(r"\son[a-z]+\s*=", text.split('<script id="replay"')[0]), "no inline event handler attribute"
+    assert page.count("<script") == 2, "the replay data and the viewer's one script"
+
+
+def test_the_page_has_the_stable_hooks_for_tests_and_assistive_technology(document) -> None:
+    page = render_viewer(document, "Red7 replay")
+    hooks = ["step-counter", "explanation", "rule", "deck-size", "round", "turn", "prev", "next", "first", "last"]
+    for hook in [*hooks, "slider", "outcome", "step-list"]:
+        assert f'id="{hook}"' in page
+    assert re.search(r'<p id="explanation" aria-live="polite"', page)
+    for button in ("first", "prev", "next", "last"):
+        assert re.search(rf'<button type="button" id="{button}" aria-label="[^"]+"', page)
+    assert ":focus-visible" in page and 'name="viewport"' in page
+
+
+def test_the_replay_round_trips_through_the_page(document) -> None:
+    page = render_viewer(document, "Red7 replay")
+    assert embedded(page) == document
+    assert embedded(page)["options"]["seed"] == document["options"]["seed"], "a 64-bit seed keeps every digit"
+
+
+def test_a_hostile_name_cannot_end_the_script_element_or_open_a_comment(document) -> None:
+    hostile = copy.deepcopy(document)
+    hostile["seats"][0]["name"] = EVIL
+    hostile["steps"][0]["text"] = "<!-- " + EVIL + " & \u2028\u2029 ünïcödé"
+    page = render_viewer(hostile, "<b>" + EVIL + "__RED7_REPLAY_JSON__")
+    data = REPLAY_ELEMENT.search(page).group(1)
+    assert "<" not in data and ">" not in data and "&" not in data
+    assert "</script" not in data.lower() and "<!--" not in data
+    assert embedded(page) == hostile
+    assert page.lower().count("</script") == template().lower().count("</script") == 2
+    assert "<!--" not in page
+    title = html.escape("<b>" + EVIL + "__RED7_REPLAY_JSON__")
+    assert f"<title>{title}</title>" in page, "the title is escaped, and a placeholder in it is not filled in"
+    assert page.count(data) == 1
+
+
+def test_embed_json_is_json() -> None:
+    value = {"a": "</script><!--&>", "b": [1, 2.5, None, True], "c": "\u2028"}
+    assert json.loads(embed_json(value)) == value
+
+
+def test_the_route_serves_a_finished_games_viewer_with_the_csp(api) -> None:
+    game_id, document = finished_game(api)
+    response = api.call("GET", f"/v1/games/{game_id}/replay/view")
+    assert response.status_code == 200
+    assert response.mimetype == "text/html"
+    assert response.headers["Content-Security-Policy"] == CSP
+    page = response.get_data(as_text=True)
+    assert f"<title>Red7 replay {game_id}</title>" in page
+    assert embedded(page) == document
+    assert "http://" not in page and "https://" not in page
+
+
+def test_an_imported_replay_has_the_same_viewer(api) -> None:
+    _, document = finished_game(api)
+    token = api.player("Bo")["token"]
+    imported = api.call("POST", "/v1/replays", token, json=document)
+    assert imported.status_code == 201, imported.get_json()
+    response = api.call("GET", imported.get_json()["view_url"])
+    assert response.status_code == 200 and response.mimetype == "text/html"
+    assert response.headers["Content-Security-Policy"] == CSP
+    assert embedded(response.get_data(as_text=True)) == document
+
+
+def test_a_game_in_progress_is_viewed_as_a_spectator_and_a_hostile_player_name_stays_data(api) -> None:
+    player = api.player(EVIL[:40])
+    game = api.game(player["token"], [HUMAN, ai("greedy")])
+    api.run_jobs()
+    response = api.call("GET", f"/v1/games/{game['id']}/replay/view")
+    assert response.status_code == 200
+    page = response.get_data(as_text=True)
+    document = embedded(page)
+    assert document == api.call("GET", f"/v1/games/{game['id']}/replay").get_json()
+    assert document["perspective"] == "spectator" and document["outcome"] is None
+    assert document["seats"][0]["name"] == EVIL[:40]
+    assert all(seat["hand"] is None for step in document["steps"] for seat in step["state"]["seats"])
+    assert page.lower().count("</script") == 2 and "<!--" not in page
