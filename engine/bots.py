@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from engine.cards import Color, iter_cards
+from engine.expert import ExpertBot
 from engine.legal import Outcome, Plan, Position, bars, finish, grants_draw, simple_turns, turn_steps, walk
 from engine.rules import qualifying_mask, strength
 from engine.steps import Discard, Fold, Step
@@ -100,4 +101,6 @@ class GreedyBot:
         return value
 
 
-BOTS = {"random": RandomBot, "greedy": GreedyBot}
+#: Every bot by name.  The expert plans from a view (``plan_view``), not a position; it may be
+#: imported here because it imports nothing from this module (no cycle).
+BOTS: dict[str, type] = {"random": RandomBot, "greedy": GreedyBot, "expert": ExpertBot}

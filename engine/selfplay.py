@@ -3,19 +3,35 @@
 Used by ``python -m engine.simulate``, the benchmarks and the property tests:
 every step goes through the same ``decide`` a request would, so a bot that
 tried an illegal step would stop the game with the engine's refusal.
+
+Two kinds of bot take part.  A :class:`~engine.bots.Bot` plans from its
+seat's search ``Position`` (``plan(pos)``).  A :class:`ViewBot` (the expert)
+plans from exactly what a remote player gets: the seat's view and the seat's
+redacted event history (``plan_view(view, history)``).  The histories are kept
+only for view bots, so games between position bots cost what they always did.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from engine.bots import Bot
 from engine.decision import decide_and_fold, decide_steps
 from engine.events import Event, RoundDealt, RoundWon, TurnStarted, Variant
 from engine.legal import position_of
+from engine.projection import View, redact, view
 from engine.state import GameState, Phase
 from engine.steps import Command, DealRound, ScoreRound, Start, Step
+
+
+class ViewBot(Protocol):
+    name: str
+
+    def plan_view(self, seen: View, history: Sequence[Event]) -> Sequence[Step]:
+        """The steps to take now, from the seat's view and its redacted history."""
+        ...
 
 
 @dataclass(slots=True)
@@ -33,7 +49,7 @@ class GameRecord:
 
 
 def play_game(
-    bots: Sequence[Bot],
+    bots: Sequence[Bot | ViewBot],
     *,
     variant: Variant = Variant.ADVANCED,
     action_rules: bool = False,
@@ -43,6 +59,8 @@ def play_game(
     """One game from the deal to the end; ``bots[s]`` plays seat ``s``."""
     record = GameRecord()
     state = GameState()
+    # What each view bot's seat has seen so far: redacted as the service would redact it.
+    histories: dict[int, list[Event]] = {s: [] for s, bot in enumerate(bots) if hasattr(bot, "plan_view")}
 
     def run(command: Step | Command | Sequence[Step], seat: int | None = None) -> None:
         nonlocal state
@@ -58,12 +76,18 @@ def play_game(
             elif isinstance(event, RoundWon):
                 record.rounds[-1].winner = event.seat
         record.events.extend(events)
+        for viewer, seen in histories.items():
+            seen.extend(redact(event, viewer) for event in events)
 
     run(Start(len(bots), variant, action_rules, seed))
     for _ in range(max_steps):
         if state.phase is Phase.TURN:
             seat = state.turn.seat  # type: ignore[union-attr]
-            run(bots[seat].plan(position_of(state)), seat)
+            bot = bots[seat]
+            if seat in histories:
+                run(bot.plan_view(view(state, seat), tuple(histories[seat])), seat)  # type: ignore[union-attr]
+            else:
+                run(bot.plan(position_of(state)), seat)  # type: ignore[union-attr]
         elif state.phase is Phase.ROUND_WON:
             run(ScoreRound())
         elif state.phase is Phase.ROUND_SCORED:

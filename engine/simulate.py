@@ -1,6 +1,7 @@
 """Self-play from the command line: how long rounds last, who wins them, how fast.
 
     python -m engine.simulate --players 3 --games 2000 --variant advanced --seed 1
+    python -m engine.simulate --bots expert,greedy --players 2 --games 20 --expert-seconds 0.2
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--variant", choices=[v.value for v in Variant], default="advanced")
     parser.add_argument("--action-rules", action="store_true", help="play with the actions of 1, 3, 5 and 7")
-    parser.add_argument("--bots", default="random", help="comma-separated bot per seat (random, greedy); one name for all")
+    parser.add_argument("--bots", default="random", help=f"comma-separated bot per seat ({', '.join(BOTS)}); one name for all")
+    parser.add_argument("--expert-seconds", type=float, default=0.2, help="the expert's thinking time per move")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
 
@@ -32,7 +34,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error(f"--bots needs {args.players} names among {', '.join(BOTS)}")
 
     rng = random.Random(args.seed)
-    bots = [BOTS[name](rng) for name in names]
+    bots = [BOTS[name](rng, seconds=args.expert_seconds) if name == "expert" else BOTS[name](rng) for name in names]
     by_position = [0] * args.players
     by_seat = [0] * args.players
     game_wins = [0] * args.players
@@ -50,7 +52,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     elapsed = time.perf_counter() - started
 
     rules = "with action rules" if args.action_rules else "no action rules"
-    print(f"{args.games} games, {args.players} players, {args.variant}, {rules}, bots {','.join(names)}, seed {args.seed}")
+    thinking = f", expert {args.expert_seconds:g} s per move" if "expert" in names else ""
+    bots_used = ",".join(names)
+    print(f"{args.games} games, {args.players} players, {args.variant}, {rules}, bots {bots_used}, seed {args.seed}{thinking}")
     print(f"rounds: {rounds} ({rounds / args.games:.2f} per game), turns per round: {turns / rounds:.2f}")
     print("round win rate by position from the first player: "
           + "  ".join(f"{i + 1}: {100 * w / rounds:.1f}%" for i, w in enumerate(by_position)))
