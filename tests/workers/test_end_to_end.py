@@ -114,7 +114,7 @@ def test_a_human_against_three_ais_through_several_rounds_with_webhooks(real, re
             api.call("GET", f"/v1/games/{game['id']}/events?after={view['version']}&wait=2", token)
     else:
         raise AssertionError("the game did not finish")
-    assert len(rounds) >= 3, "the game should run through several rounds"
+    assert len(rounds) >= 2, "the game should run through several rounds (scored, then dealt again)"
     consistent(api, game["id"])
     for _ in range(50):  # webhooks are delivered by the worker, a moment later
         kinds = [json.loads(body)["event"] for _, body in Receiver.received]

@@ -196,3 +196,38 @@ def test_jobs_are_queued_with_retries_and_json(api):
     assert job.retries_left == 4 and job.retry_intervals == [1, 3, 10, 30]
     raw = api.runtime.raw_redis.hget(f"rq:job:{job.id}", "data")
     assert json.loads(zlib.decompress(raw))[0] == "workers.jobs.ai_turn"  # JSON (zlib-compressed by RQ), not pickle
+
+
+def test_the_expert_job_hands_the_ai_only_its_seats_projection_and_redacted_history(api, monkeypatch):
+    from engine import CardDrawn, GameStarted, GameState, RoundDealt, View
+    from engine.expert import ExpertBot
+
+    seen_calls = []
+    real = ExpertBot.plan_view
+
+    def spy(self, seen, history):
+        seen_calls.append((seen, list(history)))
+        return real(self, seen, history)
+
+    monkeypatch.setattr(ExpertBot, "plan_view", spy)
+    token = api.player()["token"]
+    game = api.game(token, [ai("expert"), ai("random"), ai("random")], action_rules=True, seed=8)
+    for _ in range(30):
+        loaded = api.runtime.games.load(game["id"])
+        if loaded.status != "active":
+            break
+        seat = loaded.seat_to_move()
+        if seat is not None:
+            jobs.ai_turn(game["id"], loaded.version)
+        else:
+            jobs.score_round(game["id"], loaded.version)
+    assert seen_calls, "the expert never moved"
+    for seen, history in seen_calls:
+        assert isinstance(seen, View) and not isinstance(seen, GameState) and seen.viewer == 0
+        for event in history:
+            if isinstance(event, GameStarted):
+                assert event.seed is None and event.deck is None
+            if isinstance(event, RoundDealt):
+                assert event.deck is None and all(hand is None for s, hand in enumerate(event.hands) if s != 0)
+            if isinstance(event, CardDrawn) and event.seat != 0:
+                assert event.card is None
