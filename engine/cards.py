@@ -153,6 +153,16 @@ def cards_in(mask: int) -> list[Card]:
     return out
 
 
+def card_names(mask: int) -> list[str]:
+    """The notation of a mask's cards, highest first (what views and replays print, many times over)."""
+    out = []
+    while mask:
+        top = mask.bit_length() - 1
+        out.append(_NAMES[top])
+        mask ^= 1 << top
+    return out
+
+
 def iter_cards(mask: int) -> Iterator[Card]:
     """The cards of a mask, highest first, lazily."""
     while mask:

@@ -29,6 +29,7 @@ from engine import (
     event_to_dict,
     redact,
 )
+from engine.cards import card_names
 from engine.rules import leading_seat, qualifying_mask
 from engine.state import apply_in_place
 from replays.explain import explain
@@ -52,16 +53,6 @@ def content_hash(document: dict[str, Any]) -> str:
 _NAMES = tuple(str(c) for c in ALL_CARDS)
 
 
-def _names(mask: int) -> list[str]:
-    """Card names of a mask, highest first (the hot loop of building a replay)."""
-    out = []
-    while mask:
-        top = mask.bit_length() - 1
-        out.append(_NAMES[top])
-        mask ^= 1 << top
-    return out
-
-
 def state_json(state: GameState, perspective: Perspective) -> dict[str, Any]:
     """The table after a step, as ``perspective`` may see it (the deck's order is in the deal events).
 
@@ -74,13 +65,13 @@ def state_json(state: GameState, perspective: Perspective) -> dict[str, Any]:
     for seat in range(state.players):
         hand = state.hands[seat]
         shown = perspective in (FULL, seat)
-        scored = _names(state.scored[seat])
+        scored = card_names(state.scored[seat])
         seats.append(
             {
                 "in_round": state.in_round[seat],
-                "palette": _names(state.palettes[seat]),
-                "qualifying": _names(qualifying_mask(state.palettes[seat], rule)) if state.in_round[seat] else [],
-                "hand": _names(hand) if shown else None,
+                "palette": card_names(state.palettes[seat]),
+                "qualifying": card_names(qualifying_mask(state.palettes[seat], rule)) if state.in_round[seat] else [],
+                "hand": card_names(hand) if shown else None,
                 "hand_size": hand.bit_count(),
                 "score": sum(int(name[1]) for name in scored),
                 "scored": scored,
