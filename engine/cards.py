@@ -154,8 +154,13 @@ def cards_in(mask: int) -> list[Card]:
 
 
 def card_names(mask: int) -> list[str]:
-    """The notation of a mask's cards, highest first."""
-    return [_NAMES[card] for card in cards_in(mask)]
+    """The notation of a mask's cards, highest first (what views and replays print, many times over)."""
+    out = []
+    while mask:
+        top = mask.bit_length() - 1
+        out.append(_NAMES[top])
+        mask ^= 1 << top
+    return out
 
 
 def iter_cards(mask: int) -> Iterator[Card]:
