@@ -231,3 +231,31 @@ def test_the_expert_job_hands_the_ai_only_its_seats_projection_and_redacted_hist
                 assert event.deck is None and all(hand is None for s, hand in enumerate(event.hands) if s != 0)
             if isinstance(event, CardDrawn) and event.seat != 0:
                 assert event.card is None
+
+
+def test_a_permanent_failure_lands_in_the_failed_registry_with_its_reason(api, receiver):
+    from workers.dispatch import Due
+
+    token = api.player()["token"]
+    me = api.call("PATCH", "/v1/players/me", token, json={"webhook_url": receiver}).get_json()
+    Receiver.status = 410
+    assert api.runtime.dispatcher.enqueue(Due("notify", "g_x", 1, (me["id"], "your_turn")))
+    api.run_jobs()
+    failed = api.runtime.queue.failed_job_registry
+    assert failed.count == 1
+    job = api.runtime.queue.fetch_job(failed.get_job_ids()[0])
+    assert job.retries_left == 0 and "the webhook refused the event with 410" in job.latest_result().exc_string
+
+
+def test_a_transient_failure_is_retried_later(api, receiver):
+    from workers.dispatch import Due
+
+    token = api.player()["token"]
+    me = api.call("PATCH", "/v1/players/me", token, json={"webhook_url": receiver}).get_json()
+    Receiver.status = 503
+    assert api.runtime.dispatcher.enqueue(Due("notify", "g_x", 1, (me["id"], "your_turn")))
+    api.run_jobs()
+    scheduled = api.runtime.queue.scheduled_job_registry
+    assert scheduled.count == 1 and api.runtime.queue.failed_job_registry.count == 0
+    job = api.runtime.queue.fetch_job(scheduled.get_job_ids()[0])
+    assert job.retries_left == 3  # one of four tries used; the next comes after the backoff
