@@ -69,11 +69,12 @@ def play_game(
         else:
             events, state = decide_and_fold(state, command, seat)
         for event in events:
-            if isinstance(event, RoundDealt):
-                record.rounds.append(RoundRecord(event.first_seat))
-            elif isinstance(event, TurnStarted):
+            kind = type(event)
+            if kind is TurnStarted:
                 record.rounds[-1].turns += 1
-            elif isinstance(event, RoundWon):
+            elif kind is RoundDealt:
+                record.rounds.append(RoundRecord(event.first_seat))
+            elif kind is RoundWon:
                 record.rounds[-1].winner = event.seat
         record.events.extend(events)
         for viewer, seen in histories.items():
