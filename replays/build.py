@@ -26,14 +26,12 @@ from engine import (
     EVENT_SCHEMA_VERSION,
     Event,
     GameState,
-    event_to_dict,
-    redact,
 )
 from engine.cards import card_names
 from engine.rules import leading_seat, qualifying_mask
 from engine.state import apply_in_place
 from replays.explain import explain
-from service.game import LOBBY_TYPES, Game, apply, engine_event, upcast
+from service.game import LOBBY_TYPES, Game, apply, engine_event, redact_envelope, upcast
 
 REPLAY_FORMAT = "red7-replay/1"
 FULL = "full"
@@ -116,21 +114,6 @@ class Replay:
         return f"seat {seat}"
 
 
-def _stored_view(data: dict[str, Any], event: Event | None, perspective: Perspective, finished: bool) -> dict:
-    """A stored envelope as the perspective may see it (the same redaction as the event feeds)."""
-    if event is None:
-        shown = dict(data)
-        if data["type"] == "game_created":
-            if perspective != FULL:
-                shown.pop("seed", None)
-                shown.pop("deck", None)
-            shown.pop("join_code", None)
-        return shown
-    seat = perspective if isinstance(perspective, int) else None
-    redacted = event if perspective == FULL else redact(event, seat, game_over=finished)
-    return {"n": data["n"], **event_to_dict(redacted), "at": data["at"], "by": data["by"], "v": data["v"]}
-
-
 def iter_steps(game_id: str, stored: Iterable[tuple[int, dict[str, Any]]], perspective: Perspective) -> Iterator[dict[str, Any]]:
     """The steps one by one (for streaming), from stored envelopes ``(number, data)``.
 
@@ -161,7 +144,7 @@ def _fold(game_id: str, stored: Iterable[tuple[int, dict[str, Any]]], perspectiv
         data = {**data, "n": number}
         if data["type"] in LOBBY_TYPES:
             apply(game, number, data)
-            replay.events.append(_stored_view(data, None, perspective, finished))
+            replay.events.append(_shown(data, perspective, finished))
             if data["type"] == "turn_timed_out":
                 action = "an AI plays the turn" if data.get("action") == "ai" else "the seat folds"
                 text = f"{replay.names(data['seat'])}'s time ran out: {action}."
@@ -171,11 +154,17 @@ def _fold(game_id: str, stored: Iterable[tuple[int, dict[str, Any]]], perspectiv
         before = game.state.copy()
         apply_in_place(game.state, event)
         game.version, game.updated_at = number, data["at"]
-        shown = _stored_view(data, event, perspective, finished)
+        shown = _shown(data, perspective, finished)
         replay.events.append(shown)
         text = explain(engine_event(shown) if perspective != FULL else event, before, game.state, replay.names)
         replay.steps.append(_step(replay, data, event, acting_seat(event), text))
     return replay
+
+
+def _shown(data: dict[str, Any], perspective: Perspective, finished: bool) -> dict[str, Any]:
+    """A stored envelope as the perspective may see it: the feeds' redaction (join codes never shown)."""
+    seat = perspective if isinstance(perspective, int) else None
+    return {"n": data["n"], **redact_envelope(data, seat, is_creator=False, finished=finished)}
 
 
 def _step(replay: Replay, data: dict[str, Any], event: Event | None, seat: int | None, text: str) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from engine import (
     Variant,
     event_from_dict,
     event_to_dict,
+    redact,
 )
 from engine.snapshot import state_from_dict, state_to_dict
 from engine.state import apply_in_place
@@ -190,3 +191,23 @@ def load(game_id: str, envelopes: Iterable[tuple[int, str]], start: Game | None 
     for number, payload in envelopes:
         apply(game, number, upcast(json.loads(payload)))
     return game
+
+
+def redact_envelope(data: dict[str, Any], seat: int | None, *, is_creator: bool, finished: bool) -> dict[str, Any]:
+    """A stored envelope as ``seat`` (``None``: a spectator) may see it; everything once the game is finished.
+
+    The event feeds and the replays both show stored events through this.
+    """
+    kind = data["type"]
+    if kind == "game_created":
+        shown = dict(data)
+        if not finished:
+            shown.pop("seed", None)
+            shown.pop("deck", None)
+        if not is_creator:
+            shown.pop("join_code", None)
+        return shown
+    if kind in LOBBY_TYPES:
+        return data
+    event = redact(engine_event(data), seat, game_over=finished)
+    return {**event_to_dict(event), "at": data["at"], "by": data["by"], "v": data["v"]}

@@ -22,7 +22,6 @@ from typing import Any
 
 from engine import (
     Card,
-    Command,
     Event,
     RuleViolation,
     Start,
@@ -30,12 +29,10 @@ from engine import (
     Variant,
     decide_and_fold,
     decide_steps,
-    event_to_dict,
-    redact,
 )
 from replays.build import FULL, Perspective, build_replay
 from service.errors import ApiError
-from service.game import Game, apply, apply_engine, engine_envelope, engine_event, envelope, load
+from service.game import Game, apply, apply_engine, engine_envelope, envelope, load, redact_envelope
 from service.players import Player, PlayerStore, new_id
 from service.store import Appended, EventStore, Idempotency, IdempotencyMismatch, Replayed, VersionConflict
 
@@ -162,7 +159,8 @@ class GameService:
         out = []
         for stored in self.store.read(game.id, after, limit):
             data = json.loads(stored.payload)
-            out.append({"n": stored.number, **redact_envelope(data, seat, viewer == game.created_by, finished)})
+            shown = redact_envelope(data, seat, is_creator=viewer == game.created_by, finished=finished)
+            out.append({"n": stored.number, **shown})
         return out
 
     def replay(self, game: Game, viewer: str | None) -> dict[str, Any]:
@@ -338,10 +336,6 @@ class GameService:
             raise
         return outcome.game
 
-    def command(self, game: Game, command: Command) -> list[Event]:
-        """The engine's events for a service command (score, deal) on ``game``."""
-        return decide_and_fold(game.state, command)[0]
-
     # --- internals --------------------------------------------------------------------
 
     def _commit(
@@ -473,20 +467,3 @@ def _conflict(expected: int, current: int) -> ApiError:
 def _negated(text: str) -> str:
     """A sort key that puts later ISO timestamps first."""
     return "".join(chr(0x10FFFF - ord(ch)) for ch in text)
-
-
-def redact_envelope(data: dict[str, Any], seat: int | None, is_creator: bool, finished: bool) -> dict[str, Any]:
-    """A stored envelope as ``seat`` may see it (everything, once the game is finished)."""
-    kind = data["type"]
-    if kind == "game_created":
-        shown = dict(data)
-        if not finished:
-            shown.pop("seed", None)
-            shown.pop("deck", None)
-        if not is_creator:
-            shown.pop("join_code", None)
-        return shown
-    if kind in ("seat_taken", "turn_timed_out"):
-        return data
-    event = redact(engine_event(data), seat, game_over=finished)
-    return {**event_to_dict(event), "at": data["at"], "by": data["by"], "v": data["v"]}

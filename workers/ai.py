@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from engine import Step, redact, view
 from engine.bots import GreedyBot, RandomBot
+from engine.expert import ExpertBot
 from engine.legal import position_from_view
 from service.game import LOBBY_TYPES, Game, engine_event
 
@@ -22,8 +23,6 @@ def choose_steps(
     rng = random.Random(f"{game.id}:{game.version}:{seat}")  # independent of the secret seed
     seen = view(game.state, seat)
     if level == "expert":
-        from engine.expert import ExpertBot
-
         events = [redact(engine_event(data), seat) for data in history if data["type"] not in LOBBY_TYPES]
         return ExpertBot(rng, seconds=expert_seconds).plan_view(seen, events)
     bot = GreedyBot(rng) if level == "greedy" else RandomBot(rng)

@@ -233,14 +233,19 @@ def test_the_expert_job_hands_the_ai_only_its_seats_projection_and_redacted_hist
                 assert event.card is None
 
 
-def test_a_permanent_failure_lands_in_the_failed_registry_with_its_reason(api, receiver):
+def notify_through_the_queue(api, receiver: str, status: int) -> None:
+    """A player with a webhook that answers ``status``, notified by a queued job run by a worker."""
     from workers.dispatch import Due
 
     token = api.player()["token"]
     me = api.call("PATCH", "/v1/players/me", token, json={"webhook_url": receiver}).get_json()
-    Receiver.status = 410
+    Receiver.status = status
     assert api.runtime.dispatcher.enqueue(Due("notify", "g_x", 1, (me["id"], "your_turn")))
     api.run_jobs()
+
+
+def test_a_permanent_failure_lands_in_the_failed_registry_with_its_reason(api, receiver):
+    notify_through_the_queue(api, receiver, 410)
     failed = api.runtime.queue.failed_job_registry
     assert failed.count == 1
     job = api.runtime.queue.fetch_job(failed.get_job_ids()[0])
@@ -248,13 +253,7 @@ def test_a_permanent_failure_lands_in_the_failed_registry_with_its_reason(api, r
 
 
 def test_a_transient_failure_is_retried_later(api, receiver):
-    from workers.dispatch import Due
-
-    token = api.player()["token"]
-    me = api.call("PATCH", "/v1/players/me", token, json={"webhook_url": receiver}).get_json()
-    Receiver.status = 503
-    assert api.runtime.dispatcher.enqueue(Due("notify", "g_x", 1, (me["id"], "your_turn")))
-    api.run_jobs()
+    notify_through_the_queue(api, receiver, 503)
     scheduled = api.runtime.queue.scheduled_job_registry
     assert scheduled.count == 1 and api.runtime.queue.failed_job_registry.count == 0
     job = api.runtime.queue.fetch_job(scheduled.get_job_ids()[0])
