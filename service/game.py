@@ -207,7 +207,7 @@ def redact_envelope(data: dict[str, Any], seat: int | None, *, is_creator: bool,
         if not is_creator:
             shown.pop("join_code", None)
         return shown
-    if kind in LOBBY_TYPES:
-        return data
-    event = redact(engine_event(data), seat, game_over=finished)
+    if kind in LOBBY_TYPES or finished:
+        return data  # nothing is hidden any more: the stored event as it is
+    event = redact(engine_event(data), seat, game_over=False)
     return {**event_to_dict(event), "at": data["at"], "by": data["by"], "v": data["v"]}
