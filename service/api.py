@@ -22,10 +22,10 @@ from replays.build import state_at
 from replays.ndjson import iter_lines
 from replays.verify import verify_replay
 from replays.viewer import render_viewer
-from service.auth import current_player, require_api_key
+from service.auth import bearer_token, current_player, require_api_key
 from service.errors import PROBLEM_JSON, ApiError, catalogue
 from service.games import GameService, NewGame
-from service.players import PlayerStore
+from service.players import PlayerStore, TokenInfo, TooManyTokens, hash_token
 from service.schemas import (
     MAX_EVENT,
     ActionSchema,
@@ -37,6 +37,7 @@ from service.schemas import (
     HealthSchema,
     ImportedSchema,
     JoinSchema,
+    MyGamesQuerySchema,
     PlayerCreatedSchema,
     PlayerCreateSchema,
     PlayerSchema,
@@ -45,6 +46,9 @@ from service.schemas import (
     ReplayQuerySchema,
     ReplaySchema,
     StreamQuerySchema,
+    TokenCreateSchema,
+    TokenIssuedSchema,
+    TokenListSchema,
 )
 from service.store import Idempotency
 from service.views import game_json, summary_json
@@ -166,12 +170,54 @@ class Me(MethodView):
 
 @v1.route("/players/me/games")
 class MyGames(MethodView):
+    @v1.arguments(MyGamesQuerySchema(), location="query")
     @v1.response(200, GameListSchema)
+    @_errors(401, 422, 429)
+    def get(self, query: dict[str, Any]) -> Response:
+        """The caller's games, a page at a time: the ones where it is their turn first, then active, waiting, finished."""
+        player = current_player()
+        page = _games().games_of(player, status=query.get("status"), limit=query["limit"], cursor=query.get("cursor"))
+        return json_response({"games": [summary_json(g, player.id) for g in page.games], "next_cursor": page.next_cursor})
+
+
+def _token_json(info: TokenInfo) -> dict[str, Any]:
+    current = hash_token(bearer_token() or "")
+    return {"id": info.id, "label": info.label, "created_at": info.created_at, "current": info.digest == current}
+
+
+@v1.route("/players/me/tokens")
+class Tokens(MethodView):
+    @v1.response(200, TokenListSchema)
     @_errors(401, 429)
     def get(self) -> Response:
-        """The caller's games: the ones where it is their turn first."""
+        """The caller's tokens (never the tokens themselves): one per device or app, say."""
         player = current_player()
-        return json_response({"games": [summary_json(g, player.id) for g in _games().games_of(player)]})
+        return json_response({"tokens": [_token_json(info) for info in _players().tokens(player.id)]})
+
+    @v1.arguments(TokenCreateSchema())
+    @v1.response(201, TokenIssuedSchema)
+    @_errors(400, 401, 409, 413, 415, 422, 429)
+    def post(self, body: dict[str, Any]) -> Response:
+        """Issue another token; the answer holds it, once.  The tokens already issued keep working."""
+        player = current_player()
+        try:
+            info, token = _players().issue_token(player.id, body["label"], _games().clock())
+        except TooManyTokens:
+            raise ApiError("token_limit_reached", "Revoke a token you no longer use first.") from None
+        issued = {**_token_json(info), "token": token}
+        return json_response(issued, 201, {"Location": f"/v1/players/me/tokens/{info.id}"})
+
+
+@v1.route("/players/me/tokens/<token_id>")
+class TokenResource(MethodView):
+    @v1.response(204, description="Revoked: the token no longer works (at once here, within seconds on every server)")
+    @_errors(401, 404, 429)
+    def delete(self, token_id: str) -> Response:
+        """Revoke a token (the one this request came with too: that is how to sign out)."""
+        player = current_player()
+        if not _players().revoke_token(player.id, token_id):
+            raise ApiError("token_not_found")
+        return Response(status=204)
 
 
 # --- games -------------------------------------------------------------------------------

@@ -69,6 +69,31 @@ class Outcome:
     replayed: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class GamePage:
+    games: list[Game]
+    next_cursor: str | None
+
+
+def _parse_cursor(cursor: str | None) -> int | tuple[int, str] | None:
+    """``o.<offset>`` (among the games in play), ``f`` (the first finished game) or ``f.<ms>.<id>`` (after that one)."""
+    if cursor is None:
+        return 0
+    kind, _, rest = cursor.partition(".")
+    if kind == "o" and rest.isdigit() and len(rest) < 10:
+        return int(rest)
+    if kind == "f" and not rest:
+        return None
+    score, _, game_id = rest.partition(".")
+    if kind == "f" and score.isdigit() and len(score) < 16 and game_id:
+        return int(score), game_id
+    raise ApiError(
+        "invalid_request",
+        "The cursor is not one this server gave out; pass next_cursor as it came.",
+        errors=[{"field": "cursor", "message": "not a cursor from next_cursor", "location": "query"}],
+    )
+
+
 OnAppend = Callable[[Game, Sequence[Event]], None]
 
 
@@ -131,26 +156,69 @@ class GameService:
                 self._snapshot_at.clear()  # only a hint: forgetting costs one early snapshot per game
             self._snapshot_at[game.id] = game.version
 
-    def games_of(self, player: Player) -> list[Game]:
-        """The player's games: their turn first, then active, waiting and finished ones; newest first within each."""
+    def games_of(self, player: Player, *, status: str | None = None, limit: int = 50, cursor: str | None = None) -> GamePage:
+        """A page of the player's games: their turn first, then active, waiting and finished ones.
+
+        Games not yet finished (few, and in play) are loaded and ordered
+        whole, newest move first within each kind; finished ones (the whole
+        history) come from their own index, newest first, a page at a time.
+        ``cursor`` is the ``next_cursor`` of the page before.
+        """
+        at = _parse_cursor(cursor)
+        page: list[Game] = []
+        before: tuple[int, str] | None = None
+        if isinstance(at, int):
+            listed = [g for g in self._open_games(player) if status in (None, g.status)]
+            page = listed[at : at + limit]
+            if at + limit < len(listed):
+                return GamePage(page, f"o.{at + limit}")
+            if status is not None and status != "finished":
+                return GamePage(page, None)
+        elif status is not None and status != "finished":
+            return GamePage([], None)
+        else:
+            before = at
+        wanted = limit - len(page)
+        found = self.players.finished_ids(player.id, before, wanted + 1)
+        for game_id, _ in found[:wanted]:
+            try:
+                page.append(self.load(game_id))
+            except ApiError:
+                continue  # not there (a store emptied under the index): nothing to show
+        if len(found) <= wanted:
+            return GamePage(page, None)
+        if wanted == 0:
+            return GamePage(page, "f")
+        score, last = found[wanted - 1][1], found[wanted - 1][0]
+        return GamePage(page, f"f.{score}.{last}")
+
+    def _open_games(self, player: Player) -> list[Game]:
+        """The player's games not finished, in list order; a finished one found here is moved to the finished index."""
         games = []
         for game_id in self.players.game_ids(player.id):
             try:
                 game = self.load(game_id)
             except ApiError:
                 continue  # indexed before an append that never happened
-            if game.seat_of(player.id) is not None or game.created_by == player.id:
-                games.append(game)
+            if game.seat_of(player.id) is None and game.created_by != player.id:
+                continue
+            if game.status == "finished":
+                self._archive(game)  # its writer stopped before indexing it
+                continue
+            games.append(game)
 
         def order(game: Game) -> tuple[int, str]:
             mine = game.seat_of(player.id)
-            if mine is not None and game.seat_to_move() == mine:
-                rank = 0
-            else:
-                rank = {"active": 1, "waiting": 2, "finished": 3}[game.status]
+            rank = 0 if mine is not None and game.seat_to_move() == mine else {"active": 1, "waiting": 2}[game.status]
             return rank, _negated(game.updated_at)
 
         return sorted(games, key=order)
+
+    def _archive(self, game: Game) -> None:
+        """Index a finished game as finished for everyone who lists it."""
+        player_ids = {seat.player_id for seat in game.seats if seat.player_id} | {game.created_by}
+        finished = datetime.fromisoformat(game.updated_at.replace("Z", "+00:00"))
+        self.players.archive_game(player_ids, game.id, int(finished.timestamp() * 1000))
 
     def feed(self, game: Game, viewer: str | None, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
         """Stored events above ``after`` as the viewer may see them."""
@@ -381,7 +449,16 @@ class GameService:
         self._appended(game, events)
 
     def _appended(self, game: Game, events: Sequence[Event]) -> None:
-        """Hand the new game to the dispatcher; its failure must not fail a write that happened."""
+        """Index a game that has finished and hand the new game to the dispatcher.
+
+        Neither may fail a write that happened: a lost index move is made by
+        the next listing of the game, a lost enqueue by the next read.
+        """
+        if game.status == "finished":
+            try:
+                self._archive(game)
+            except Exception:
+                log.exception("could not index game %s as finished; the next listing will", game.id)
         if self.on_append is None:
             return
         try:

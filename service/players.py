@@ -1,14 +1,24 @@
 """Players and their bearer tokens.
 
-A token is shown once, at creation; only its SHA-256 is kept (a token is 256
-random bits, so a fast hash is enough: there is nothing to brute-force).
-Keys: ``<prefix>player:<id>`` (a hash), ``<prefix>token:<sha256>`` (the id),
-``<prefix>player:<id>:games`` (the ids of the player's games).
+A token is shown once, when it is issued; only its SHA-256 is kept (a token is
+256 random bits, so a fast hash is enough: there is nothing to brute-force).
+A player may hold several tokens (a phone and a browser, say), each with a
+label; any of them can be revoked, so a leaked token is cut off without
+locking the player out, and a lost answer to "issue a token" costs nothing
+(the old token still works, and the new one can be revoked by its id).
+
+Keys: ``<prefix>player:<id>`` (a hash), ``<prefix>token:<sha256>`` (the
+player's id), ``<prefix>player:<id>:tokens`` (token id -> JSON of its hash,
+label and time of issue), ``<prefix>player:<id>:games`` (the ids of the
+player's games not yet finished) and ``<prefix>player:<id>:finished`` (a
+sorted set of the finished ones, scored by the time they finished, so that a
+long history is paged, never loaded whole).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 import threading
 import time
@@ -17,6 +27,7 @@ from dataclasses import dataclass
 import redis
 
 TOKEN_PREFIX = "r7_"
+MAX_TOKENS = 20  # per player: enough for every device, and a bound on what a stolen token can mint
 
 
 def hash_token(token: str) -> str:
@@ -25,6 +36,25 @@ def hash_token(token: str) -> str:
 
 def new_id(kind: str) -> str:
     return f"{kind}_{secrets.token_hex(8)}"
+
+
+@dataclass(frozen=True, slots=True)
+class TokenInfo:
+    """A token as the server knows it (the token itself is never kept); only id, label and time are shown."""
+
+    id: str
+    label: str
+    created_at: str
+    digest: str  # the SHA-256, to tell which token a request came with; not for output
+
+
+class TooManyTokens(Exception):
+    pass
+
+
+def _new_token(label: str, created_at: str) -> tuple[str, TokenInfo]:
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    return token, TokenInfo(new_id("t"), label, created_at, hash_token(token))
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,16 +91,67 @@ class PlayerStore:
     def _games_key(self, player_id: str) -> str:
         return f"{self.prefix}player:{player_id}:games"
 
+    def _finished_key(self, player_id: str) -> str:
+        return f"{self.prefix}player:{player_id}:finished"
+
+    def _tokens_key(self, player_id: str) -> str:
+        return f"{self.prefix}player:{player_id}:tokens"
+
     def create(self, name: str, created_at: str) -> tuple[Player, str]:
-        """A new player and its token (the only time the token exists in clear)."""
+        """A new player and its first token (the only time the token exists in clear)."""
         player = Player(new_id("p"), name, created_at)
-        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        token, info = _new_token("first token", created_at)
         with self.redis.pipeline(transaction=True) as pipe:
-            fields = {"name": name, "created_at": created_at, "token_hash": hash_token(token)}
-            pipe.hset(self._player_key(player.id), mapping=fields)
-            pipe.set(self._token_key(hash_token(token)), player.id)
+            pipe.hset(self._player_key(player.id), mapping={"name": name, "created_at": created_at})
+            self._add_token(pipe, player.id, info)
             pipe.execute()
         return player, token
+
+    def _add_token(self, pipe: redis.client.Pipeline, player_id: str, info: TokenInfo) -> None:
+        record = {"hash": info.digest, "label": info.label, "created_at": info.created_at}
+        pipe.set(self._token_key(info.digest), player_id)
+        pipe.hset(self._tokens_key(player_id), info.id, json.dumps(record))
+
+    def issue_token(self, player_id: str, label: str, created_at: str) -> tuple[TokenInfo, str]:
+        """Another token for the player, unless they already hold ``MAX_TOKENS``."""
+        token, info = _new_token(label, created_at)
+        with self.redis.pipeline(transaction=True) as pipe:
+            while True:
+                try:
+                    pipe.watch(self._tokens_key(player_id))  # two issues at once cannot both pass the limit
+                    if pipe.hlen(self._tokens_key(player_id)) >= MAX_TOKENS:
+                        raise TooManyTokens
+                    pipe.multi()
+                    self._add_token(pipe, player_id, info)
+                    pipe.execute()
+                    return info, token
+                except redis.WatchError:
+                    continue
+
+    def tokens(self, player_id: str) -> list[TokenInfo]:
+        """The player's tokens, oldest first."""
+        infos = []
+        for token_id, text in self.redis.hgetall(self._tokens_key(player_id)).items():
+            record = json.loads(text)
+            infos.append(TokenInfo(token_id, record["label"], record["created_at"], record["hash"]))
+        return sorted(infos, key=lambda info: (info.created_at, info.id))
+
+    def revoke_token(self, player_id: str, token_id: str) -> bool:
+        """Revoke one token; ``False`` if the player has no such token.
+
+        This process forgets it at once; others within ``cache_seconds``.
+        """
+        text = self.redis.hget(self._tokens_key(player_id), token_id)
+        if text is None:
+            return False
+        digest = json.loads(text)["hash"]
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.delete(self._token_key(digest))
+            pipe.hdel(self._tokens_key(player_id), token_id)
+            pipe.execute()
+        with self._lock:
+            self._by_token.pop(digest, None)
+        return True
 
     def get(self, player_id: str) -> Player | None:
         data = self.redis.hgetall(self._player_key(player_id))
@@ -141,4 +222,34 @@ class PlayerStore:
         self.redis.sadd(self._games_key(player_id), game_id)
 
     def game_ids(self, player_id: str) -> set[str]:
+        """The player's games that were not finished when last seen."""
         return set(self.redis.smembers(self._games_key(player_id)))
+
+    def archive_game(self, player_ids: set[str], game_id: str, finished_ms: int) -> None:
+        """Move a finished game from its players' open games to their finished ones (idempotent)."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in player_ids:
+                pipe.zadd(self._finished_key(player_id), {game_id: finished_ms})
+                pipe.srem(self._games_key(player_id), game_id)
+            pipe.execute()
+
+    def finished_ids(self, player_id: str, before: tuple[int, str] | None, count: int) -> list[tuple[str, int]]:
+        """Up to ``count`` finished games, newest first, after the cursor ``before`` = (score, id) of the last one seen.
+
+        Games finished at the same millisecond are ordered by id, descending
+        (Redis's own order for equal scores), so the cursor never skips or repeats one.
+        """
+        key = self._finished_key(player_id)
+        top: float | str = "+inf" if before is None else before[0]
+        found: list[tuple[str, int]] = []
+        offset = 0
+        while len(found) < count:
+            chunk = self.redis.zrevrangebyscore(key, top, "-inf", start=offset, num=count + 16, withscores=True)
+            for game_id, score in chunk:
+                if before is not None and int(score) == before[0] and game_id >= before[1]:
+                    continue  # seen on an earlier page
+                found.append((game_id, int(score)))
+            if len(chunk) < count + 16:
+                break
+            offset += len(chunk)
+        return found[:count]

@@ -59,6 +59,22 @@ class PlayerUpdateSchema(Strict):
     )
 
 
+class TokenCreateSchema(Strict):
+    label = fields.String(
+        load_default="token",
+        validate=validate.Length(1, 40),
+        metadata={"example": "phone", "description": "to tell your tokens apart"},
+    )
+
+
+class MyGamesQuerySchema(Strict):
+    status = fields.String(
+        validate=validate.OneOf(["active", "waiting", "finished"]), metadata={"description": "only games in this state"}
+    )
+    limit = fields.Integer(load_default=50, validate=validate.Range(1, 200))
+    cursor = fields.String(validate=validate.Length(1, 100), metadata={"description": "the next_cursor of the page before"})
+
+
 class SeatSchema(Strict):
     kind = fields.String(required=True, validate=validate.OneOf(["human", "ai"]))
     level = fields.String(validate=validate.OneOf(AI_LEVELS), metadata={"description": "AI level, for kind ai"})
@@ -188,6 +204,21 @@ class PlayerCreatedSchema(Schema):
     created_at = fields.String(required=True)
 
 
+class TokenSchema(Schema):
+    id = fields.String(required=True, metadata={"description": "to revoke it: DELETE /v1/players/me/tokens/{id}"})
+    label = fields.String(required=True)
+    created_at = fields.String(required=True)
+    current = fields.Boolean(required=True, metadata={"description": "whether this request came with this token"})
+
+
+class TokenIssuedSchema(TokenSchema):
+    token = fields.String(required=True, metadata={"description": "bearer token; shown only now"})
+
+
+class TokenListSchema(Schema):
+    tokens = fields.List(fields.Nested(TokenSchema), required=True)
+
+
 class PlayerSchema(Schema):
     id = fields.String(required=True)
     name = fields.String(required=True)
@@ -279,6 +310,9 @@ class GameSummarySchema(Schema):
 
 class GameListSchema(Schema):
     games = fields.List(fields.Nested(GameSummarySchema), required=True)
+    next_cursor = fields.String(
+        required=True, allow_none=True, metadata={"description": "pass as ?cursor= for the next page; null on the last page"}
+    )
 
 
 class EventSchema(Schema):

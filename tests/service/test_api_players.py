@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+
+from service.players import MAX_TOKENS, PlayerStore, hash_token
 from tests.service.conftest import HUMAN, ai
 
 
@@ -90,3 +93,172 @@ def test_api_keys_restrict_creating_players_and_games(redis_pair, key_prefix):
     game = {"seats": [HUMAN, ai()]}
     assert api.call("POST", "/v1/games", token, json=game).get_json()["code"] == "api_key_required"
     assert api.call("POST", "/v1/games", token, json=game, headers={"X-Api-Key": "k1"}).status_code == 201
+
+
+# --- tokens --------------------------------------------------------------------------------
+
+
+def test_a_player_holds_several_labelled_tokens_and_sees_which_one_is_calling(api):
+    ana = api.player()
+    issued = api.call("POST", "/v1/players/me/tokens", ana["token"], json={"label": "phone"})
+    assert issued.status_code == 201
+    phone = issued.get_json()
+    assert phone["label"] == "phone" and phone["token"].startswith("r7_") and phone["current"] is False
+    assert issued.headers["Location"] == f"/v1/players/me/tokens/{phone['id']}"
+    assert api.call("GET", "/v1/players/me", phone["token"]).get_json()["id"] == ana["id"]
+
+    listed = api.call("GET", "/v1/players/me/tokens", phone["token"])
+    tokens = listed.get_json()["tokens"]
+    assert [t["label"] for t in tokens] == ["first token", "phone"]
+    assert [t["current"] for t in tokens] == [False, True]
+    assert set(tokens[0]) == {"id", "label", "created_at", "current"}
+    text = listed.get_data(as_text=True)
+    for secret in (ana["token"], phone["token"], hash_token(ana["token"]), hash_token(phone["token"])):
+        assert secret not in text
+
+
+def test_a_revoked_token_stops_working_and_the_others_keep_working(api):
+    ana = api.player()
+    phone = api.call("POST", "/v1/players/me/tokens", ana["token"], json={"label": "phone"}).get_json()
+    first = next(t for t in api.call("GET", "/v1/players/me/tokens", ana["token"]).get_json()["tokens"] if t["current"])
+    assert api.call("GET", "/v1/players/me", ana["token"]).status_code == 200  # cached in this process now
+
+    assert api.call("DELETE", f"/v1/players/me/tokens/{first['id']}", phone["token"]).status_code == 204
+    refused = api.call("GET", "/v1/players/me", ana["token"])
+    assert refused.status_code == 401 and refused.get_json()["code"] == "invalid_token"
+    assert api.call("GET", "/v1/players/me", phone["token"]).status_code == 200
+    again = api.call("DELETE", f"/v1/players/me/tokens/{first['id']}", phone["token"])
+    assert again.status_code == 404 and again.get_json()["code"] == "token_not_found"
+
+    # Signing out: a token revokes itself.
+    assert api.call("DELETE", f"/v1/players/me/tokens/{phone['id']}", phone["token"]).status_code == 204
+    assert api.call("GET", "/v1/players/me", phone["token"]).get_json()["code"] == "invalid_token"
+
+
+def test_nobody_revokes_another_players_token(api):
+    ana, bo = api.player("Ana"), api.player("Bo")
+    anas = api.call("GET", "/v1/players/me/tokens", ana["token"]).get_json()["tokens"][0]
+    refused = api.call("DELETE", f"/v1/players/me/tokens/{anas['id']}", bo["token"])
+    assert refused.status_code == 404 and refused.get_json()["code"] == "token_not_found"
+    assert api.call("GET", "/v1/players/me", ana["token"]).status_code == 200
+
+
+def test_tokens_are_capped_per_player_and_labels_validated(api):
+    token = api.player()["token"]
+    for n in range(MAX_TOKENS - 1):
+        assert api.call("POST", "/v1/players/me/tokens", token, json={"label": f"device {n}"}).status_code == 201
+    capped = api.call("POST", "/v1/players/me/tokens", token, json={})
+    assert capped.status_code == 409 and capped.get_json()["code"] == "token_limit_reached"
+    assert len(api.call("GET", "/v1/players/me/tokens", token).get_json()["tokens"]) == MAX_TOKENS
+    for body in ({"label": ""}, {"label": "x" * 41}, {"label": 3}, {"name": "phone"}):
+        bad = api.call("POST", "/v1/players/me/tokens", token, json=body)
+        assert bad.status_code == 422 and bad.get_json()["errors"][0]["field"] in {"label", "name"}
+
+
+def test_another_process_stops_honouring_a_revoked_token_once_its_cache_entry_expires(redis_pair, key_prefix):
+    text, _ = redis_pair
+    here = PlayerStore(text, key_prefix)
+    elsewhere = PlayerStore(text, key_prefix, cache_seconds=0.05)
+    player, token = here.create("Ana", "2026-01-01T00:00:00.000Z")
+    assert elsewhere.by_token(token) == player
+    info = here.tokens(player.id)[0]
+    assert here.revoke_token(player.id, info.id)
+    time.sleep(0.06)
+    assert elsewhere.by_token(token) is None and here.by_token(token) is None
+
+
+# --- the games list, a page at a time ----------------------------------------------------------
+
+
+def finished_game(api, token: str) -> str:
+    """A two-player basic game against a random AI, played to its end (one round)."""
+    game_id = api.game(token, [HUMAN, ai("random")], variant="basic")["id"]
+    api.run_jobs()
+    if api.view(game_id, token)["status"] != "finished":
+        assert api.act(game_id, token, [{"type": "fold"}]).status_code == 200
+    api.run_jobs()
+    assert api.view(game_id, token)["status"] == "finished"
+    return game_id
+
+
+def all_pages(api, token: str, query: str) -> list[list[dict]]:
+    pages, cursor = [], None
+    while True:
+        suffix = f"&cursor={cursor}" if cursor else ""
+        response = api.call("GET", f"/v1/players/me/games?{query}{suffix}", token)
+        assert response.status_code == 200, response.get_json()
+        body = response.get_json()
+        pages.append(body["games"])
+        cursor = body["next_cursor"]
+        if cursor is None:
+            return pages
+
+
+def test_my_games_come_a_page_at_a_time_each_game_once_in_list_order(api):
+    ana = api.player()
+    finished = [finished_game(api, ana["token"]) for _ in range(5)]
+    waiting = [api.game(ana["token"], [HUMAN, HUMAN])["id"] for _ in range(2)]
+    pages = all_pages(api, ana["token"], "limit=3")
+    assert [len(p) for p in pages] == [3, 3, 1]
+    listed = [g for page in pages for g in page]
+    assert [g["id"] for g in listed[:2]] == waiting[::-1]  # newest first
+    assert [g["id"] for g in listed[2:]] == finished[::-1]
+    assert [g["status"] for g in listed] == ["waiting"] * 2 + ["finished"] * 5
+    whole = api.call("GET", "/v1/players/me/games", ana["token"]).get_json()
+    assert [g["id"] for g in whole["games"]] == [g["id"] for g in listed] and whole["next_cursor"] is None
+
+
+def test_my_games_filter_by_status(api):
+    ana, bo = api.player("Ana"), api.player("Bo")
+    done = finished_game(api, ana["token"])
+    waiting = api.game(ana["token"], [HUMAN, HUMAN])["id"]
+    active = api.game(ana["token"], [HUMAN, HUMAN])
+    api.call("POST", f"/v1/games/{active['id']}/join", bo["token"], json={"code": active["join_code"]})
+
+    def ids(status: str) -> list[str]:
+        return [g["id"] for page in all_pages(api, ana["token"], f"status={status}&limit=1") for g in page]
+
+    assert ids("finished") == [done] and ids("waiting") == [waiting] and ids("active") == [active["id"]]
+    assert [g["id"] for g in api.call("GET", "/v1/players/me/games", bo["token"]).get_json()["games"]] == [active["id"]]
+
+
+def test_a_finished_page_neither_repeats_nor_skips_a_game_when_another_finishes_meanwhile(api):
+    ana = api.player()
+    older = [finished_game(api, ana["token"]) for _ in range(4)]
+    first = api.call("GET", "/v1/players/me/games?status=finished&limit=2", ana["token"]).get_json()
+    newer = finished_game(api, ana["token"])
+    rest = api.call("GET", f"/v1/players/me/games?status=finished&limit=10&cursor={first['next_cursor']}", ana["token"])
+    seen = [g["id"] for g in first["games"] + rest.get_json()["games"]]
+    assert seen == older[::-1] and newer not in seen
+
+
+def test_games_finished_in_the_same_millisecond_are_paged_by_id(redis_pair, key_prefix):
+    players = PlayerStore(redis_pair[0], key_prefix)
+    for n in range(7):
+        players.archive_game({"p_1"}, f"g_{n}", 1_700_000_000_000)
+    seen, before = [], None
+    while page := players.finished_ids("p_1", before, 2):
+        seen += [game_id for game_id, _ in page]
+        before = (page[-1][1], page[-1][0])
+    assert seen == [f"g_{n}" for n in range(6, -1, -1)]
+
+
+def test_a_finished_game_left_among_the_open_ones_is_listed_as_finished_and_moved(api, runtime):
+    ana = api.player()
+    game_id = finished_game(api, ana["token"])
+    prefix = runtime.settings.key_prefix
+    runtime.redis.zrem(f"{prefix}player:{ana['id']}:finished", game_id)  # as if the writer had died before indexing it
+    runtime.redis.sadd(f"{prefix}player:{ana['id']}:games", game_id)
+    listed = api.call("GET", "/v1/players/me/games", ana["token"]).get_json()["games"]
+    assert [(g["id"], g["status"]) for g in listed] == [(game_id, "finished")]
+    assert not runtime.redis.sismember(f"{prefix}player:{ana['id']}:games", game_id)
+    assert runtime.redis.zscore(f"{prefix}player:{ana['id']}:finished", game_id) is not None
+
+
+def test_bad_paging_parameters_are_refused_with_the_field(api):
+    token = api.player()["token"]
+    for query, field in (("cursor=zz", "cursor"), ("cursor=f.12x.g", "cursor"), ("limit=0", "limit"),
+                         ("limit=201", "limit"), ("status=lost", "status")):
+        response = api.call("GET", f"/v1/players/me/games?{query}", token)
+        assert response.status_code == 422, query
+        assert response.get_json()["errors"][0]["field"] == field
