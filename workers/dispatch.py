@@ -111,7 +111,13 @@ class Dispatcher:
         if item.job == "ai_turn" and self.ai_delay > 0:
             at = datetime.now(UTC) + timedelta(seconds=self.ai_delay)
         if at is not None and at > datetime.now(UTC):
-            self.queue.enqueue_at(at, func, *args, **options)
+            self.queue.enqueue_at(_next_whole_second(at), func, *args, **options)
         else:
             self.queue.enqueue(func, *args, **options)
         return True
+
+
+def _next_whole_second(at: datetime) -> datetime:
+    """``at``, rounded up: RQ's scheduler keeps whole seconds, rounding *down*, which would run a job up to 1 s early."""
+    whole = at.replace(microsecond=0)
+    return whole if whole == at else whole + timedelta(seconds=1)

@@ -76,20 +76,42 @@ def score_round(game_id: str, version: int) -> str:
     return "scored" if done else "nothing to do: the game moved on"
 
 
-def _deadline_passed(game: Game) -> bool:
+#: How early a deadline job may run and still wait for its deadline in place (RQ's whole-second
+#: schedule, the scheduler's polling, clocks of different hosts).  Earlier than that it is retried later.
+EARLY_WAIT_MAX = 5.0
+
+
+class NotYetDue(Exception):
+    """A deadline job that ran well before its deadline; RQ retries it later (a transient failure)."""
+
+
+def _seconds_to_deadline(game: Game) -> float | None:
     if not game.turn_timeout or not game.turn_started_at:
-        return False
+        return None
     started = datetime.fromisoformat(game.turn_started_at.replace("Z", "+00:00"))
-    return (datetime.now(UTC) - started).total_seconds() >= game.turn_timeout - 0.5
+    return game.turn_timeout - (datetime.now(UTC) - started).total_seconds()
 
 
 def turn_deadline(game_id: str, version: int) -> str:
-    """The turn ran out: the stalled seat folds, or an AI plays the turn for it if the game says so."""
+    """The turn ran out: the stalled seat folds, or an AI plays the turn for it if the game says so.
+
+    A job that runs before the deadline must not be lost (a finished job is
+    never queued again for the same version, and the turn would stall): it
+    waits for the deadline if it is near, else fails as not yet due, and
+    RQ's retries run it again later.
+    """
     rt = runtime()
     game = rt.games.load(game_id)
     seat = game.seat_to_move()
-    if game.version != version or seat is None or game.seats[seat].kind != "human" or not _deadline_passed(game):
+    if game.version != version or seat is None or game.seats[seat].kind != "human":
         return "nothing to do: the turn was played"
+    remaining = _seconds_to_deadline(game)
+    if remaining is None:
+        return "nothing to do: the game has no deadline"
+    if remaining > EARLY_WAIT_MAX:
+        raise NotYetDue(f"the deadline of game {game_id} at version {version} is {remaining:.1f} s away")
+    if remaining > 0:
+        time.sleep(remaining)
 
     def decide(current: Game) -> Sequence[Event]:
         steps = choose_steps(current, seat, "greedy", []) if current.timeout_action == "ai" else [Fold()]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from engine import GameFinished, RoundWon, TurnStarted
 from engine.events import Color, Finish
@@ -86,5 +86,7 @@ def test_deadlines_are_scheduled_not_queued(api):
     assert registry.count == 1
     job = api.runtime.queue.fetch_job(registry.get_job_ids()[0])
     assert job.func_name == "workers.jobs.turn_deadline"
-    assert registry.get_scheduled_time(job) > datetime.now(UTC) + timedelta(seconds=590)
-    assert api.view(game["id"], token)["turn"]["deadline"]
+    deadline = datetime.fromisoformat(api.view(game["id"], token)["turn"]["deadline"].replace("Z", "+00:00"))
+    # RQ keeps whole seconds, rounding down: the job is scheduled at the next whole second, never before the deadline.
+    scheduled = registry.get_scheduled_time(job)
+    assert deadline <= scheduled < deadline + timedelta(seconds=1)

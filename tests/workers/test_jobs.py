@@ -72,29 +72,62 @@ def test_score_round_scores_and_deals_once(api):
     assert api.view(game["id"], ana["token"])["round"] == 2
 
 
-def _late(monkeypatch, seconds: float) -> None:
-    """Make the deadline check believe ``seconds`` have passed."""
+def _late(monkeypatch, seconds: float) -> list[float]:
+    """Make the deadline check believe ``seconds`` have passed; a job's sleep moves this clock on.
+
+    Returns the list of the sleeps the job took.
+    """
     real = jobs.datetime
+    offset = [seconds]
+    slept: list[float] = []
 
     class Later(real):
         @classmethod
         def now(cls, tz=None):
-            return real.now(tz) + timedelta(seconds=seconds)
+            return real.now(tz) + timedelta(seconds=offset[0])
+
+    def sleep(duration: float) -> None:
+        slept.append(duration)
+        offset[0] += duration
 
     monkeypatch.setattr(jobs, "datetime", Later)
+    monkeypatch.setattr(jobs.time, "sleep", sleep)
+    return slept
 
 
 def test_turn_deadline_folds_the_stalled_seat_once(api, monkeypatch):
     _, _, game = two_humans(api, turn_timeout=30, seed=2)
     version = game["version"]
-    assert jobs.turn_deadline(game["id"], version).startswith("nothing to do")  # too early
-    _late(monkeypatch, 31)
+    slept = _late(monkeypatch, 31)
     mover = game["turn"]["seat"]
     assert jobs.turn_deadline(game["id"], version) == f"seat {mover} timed out (fold)"
+    assert slept == []
     events = stored(api, game["id"])
     assert [e["type"] for e in events[version:]][:2] == ["turn_timed_out", "player_eliminated"]
     assert events[version + 1]["reason"] == "folded"
     assert jobs.turn_deadline(game["id"], version).startswith("nothing to do")
+
+
+def test_a_deadline_job_run_well_before_its_deadline_fails_to_be_retried_and_changes_nothing(api):
+    _, _, game = two_humans(api, turn_timeout=30, seed=2)
+    with pytest.raises(jobs.NotYetDue):
+        jobs.turn_deadline(game["id"], game["version"])
+    assert len(stored(api, game["id"])) == game["version"]
+
+    class Job:
+        retries_left = 4
+
+    fail_fast_on_permanent_errors(Job, jobs.NotYetDue, jobs.NotYetDue(), None)
+    assert Job.retries_left == 4  # transient: RQ runs it again after its retry interval
+
+
+def test_a_deadline_job_run_just_before_its_deadline_waits_for_it(api, monkeypatch):
+    """RQ schedules in whole seconds, and hosts' clocks differ: an early job must not drop the deadline."""
+    _, _, game = two_humans(api, turn_timeout=30, seed=2)
+    slept = _late(monkeypatch, 30 - 0.8)
+    mover = game["turn"]["seat"]
+    assert jobs.turn_deadline(game["id"], game["version"]) == f"seat {mover} timed out (fold)"
+    assert len(slept) == 1 and 0.7 < slept[0] <= 0.8
 
 
 def test_turn_deadline_after_the_move_does_nothing(api, monkeypatch):
