@@ -105,16 +105,24 @@ class RenderCache:
         self._lock = threading.Lock()
 
     def render(self, game: Any, player_id: str | None) -> str:
+        """The view of a stored version of the game (only those: a version number names one game state only once stored)."""
         key = (game.id, game.version, player_id)
         with self._lock:
             text = self._views.get(key)
         if text is None:
-            text = json.dumps(game_json(game, player_id), separators=(",", ":"))
-            with self._lock:
-                self._views[key] = text
-                while len(self._views) > self.size:
-                    self._views.popitem(last=False)
+            text = render_view(game, player_id)
+            self.remember(game, player_id, text)
         return text
+
+    def remember(self, game: Any, player_id: str | None, text: str) -> None:
+        with self._lock:
+            self._views[(game.id, game.version, player_id)] = text
+            while len(self._views) > self.size:
+                self._views.popitem(last=False)
+
+
+def render_view(game: Any, player_id: str | None) -> str:
+    return json.dumps(game_json(game, player_id), separators=(",", ":"))
 
 
 RENDERED = RenderCache()
@@ -301,8 +309,12 @@ class Actions(MethodView):
             fingerprint = Idempotency.fingerprint_of("POST", request.path, [request.get_json(silent=True), expected])
             idempotency = Idempotency(player.id, key, fingerprint, _red7().settings.idempotency_ttl)
 
+        rendered: list[str] = []
+
         def respond(game: Any) -> str:
-            return RENDERED.render(game, player.id)
+            # Rendered before the append, which may still lose a race: not cached until it is stored.
+            rendered.append(render_view(game, player.id))
+            return rendered[-1]
 
         outcome = _games().act(
             game_id, player, body["steps"], expected_version=expected, idempotency=idempotency, respond=respond
@@ -311,7 +323,8 @@ class Actions(MethodView):
             version = json.loads(outcome.replayed)["version"]
             return json_response(outcome.replayed, 200, {"ETag": f'"{version}"', "Idempotent-Replayed": "true"})
         game = outcome.game
-        return json_response(respond(game), 200, {"ETag": f'"{game.version}"'})
+        RENDERED.remember(game, player.id, rendered[-1])  # the last rendering is of the game that was stored
+        return json_response(rendered[-1], 200, {"ETag": f'"{game.version}"'})
 
 
 @v1.route("/games/<game_id>/events")

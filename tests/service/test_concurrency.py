@@ -56,3 +56,37 @@ def test_twenty_retries_of_one_idempotent_request_append_once_and_agree(api):
     assert [r.status_code for r in responses] == [200] * 20
     assert len({json.dumps(r.get_json(), sort_keys=True) for r in responses}) == 1
     assert stored_types(api, game["id"]).count("card_discarded") == 1
+
+
+def test_a_move_that_lost_the_race_to_another_process_leaves_no_trace_in_what_is_served(api, runtime):
+    """Two web processes: the phone (another process) folds while the laptop, whose fold is behind, discards.
+
+    The laptop's discard is decided on its stale fold, rendered, then loses the
+    append; what the laptop serves afterwards must be the stored game only.
+    """
+    from engine import Fold
+    from service.runtime import build_runtime
+    from service.views import game_json
+
+    three = {"kind": "human"}
+    for seed in range(100):
+        ana, bo, cy = api.player("Ana"), api.player("Bo"), api.player("Cy")
+        game = api.game(ana["token"], [three, three, three], seed=seed)
+        for other in (bo, cy):
+            api.call("POST", f"/v1/games/{game['id']}/join", other["token"], json={"code": game["join_code"]})
+        view = api.view(game["id"], ana["token"])
+        discards = [s for s in view["legal_steps"] if s["type"] == "discard"]
+        if view["turn"]["seat"] == 0 and discards:
+            break
+    else:
+        raise AssertionError("no deal where seat 0 starts with a discard")
+
+    phone = build_runtime(runtime.settings, clients=(runtime.redis, runtime.raw_redis))
+    phone.games.act(game["id"], phone.players.by_token(ana["token"]), [Fold()])  # the laptop's caches know nothing of it
+
+    refused = api.act(game["id"], ana["token"], [{"type": "discard", "card": discards[0]["card"], "draw": False}])
+    assert refused.status_code == 422 and refused.get_json()["code"] == "not_your_turn"
+    served = api.call("GET", f"/v1/games/{game['id']}", ana["token"])
+    truth = game_json(runtime.games.load(game["id"]), ana["id"])
+    assert served.get_json() == truth
+    assert served.get_json()["seats"][0]["in_round"] is False and served.headers["ETag"] == f'"{truth["version"]}"'
