@@ -105,15 +105,25 @@ def decide_steps(state: GameState, steps: Sequence[Step], seat: int) -> tuple[li
     """Several steps of one seat, all or nothing: each is decided on the state the previous ones left.
 
     A refusal of any step refuses them all; its ``details["step"]`` is the
-    index of the step refused.
+    index of the step refused.  No step may follow a draw: the player must
+    see the card first, and a batch that went on after it would tell, by
+    how a later step is refused, what the drawn card is without drawing it.
     """
     d = _Decision(state)
+    last = len(steps) - 1
     for index, step in enumerate(steps):
+        drawn_before = len(d.events)
         try:
             _turn_step(d, step, seat)
         except RuleViolation as refusal:
             refusal.details["step"] = index
             raise
+        if index < last and any(type(e) is CardDrawn for e in d.events[drawn_before:]):
+            raise RuleViolation(
+                "step_after_draw",
+                "This step comes after a draw: send it once you have seen the card you drew.",
+                step=index + 1,
+            )
     return d.events, d.state
 
 

@@ -61,6 +61,7 @@ RULE_CODES: dict[str, str] = {
     "take_not_allowed": "Your 1 cannot take from that player",
     "nothing_played": "You have not played anything this turn",
     "unknown_step": "That is not a step of a Red7 turn",
+    "step_after_draw": "Steps after a draw must wait until you have seen the card",
 }
 
 

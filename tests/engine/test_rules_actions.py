@@ -21,9 +21,11 @@ from engine import (
     Place,
     Play,
     PlayerEliminated,
+    RuleViolation,
     Take,
     TurnStarted,
     Variant,
+    decide_steps,
     legal_steps,
 )
 from tests.engine.rulebook import card, deck_top, kinds, names, refused
@@ -190,6 +192,30 @@ def test_the_card_a_3_draws_may_be_discarded_in_the_same_turn():
     state, events = step(state, Discard(card("I6")))
     assert kinds(events) == ["card_discarded", "turn_started"]
     assert state.rule is INDIGO
+
+
+def test_no_step_may_follow_a_3s_draw_in_the_same_batch():
+    """RULES.md 28, 31: the drawn card must be seen first; a batch that went on would reveal it by its refusal.
+
+    Whatever lies on the deck, [Y3, discard I6, end] is refused the same way,
+    at the step after the draw, so a refused batch tells nothing of the deck.
+    """
+    refusals = []
+    for top in ("I6", "R1", "V7"):
+        state = actions(palettes=["G4", "R5"], hands=["Y3 R1", "B2"], deck=top)
+        with pytest.raises(RuleViolation) as refusal:
+            decide_steps(state, [Play(card("Y3")), Discard(card("I6")), EndTurn()], 0)
+        refusals.append((refusal.value.code, refusal.value.message, refusal.value.details))
+    assert refusals[0][0] == "step_after_draw" and refusals[0][2]["step"] == 1
+    assert refusals.count(refusals[0]) == 3
+
+
+def test_the_advanced_draw_ends_the_batch_too():
+    """RULES.md 22: a discard that draws is the last step a batch may hold."""
+    state = table(variant=ADVANCED, palettes=["R6", "B2"], hands=["O5 Y1", "B3"], deck="V7 I2")
+    with pytest.raises(RuleViolation) as refusal:
+        decide_steps(state, [Discard(card("O5"), draw=True), EndTurn()], 0)
+    assert refusal.value.code == "step_after_draw"
 
 
 # --- RULES.md 29: the 5 plays one more card --------------------------------------------------------

@@ -134,3 +134,36 @@ def test_streams_of_a_live_game_leak_nothing(api):
         events = sse_events(api.call("GET", f"/v1/games/{game['id']}/stream", token))
         assert events
         scan_events(events, secrets, seat)
+
+
+def test_refused_batches_after_a_3s_draw_cannot_be_used_to_read_the_deck(api):
+    """A batch [play a 3, discard X, fold] is refused as a whole; how it is refused must not depend on X.
+
+    Otherwise a player could try every unseen card X and learn the top of the
+    deck without committing anything (and then decide whether to play the 3).
+    """
+    from engine import ALL_CARDS
+
+    ana, bo = api.player("Ana"), api.player("Bo")
+    for seed in range(1, 200):
+        game = api.game(ana["token"], [HUMAN, HUMAN], action_rules=True, seed=seed)
+        api.call("POST", f"/v1/games/{game['id']}/join", bo["token"], json={"code": game["join_code"]})
+        mover = [ana, bo][api.view(game["id"])["turn"]["seat"]]
+        view = api.view(game["id"], mover["token"])
+        threes = [c for c in view["you"]["hand"] if c.endswith("3")]
+        if threes:
+            break
+    else:
+        raise AssertionError("no deal gives the first player a 3")
+    seen = set(view["you"]["hand"]) | {c for s in view["seats"] for c in s["palette"]} | set(view["canvas"])
+    answers = set()
+    for card in (str(c) for c in ALL_CARDS if str(c) not in seen):
+        steps = [{"type": "play", "card": threes[0]}, {"type": "discard", "card": card}, {"type": "fold"}]
+        response = api.act(game["id"], mover["token"], steps)
+        body = response.get_json()
+        body.pop("instance", None)
+        answers.add((response.status_code, json.dumps(body, sort_keys=True)))
+    assert len(answers) == 1, answers
+    status, body = answers.pop()
+    assert status == 422 and json.loads(body)["code"] == "step_after_draw"
+    assert api.view(game["id"], mover["token"])["version"] == view["version"]
