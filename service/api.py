@@ -27,7 +27,6 @@ from service.errors import PROBLEM_JSON, ApiError, catalogue
 from service.games import GameService, NewGame
 from service.players import PlayerStore, TokenInfo, TooManyTokens, hash_token
 from service.schemas import (
-    MAX_EVENT,
     ActionSchema,
     EventPageSchema,
     EventsQuerySchema,
@@ -49,6 +48,7 @@ from service.schemas import (
     TokenCreateSchema,
     TokenIssuedSchema,
     TokenListSchema,
+    event_number,
 )
 from service.store import Idempotency
 from service.views import game_json, summary_json
@@ -256,7 +256,7 @@ class GameResource(MethodView):
         player = current_player(required=False)
         game = _games().load(game_id)
         _games().ensure_progress(game)
-        if request.if_none_match and request.if_none_match.contains(str(game.version)):
+        if request.if_none_match and request.if_none_match.contains_weak(str(game.version)):
             return Response(status=304, headers={"ETag": f'"{game.version}"', "Vary": "Authorization"})
         return _game_response(game, player.id if player else None)
 
@@ -277,10 +277,9 @@ def _expected_version(body: dict[str, Any]) -> int | None:
     header = request.headers.get("If-Match")
     if header is None or header.strip() == "*":
         return body.get("expected_version")
-    text = header.strip().removeprefix("W/").strip('"')
-    if not text.isdigit():
-        raise ApiError("invalid_precondition", f"If-Match should be the game version, like \"12\", not {header!r}.")
-    version = int(text)
+    version = event_number(header.strip().removeprefix("W/").strip('"'))
+    if version is None:
+        raise ApiError("invalid_precondition", f"If-Match should be the game version, like \"12\", not {header[:40]!r}.")
     if "expected_version" in body and body["expected_version"] != version:
         raise ApiError("invalid_precondition", "If-Match and expected_version disagree.")
     return version
@@ -365,11 +364,11 @@ class Stream(MethodView):
         games.load(game_id)  # 404 before the stream starts
         after = query.get("after", 0)
         if "Last-Event-ID" in request.headers:
-            last = request.headers["Last-Event-ID"].strip()
-            if not (last.isdigit() and int(last) <= MAX_EVENT):
+            last_event = event_number(request.headers["Last-Event-ID"])
+            if last_event is None:
                 error = {"field": "Last-Event-ID", "message": "must be an event number", "location": "headers"}
                 raise ApiError("invalid_request", "Last-Event-ID must be an event number.", errors=[error])
-            after = int(last)
+            after = last_event
 
         def events() -> Iterator[str]:
             nonlocal after

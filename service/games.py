@@ -12,6 +12,7 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import re
 import secrets
 import threading
 from collections import OrderedDict
@@ -79,14 +80,12 @@ def _parse_cursor(cursor: str | None) -> int | tuple[int, str] | None:
     """``o.<offset>`` (among the games in play), ``f`` (the first finished game) or ``f.<ms>.<id>`` (after that one)."""
     if cursor is None:
         return 0
-    kind, _, rest = cursor.partition(".")
-    if kind == "o" and rest.isdigit() and len(rest) < 10:
-        return int(rest)
-    if kind == "f" and not rest:
+    if cursor == "f":
         return None
-    score, _, game_id = rest.partition(".")
-    if kind == "f" and score.isdigit() and len(score) < 16 and game_id:
-        return int(score), game_id
+    if match := re.fullmatch(r"o\.([0-9]{1,9})", cursor):
+        return int(match[1])
+    if match := re.fullmatch(r"f\.([0-9]{1,15})\.([A-Za-z0-9_]{1,40})", cursor):
+        return int(match[1]), match[2]
     raise ApiError(
         "invalid_request",
         "The cursor is not one this server gave out; pass next_cursor as it came.",

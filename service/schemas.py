@@ -18,6 +18,19 @@ from service.games import AI_LEVELS, NewGame, SeatRequest
 CARD_NAMES = [str(c) for c in ALL_CARDS]
 #: No game comes near this many events; larger cursors are refused rather than sent to Redis.
 MAX_EVENT = 2**40
+
+
+def event_number(text: str) -> int | None:
+    """A version or event number written in a header, or ``None``.
+
+    ASCII digits only: ``str.isdigit`` also accepts "²" (headers arrive as
+    latin-1), which ``int`` then refuses.
+    """
+    text = text.strip()
+    if not (0 < len(text) <= 13 and text.isascii() and text.isdigit()):
+        return None
+    number = int(text)
+    return number if number <= MAX_EVENT else None
 STEP_TYPES = ["play", "discard", "take", "place", "end_turn", "fold"]
 
 

@@ -61,6 +61,27 @@ def test_odd_headers_never_fail_the_server(api, headers):
         assert response.status_code < 500, response.get_data(as_text=True)
 
 
+@pytest.mark.parametrize("value", ["\u00b2", "\u00b9\u00b2", "9" * 5000, "1" * 14, "-1", "1.0", ""])
+def test_versions_and_event_numbers_in_headers_are_ascii_digits_or_refused(api, value):
+    """Headers arrive as latin-1: "²" passes str.isdigit but not int(); 5000 digits pass neither Python's int limit."""
+    token = api.player()["token"]
+    game = api.game(token, [HUMAN, ai()])
+    acted = api.act(game["id"], token, [{"type": "fold"}], headers={"If-Match": f'"{value}"'})
+    assert acted.status_code == 400 and acted.get_json()["code"] == "invalid_precondition"
+    assert len(acted.get_data()) < 2000  # the header is not echoed whole
+    streamed = api.call("GET", f"/v1/games/{game['id']}/stream", token, headers={"Last-Event-ID": value})
+    assert streamed.status_code == 422 and streamed.get_json()["errors"][0]["field"] == "Last-Event-ID"
+
+
+def test_a_weak_etag_in_if_none_match_matches_too(api):
+    token = api.player()["token"]
+    game = api.game(token, [HUMAN, HUMAN])
+    for tag in (f'W/"{game["version"]}"', f'"{game["version"]}"', f'"0", W/"{game["version"]}"'):
+        response = api.call("GET", f"/v1/games/{game['id']}", token, headers={"If-None-Match": tag})
+        assert response.status_code == 304, tag
+    assert api.call("GET", f"/v1/games/{game['id']}", token, headers={"If-None-Match": 'W/"1"'}).status_code == 200
+
+
 def test_the_problem_catalogue_lists_every_code(api):
     codes = {p["code"]: p for p in api.call("GET", "/v1/problems").get_json()["problems"]}
     for code in ("version_conflict", "not_your_turn", "discard_not_winning", "invalid_request", "rate_limited"):
