@@ -7,7 +7,9 @@ clients.  Whatever the setting, every error leaves as problem+json.
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 from typing import Any
 
 import flask_smorest
@@ -117,9 +119,23 @@ def _check_body() -> None:
         raise ApiError("unsupported_media_type", f"Send the body as application/json, not {request.mimetype or 'nothing'}.")
     if has_body:
         try:
-            request.get_json()
+            body = request.get_json()
         except BadRequest:
             raise ApiError("malformed_json", "The body is not valid JSON.") from None
+        if _SURROGATE_ESCAPE.search(request.get_data()) and not _is_unicode(body):
+            raise ApiError("malformed_json", "The body holds a \\u escape of half a UTF-16 pair, which is not a character.")
+
+
+#: A \uD800-\uDFFF escape: JSON's parser accepts one alone, but it is no character and cannot be stored.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _is_unicode(body: object) -> bool:
+    try:
+        json.dumps(body, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def create_app(runtime: Runtime | None = None) -> Flask:

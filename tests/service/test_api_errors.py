@@ -82,6 +82,22 @@ def test_a_weak_etag_in_if_none_match_matches_too(api):
     assert api.call("GET", f"/v1/games/{game['id']}", token, headers={"If-None-Match": 'W/"1"'}).status_code == 200
 
 
+def test_strings_that_are_not_unicode_are_refused_before_anything_stores_them(api):
+    """JSON lets "\\ud800" stand alone; Redis (UTF-8) cannot store it, and it must not become a 500."""
+    token = api.player()["token"]
+    game = api.game(token, [HUMAN, HUMAN])
+    for method, path, body in (
+        ("POST", "/v1/players", '{"name": "A\\ud800"}'),
+        ("PATCH", "/v1/players/me", '{"name": "\\udcff"}'),
+        ("POST", f"/v1/games/{game['id']}/join", '{"code": "\\udcff"}'),
+        ("POST", "/v1/players/me/tokens", '{"label": "x\\uDBFF"}'),
+    ):
+        response = api.call(method, path, token, data=body, headers={"Content-Type": "application/json"})
+        assert response.status_code == 400 and response.get_json()["code"] == "malformed_json", path
+    paired = api.call("POST", "/v1/players", data='{"name": "A\\ud83c\\udccf"}', headers={"Content-Type": "application/json"})
+    assert paired.status_code == 201 and paired.get_json()["name"] == "A\U0001f0cf"  # a pair is one character
+
+
 def test_the_problem_catalogue_lists_every_code(api):
     codes = {p["code"]: p for p in api.call("GET", "/v1/problems").get_json()["problems"]}
     for code in ("version_conflict", "not_your_turn", "discard_not_winning", "invalid_request", "rate_limited"):
