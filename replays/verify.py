@@ -39,11 +39,18 @@ def verify_replay(document: dict[str, Any]) -> Verdict:
     if not document.get("complete"):
         verdict.fail("only complete replays (finished games, full perspective) can be verified")
         return verdict
+    shape = _shape_problem(document)
+    if shape is not None:
+        verdict.fail(shape)
+        return verdict
     stored = [(event["n"], {k: v for k, v in event.items() if k != "n"}) for event in document["events"]]
     try:
         rebuilt = build_replay(document["game_id"], stored, FULL)
     except (CorruptHistory, EventFormatError, KeyError, ValueError, TypeError) as exc:
         verdict.fail(f"the events do not replay: {exc}")
+        return verdict
+    except Exception as exc:  # a file can be anything: one that trips the rebuild is one that does not verify
+        verdict.fail(f"the events do not replay: {type(exc).__name__}: {exc}")
         return verdict
     verdict.steps = len(rebuilt["steps"])
     recorded = document.get("steps", [])
@@ -56,8 +63,35 @@ def verify_replay(document: dict[str, Any]) -> Verdict:
             verdict.fail(f"step {theirs['index']}: the recorded explanation differs")
     if document.get("outcome") != rebuilt["outcome"]:
         verdict.fail(f"the recorded outcome {document.get('outcome')} differs from the replayed {rebuilt['outcome']}")
-    _check_deals(document, verdict)
+    try:
+        _check_deals(document, verdict)
+    except Exception as exc:  # the events replayed, but a deal's fields are not what a deal holds
+        verdict.fail(f"the deals cannot be checked against the seed: {type(exc).__name__}: {exc}")
     return verdict
+
+
+def _shape_problem(document: dict[str, Any]) -> str | None:
+    """What makes the document not even a replay's shape (before anything is rebuilt from it), or ``None``."""
+    if not isinstance(document.get("game_id"), str):
+        return "game_id is missing or not a string"
+    options = document.get("options")
+    if not isinstance(options, dict):
+        return "options are missing"
+    if type(options.get("players")) is not int or not 2 <= options["players"] <= 4:
+        return "options.players must be 2, 3 or 4"
+    if options.get("seed") is not None and type(options["seed"]) is not int:
+        return "options.seed must be a whole number"
+    events = document.get("events")
+    if not isinstance(events, list) or not events:
+        return "events are missing"
+    for number, event in enumerate(events, start=1):
+        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+            return f"event {number} is not an event"
+        if type(event.get("n")) is not int or event["n"] != number:
+            return f"event {number} is numbered {event.get('n')!r}: events are numbered 1, 2, 3 ... without gaps"
+    if not isinstance(document.get("steps", []), list):
+        return "steps must be a list"
+    return None
 
 
 def _check_deals(document: dict[str, Any], verdict: Verdict) -> None:

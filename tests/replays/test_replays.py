@@ -153,6 +153,52 @@ def test_replays_from_the_api(api):
     assert rows[-1]["hash"] == document["hash"] and rows[3]["text"] == document["steps"][2]["text"]
 
 
+CRAFTED = {
+    "an event without n": lambda d: d["events"][0].pop("n"),
+    "an event numbered 'x'": lambda d: d["events"][0].__setitem__("n", "x"),
+    "no options": lambda d: d.pop("options"),
+    "options null": lambda d: d.__setitem__("options", None),
+    "players as text": lambda d: d["options"].__setitem__("players", "2"),
+    "a seed as text": lambda d: d["options"].__setitem__("seed", "abc"),
+    "a round numbered as text": lambda d: [e.__setitem__("round", "1") for e in d["events"] if e["type"] == "round_dealt"],
+    "a seat that does not exist": lambda d: next(e for e in d["events"] if e["type"] == "seat_taken").__setitem__("seat", 9),
+    "seats null": lambda d: d["events"][0].__setitem__("seats", None),
+    "a schema version as text": lambda d: d["events"][0].__setitem__("v", "x"),
+    "an unknown variant": lambda d: d["events"][0].__setitem__("variant", "zzz"),
+    "no first event": lambda d: d["events"].pop(0),
+    "events not a list": lambda d: d.__setitem__("events", {"1": {}}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CRAFTED))
+def test_a_crafted_file_with_a_recomputed_hash_is_refused_not_crashed_on(api, name):
+    token = api.player()["token"]
+    game = api.game(token, [HUMAN, ai("random")], variant="basic")
+    api.run_jobs()
+    if api.view(game["id"], token)["status"] != "finished":
+        api.act(game["id"], token, [{"type": "fold"}])
+    document = api.call("GET", f"/v1/games/{game['id']}/replay/export", token).get_json()
+    CRAFTED[name](document)
+    document["hash"] = content_hash(document)
+    assert not verify_replay(document).ok
+    refused = api.call("POST", "/v1/replays", token, json=document)
+    assert refused.status_code == 422 and refused.get_json()["code"] in ("invalid_replay", "invalid_request")
+
+
+def test_random_damage_to_a_replay_never_crashes_the_verifier():
+    stored, _ = stored_from_selfplay(2, Variant.BASIC, True, seed=5)
+    document = build_replay("g_x", stored, FULL)
+    rng = random.Random(7)
+    junk = [None, "x", -1, 10**30, [], {}, 1.5, True]
+    for _ in range(150):
+        damaged = copy.deepcopy(document)
+        event = rng.choice(damaged["events"])
+        key = rng.choice(sorted(event))
+        event[key] = rng.choice(junk)
+        damaged["hash"] = content_hash(damaged)
+        verify_replay(damaged)  # any verdict, but no exception
+
+
 def test_export_and_import(api):
     token = api.player()["token"]
     game = api.game(token, [ai("random"), ai("greedy")], variant="basic")
