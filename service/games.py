@@ -119,7 +119,8 @@ class GameService:
         self.on_append = on_append
         self._cache = GameCache()
         self._snapshot_at: dict[str, int] = {}  # the version of the newest snapshot this process knows of
-        self._replays: dict[tuple[str, int, str], dict[str, Any]] = {}  # finished games' replays
+        self._replays: OrderedDict[tuple[str, int, str], dict[str, Any]] = OrderedDict()  # finished games' replays
+        self._replays_lock = threading.Lock()
 
     # --- reading ----------------------------------------------------------------------
 
@@ -234,15 +235,17 @@ class GameService:
         """The replay of ``game`` for ``viewer``: all of it once the game is finished, else what the viewer has seen."""
         perspective: Perspective = FULL if game.status == "finished" else game.seat_of(viewer)
         key = (game.id, game.version, str(perspective))
-        cached = self._replays.get(key)
+        with self._replays_lock:
+            cached = self._replays.get(key)
         if cached is not None:
             return cached
         stored = [(e.number, json.loads(e.payload)) for e in self.store.read_all(game.id)]
         document = build_replay(game.id, stored, perspective)
         if perspective == FULL:  # a finished game's replay never changes
-            self._replays[key] = document
-            while len(self._replays) > 64:
-                self._replays.pop(next(iter(self._replays)))
+            with self._replays_lock:  # request threads share it
+                self._replays[key] = document
+                while len(self._replays) > 64:
+                    self._replays.popitem(last=False)
         return document
 
     # --- writing ----------------------------------------------------------------------

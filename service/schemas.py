@@ -105,6 +105,7 @@ class GameCreateSchema(Strict):
     variant = fields.String(load_default="advanced", validate=validate.OneOf([v.value for v in Variant]))
     action_rules = fields.Boolean(load_default=False)
     seed = fields.Integer(
+        strict=True,
         validate=validate.Range(0, 2**53 - 1),  # exact as a JavaScript number
         metadata={"description": "fixes every shuffle; anyone who knows it can predict the deal (the game is marked seeded)"},
     )
@@ -114,6 +115,7 @@ class GameCreateSchema(Strict):
         metadata={"description": "an explicit order, top card first (only if the server allows it; marks the game custom-dealt)"},
     )
     turn_timeout = fields.Integer(
+        strict=True,
         allow_none=True, validate=validate.Range(5, 30 * 24 * 3600), metadata={"description": "seconds a human has per turn"}
     )
     timeout_action = fields.String(load_default="fold", validate=validate.OneOf(["fold", "ai"]))
@@ -134,14 +136,14 @@ class GameCreateSchema(Strict):
 
 class JoinSchema(Strict):
     code = fields.String(required=True, validate=validate.Length(1, 64))
-    seat = fields.Integer(validate=validate.Range(0, 3))
+    seat = fields.Integer(strict=True, validate=validate.Range(0, 3))
 
 
 class StepSchema(Strict):
     type = fields.String(required=True, validate=validate.OneOf(STEP_TYPES))
     card = CardField()
     draw = fields.Boolean(metadata={"description": "discard only: take the advanced draw if granted (default true)"})
-    seat = fields.Integer(validate=validate.Range(0, 3), metadata={"description": "take only: whose palette"})
+    seat = fields.Integer(strict=True, validate=validate.Range(0, 3), metadata={"description": "take only: whose palette"})
     to = fields.String(validate=validate.OneOf([d.value for d in Destination]), metadata={"description": "place only"})
 
     NEEDS: ClassVar = {"play": ("card",), "discard": ("card",), "take": ("seat", "card"), "place": ("card", "to")}
@@ -165,7 +167,7 @@ class StepSchema(Strict):
 
 class ActionSchema(Strict):
     steps = fields.List(fields.Nested(StepSchema), required=True, validate=validate.Length(1, 16))
-    expected_version = fields.Integer(validate=validate.Range(0), metadata={"description": "instead of If-Match"})
+    expected_version = fields.Integer(strict=True, validate=validate.Range(0), metadata={"description": "instead of If-Match"})
 
 
 class EventsQuerySchema(Strict):

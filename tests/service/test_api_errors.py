@@ -98,6 +98,21 @@ def test_strings_that_are_not_unicode_are_refused_before_anything_stores_them(ap
     assert paired.status_code == 201 and paired.get_json()["name"] == "A\U0001f0cf"  # a pair is one character
 
 
+def test_whole_numbers_in_bodies_are_not_silently_truncated(api):
+    """seed 1.5 must not quietly become seed 1: a client that sent it has a bug worth hearing about."""
+    token = api.player()["token"]
+    for field, value in (("seed", 1.5), ("turn_timeout", 30.5), ("seed", "7"), ("turn_timeout", True)):
+        response = api.call("POST", "/v1/games", token, json={"seats": [HUMAN, ai()], field: value})
+        assert response.status_code == 422 and response.get_json()["errors"][0]["field"] == field, (field, value)
+    game = api.game(token, [HUMAN, HUMAN])
+    bo = api.player("Bo")["token"]
+    joined = api.call("POST", f"/v1/games/{game['id']}/join", bo, json={"code": game["join_code"], "seat": 1.5})
+    assert joined.status_code == 422 and joined.get_json()["errors"][0]["field"] == "seat"
+    body = {"steps": [{"type": "fold"}], "expected_version": 2.5}
+    acted = api.call("POST", f"/v1/games/{game['id']}/actions", token, json=body)
+    assert acted.status_code == 422 and acted.get_json()["errors"][0]["field"] == "expected_version"
+
+
 def test_the_problem_catalogue_lists_every_code(api):
     codes = {p["code"]: p for p in api.call("GET", "/v1/problems").get_json()["problems"]}
     for code in ("version_conflict", "not_your_turn", "discard_not_winning", "invalid_request", "rate_limited"):
