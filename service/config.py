@@ -47,6 +47,10 @@ class Settings:
     #: Seconds before an AI seat moves (lets a human watch the table change); 0 in tests.
     ai_delay: float = 0.0
     public_url: str = ""
+    #: Let webhooks reach loopback, private and link-local addresses (a receiver on this machine or
+    #: network).  Off in production, so that a player's webhook URL cannot make the workers call
+    #: internal services; on by default for the embedded server, which runs on a developer's machine.
+    webhook_private_hosts: bool = False
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -69,6 +73,7 @@ class Settings:
             "expert_seconds": float(env.get("RED7_EXPERT_SECONDS", cls.expert_seconds)),
             "ai_delay": float(env.get("RED7_AI_DELAY", cls.ai_delay)),
             "public_url": env.get("RED7_PUBLIC_URL", ""),
+            "webhook_private_hosts": _bool(env.get("RED7_WEBHOOK_PRIVATE_HOSTS"), default=not env.get("REDIS_URL")),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]

@@ -13,13 +13,13 @@ import hmac
 import json
 import logging
 import time
-import urllib.error
 import urllib.request
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from engine import DealRound, Event, Fold, GameState, Phase, RuleViolation, ScoreRound, decide_and_fold, decide_steps
 from service.game import Game
+from workers import webhooks
 from workers.ai import choose_steps
 from workers.context import runtime
 
@@ -158,9 +158,7 @@ def notify(game_id: str, version: int, player_id: str, kind: str) -> str:
         },
     )
     try:
-        with urllib.request.urlopen(request, timeout=5) as response:
-            return f"delivered ({response.status})"
-    except urllib.error.HTTPError as error:
-        if 400 <= error.code < 500 and error.code not in (408, 429):
-            raise PermanentJobError(f"the webhook refused the event with {error.code}") from None
-        raise
+        status = webhooks.post(request, private_hosts=rt.settings.webhook_private_hosts)
+    except webhooks.UndeliverableWebhook as exc:
+        raise PermanentJobError(str(exc)) from None
+    return f"delivered ({status})"

@@ -25,6 +25,7 @@ def settings_for(key_prefix: str, **overrides: Any) -> Settings:
         "stream_max_seconds": 1.5,
         "long_poll_max": 5.0,
         "expert_seconds": 0.05,
+        "webhook_private_hosts": True,  # the tests' webhook receivers listen on 127.0.0.1
     }
     values.update(overrides)
     return Settings(**values)

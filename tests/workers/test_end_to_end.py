@@ -40,6 +40,7 @@ def real(key_prefix, tmp_path):
             "RED7_KEY_PREFIX": settings.key_prefix,
             "RED7_QUEUE": settings.queue_name,
             "RED7_EXPERT_SECONDS": str(expert_seconds),
+            "RED7_WEBHOOK_PRIVATE_HOSTS": "1",  # the receiver listens on 127.0.0.1
         }
         log = open(tmp_path / f"worker-{len(processes)}.log", "w")  # noqa: SIM115 (closed with the process)
         process = subprocess.Popen(

@@ -7,6 +7,7 @@ import hmac
 import json
 import threading
 import zlib
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import ClassVar
@@ -16,7 +17,7 @@ import pytest
 from service.game import LOBBY_TYPES
 from tests.service.conftest import HUMAN, ai
 from tests.service.test_api_games import two_humans
-from workers import context, jobs
+from workers import context, jobs, webhooks
 from workers.runner import fail_fast_on_permanent_errors
 
 
@@ -157,6 +158,13 @@ class Receiver(BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers["Content-Length"]))
         Receiver.received.append((dict(self.headers), body))
         self.send_response(Receiver.status)
+        if 300 <= Receiver.status < 400:
+            self.send_header("Location", "/elsewhere")
+        self.end_headers()
+
+    def do_GET(self) -> None:  # only a followed redirect would come here
+        Receiver.received.append((dict(self.headers), b"GET"))
+        self.send_response(204)
         self.end_headers()
 
     def log_message(self, *args) -> None:
@@ -209,6 +217,43 @@ def test_a_refusing_webhook_is_a_permanent_failure_and_a_down_one_is_retried(api
     Receiver.status = 503
     with pytest.raises(OSError):
         jobs.notify("g_x", 1, me["id"], "your_turn")
+
+
+def test_a_redirecting_webhook_is_not_followed(api, receiver):
+    token = api.player()["token"]
+    me = api.call("PATCH", "/v1/players/me", token, json={"webhook_url": receiver}).get_json()
+    Receiver.status = 302
+    with pytest.raises(jobs.PermanentJobError, match="redirects are not followed"):
+        jobs.notify("g_x", 1, me["id"], "your_turn")
+    assert len(Receiver.received) == 1 and Receiver.received[0][1] != b"GET"
+
+
+def test_webhooks_to_private_addresses_are_refused_unless_allowed(api, runtime, receiver, monkeypatch):
+    """A player's URL must not make the workers call the deployment's internal services (SSRF)."""
+    token = api.player()["token"]
+    me = api.call("PATCH", "/v1/players/me", token, json={"webhook_url": receiver}).get_json()
+    monkeypatch.setattr(runtime, "settings", replace(runtime.settings, webhook_private_hosts=False))
+    with pytest.raises(jobs.PermanentJobError, match="not a public address"):
+        jobs.notify("g_x", 1, me["id"], "your_turn")
+    assert Receiver.received == []
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://127.0.0.1:8080/hook", "http://localhost/hook", "http://10.1.2.3/", "http://192.168.0.10/",
+     "http://169.254.169.254/latest/meta-data", "http://[::1]/", "http://[fd00::1]/", "http://0.0.0.0/"],
+)
+def test_private_and_loopback_destinations_are_undeliverable(url):
+    with pytest.raises(webhooks.UndeliverableWebhook):
+        webhooks.check_destination(url, private_hosts=False)
+    webhooks.check_destination(url, private_hosts=True)
+
+
+def test_public_addresses_and_odd_urls():
+    webhooks.check_destination("https://93.184.216.34/hook", private_hosts=False)  # a public literal: no lookup
+    for url in ("ftp://example.org/", "http:///nohost", "http://[zz]/"):
+        with pytest.raises(webhooks.UndeliverableWebhook):
+            webhooks.check_destination(url, private_hosts=False)
 
 
 def test_permanent_errors_skip_the_retries():
