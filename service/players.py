@@ -80,6 +80,7 @@ class PlayerStore:
         self.cache_seconds = cache_seconds
         self._by_token: dict[str, tuple[float, Player]] = {}
         self._webhooks: dict[str, tuple[float, bool]] = {}
+        self._revocations = 0  # revocations in this process, so that a lookup racing one is not cached
         self._lock = threading.Lock()
 
     def _player_key(self, player_id: str) -> str:
@@ -112,8 +113,22 @@ class PlayerStore:
         pipe.set(self._token_key(info.digest), player_id)
         pipe.hset(self._tokens_key(player_id), info.id, json.dumps(record))
 
+    def _adopt_legacy_token(self, player_id: str) -> None:
+        """Players made before tokens were listed kept one token as ``token_hash`` on the player: list it like the others."""
+        player_key = self._player_key(player_id)
+        digest = self.redis.hget(player_key, "token_hash")
+        if not digest:
+            return
+        created_at = self.redis.hget(player_key, "created_at") or ""
+        record = {"hash": digest, "label": "first token", "created_at": created_at}
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hsetnx(self._tokens_key(player_id), "t_" + digest[:16], json.dumps(record))
+            pipe.hdel(player_key, "token_hash")
+            pipe.execute()
+
     def issue_token(self, player_id: str, label: str, created_at: str) -> tuple[TokenInfo, str]:
         """Another token for the player, unless they already hold ``MAX_TOKENS``."""
+        self._adopt_legacy_token(player_id)
         token, info = _new_token(label, created_at)
         with self.redis.pipeline(transaction=True) as pipe:
             while True:
@@ -130,6 +145,7 @@ class PlayerStore:
 
     def tokens(self, player_id: str) -> list[TokenInfo]:
         """The player's tokens, oldest first."""
+        self._adopt_legacy_token(player_id)
         infos = []
         for token_id, text in self.redis.hgetall(self._tokens_key(player_id)).items():
             record = json.loads(text)
@@ -141,6 +157,7 @@ class PlayerStore:
 
         This process forgets it at once; others within ``cache_seconds``.
         """
+        self._adopt_legacy_token(player_id)
         text = self.redis.hget(self._tokens_key(player_id), token_id)
         if text is None:
             return False
@@ -151,6 +168,7 @@ class PlayerStore:
             pipe.execute()
         with self._lock:
             self._by_token.pop(digest, None)
+            self._revocations += 1  # a lookup that read Redis before this must not cache what it read
         return True
 
     def get(self, player_id: str) -> Player | None:
@@ -186,13 +204,15 @@ class PlayerStore:
             hit = self._by_token.get(digest)
         if hit is not None and hit[0] > now:
             return hit[1]
+        revocations = self._revocations
         player_id = self.redis.get(self._token_key(digest))
         player = self.get(player_id) if player_id else None
         if player is not None:
             with self._lock:
                 if len(self._by_token) > 50_000:
                     self._by_token.clear()
-                self._by_token[digest] = (now + self.cache_seconds, player)
+                if self._revocations == revocations:
+                    self._by_token[digest] = (now + self.cache_seconds, player)
         return player
 
     def update(self, player_id: str, *, name: str | None = None, webhook_url: str | None = None) -> Player:

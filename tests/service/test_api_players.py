@@ -167,6 +167,39 @@ def test_another_process_stops_honouring_a_revoked_token_once_its_cache_entry_ex
     assert elsewhere.by_token(token) is None and here.by_token(token) is None
 
 
+def test_a_lookup_racing_a_revocation_does_not_bring_the_token_back(redis_pair, key_prefix, monkeypatch):
+    players = PlayerStore(redis_pair[0], key_prefix)
+    player, token = players.create("Ana", "2026-01-01T00:00:00.000Z")
+    token_id = players.tokens(player.id)[0].id
+    read = players.get
+
+    def get_then_revoked(player_id):  # the revocation lands between a lookup's read and its cache write
+        found = read(player_id)
+        players.revoke_token(player_id, token_id)
+        return found
+
+    monkeypatch.setattr(players, "get", get_then_revoked)
+    assert players.by_token(token) == player  # it read the token before the revocation
+    monkeypatch.setattr(players, "get", read)
+    assert players.by_token(token) is None
+
+
+def test_a_player_made_before_tokens_were_listed_can_list_and_revoke_its_token(api, runtime):
+    """Players stored by the first version kept their one token as token_hash on the player."""
+    prefix = runtime.settings.key_prefix
+    token = "r7_" + "a" * 43
+    runtime.redis.hset(f"{prefix}player:p_old", mapping={"name": "Old", "created_at": "2026-01-01T00:00:00.000Z",
+                                                         "token_hash": hash_token(token)})
+    runtime.redis.set(f"{prefix}token:{hash_token(token)}", "p_old")
+    listed = api.call("GET", "/v1/players/me/tokens", token).get_json()["tokens"]
+    assert [(t["label"], t["current"]) for t in listed] == [("first token", True)]
+    for n in range(MAX_TOKENS - 1):
+        api.call("POST", "/v1/players/me/tokens", token, json={"label": f"d{n}"})
+    assert api.call("POST", "/v1/players/me/tokens", token, json={}).get_json()["code"] == "token_limit_reached"
+    assert api.call("DELETE", f"/v1/players/me/tokens/{listed[0]['id']}", token).status_code == 204
+    assert api.call("GET", "/v1/players/me", token).get_json()["code"] == "invalid_token"
+
+
 # --- the games list, a page at a time ----------------------------------------------------------
 
 
