@@ -76,21 +76,31 @@ class GamePage:
     next_cursor: str | None
 
 
-def _parse_cursor(cursor: str | None) -> int | tuple[int, str] | None:
-    """``o.<offset>`` (among the games in play), ``f`` (the first finished game) or ``f.<ms>.<id>`` (after that one)."""
+#: Where a page of a player's games starts: among the games in play after the sort key
+#: ``(rank, -updated ms, id)`` given, or among the finished ones after ``(finished ms, id)``.
+OpenAfter = tuple[int, int, str]
+FinishedAfter = tuple[int, str]
+
+
+def _parse_cursor(cursor: str | None) -> tuple[str, OpenAfter | FinishedAfter | None]:
+    """``o.<rank>.<ms>.<id>`` (after that game in play), ``f`` (the first finished game) or ``f.<ms>.<id>`` (after that one)."""
     if cursor is None:
-        return 0
+        return "open", None
     if cursor == "f":
-        return None
-    if match := re.fullmatch(r"o\.([0-9]{1,9})", cursor):
-        return int(match[1])
+        return "finished", None
+    if match := re.fullmatch(r"o\.([0-2])\.([0-9]{1,15})\.([A-Za-z0-9_]{1,40})", cursor):
+        return "open", (int(match[1]), -int(match[2]), match[3])
     if match := re.fullmatch(r"f\.([0-9]{1,15})\.([A-Za-z0-9_]{1,40})", cursor):
-        return int(match[1]), match[2]
+        return "finished", (int(match[1]), match[2])
     raise ApiError(
         "invalid_request",
         "The cursor is not one this server gave out; pass next_cursor as it came.",
         errors=[{"field": "cursor", "message": "not a cursor from next_cursor", "location": "query"}],
     )
+
+
+def _epoch_ms(iso: str) -> int:
+    return int(datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() * 1000)
 
 
 OnAppend = Callable[[Game, Sequence[Event]], None]
@@ -162,24 +172,32 @@ class GameService:
         Games not yet finished (few, and in play) are loaded and ordered
         whole, newest move first within each kind; finished ones (the whole
         history) come from their own index, newest first, a page at a time.
-        ``cursor`` is the ``next_cursor`` of the page before.
+        ``cursor`` is the ``next_cursor`` of the page before: the sort key of
+        the last game shown, so a game that leaves the list between pages
+        shifts nothing.  (A game in play moves in the order as it is played;
+        one that finishes while a client pages shows up again among the
+        finished ones.)
         """
-        at = _parse_cursor(cursor)
+        section, after = _parse_cursor(cursor)
         page: list[Game] = []
-        before: tuple[int, str] | None = None
-        if isinstance(at, int):
-            listed = [g for g in self._open_games(player) if status in (None, g.status)]
-            page = listed[at : at + limit]
-            if at + limit < len(listed):
-                return GamePage(page, f"o.{at + limit}")
-            if status is not None and status != "finished":
+        if section == "open":
+            if status in (None, "active", "waiting"):
+                keyed = [(key, g) for key, g in self._open_games(player) if status in (None, g.status)]
+                if after is not None:
+                    keyed = [(key, g) for key, g in keyed if key > after]
+                page = [g for _, g in keyed[:limit]]
+                if len(keyed) > limit:
+                    rank, negated_ms, game_id = keyed[limit - 1][0]
+                    return GamePage(page, f"o.{rank}.{-negated_ms}.{game_id}")
+            if status not in (None, "finished"):
                 return GamePage(page, None)
-        elif status is not None and status != "finished":
+            before = None
+        elif status not in (None, "finished"):
             return GamePage([], None)
         else:
-            before = at
+            before = after
         wanted = limit - len(page)
-        found = self.players.finished_ids(player.id, before, wanted + 1)
+        found = self.players.finished_ids(player.id, before, wanted + 1)  # type: ignore[arg-type]
         for game_id, _ in found[:wanted]:
             try:
                 page.append(self.load(game_id))
@@ -189,36 +207,35 @@ class GameService:
             return GamePage(page, None)
         if wanted == 0:
             return GamePage(page, "f")
-        score, last = found[wanted - 1][1], found[wanted - 1][0]
+        last, score = found[wanted - 1]
         return GamePage(page, f"f.{score}.{last}")
 
-    def _open_games(self, player: Player) -> list[Game]:
-        """The player's games not finished, in list order; a finished one found here is moved to the finished index."""
-        games = []
+    def _open_games(self, player: Player) -> list[tuple[OpenAfter, Game]]:
+        """The player's games not finished, with their sort keys, in list order.
+
+        A finished one found here is moved to the finished index (its writer
+        stopped before indexing it).
+        """
+        keyed = []
         for game_id in self.players.game_ids(player.id):
             try:
                 game = self.load(game_id)
             except ApiError:
                 continue  # indexed before an append that never happened
-            if game.seat_of(player.id) is None and game.created_by != player.id:
+            mine = game.seat_of(player.id)
+            if mine is None and game.created_by != player.id:
                 continue
             if game.status == "finished":
-                self._archive(game)  # its writer stopped before indexing it
+                self._archive(game)
                 continue
-            games.append(game)
-
-        def order(game: Game) -> tuple[int, str]:
-            mine = game.seat_of(player.id)
             rank = 0 if mine is not None and game.seat_to_move() == mine else {"active": 1, "waiting": 2}[game.status]
-            return rank, _negated(game.updated_at)
-
-        return sorted(games, key=order)
+            keyed.append(((rank, -_epoch_ms(game.updated_at), game.id), game))
+        return sorted(keyed, key=lambda item: item[0])
 
     def _archive(self, game: Game) -> None:
         """Index a finished game as finished for everyone who lists it."""
         player_ids = {seat.player_id for seat in game.seats if seat.player_id} | {game.created_by}
-        finished = datetime.fromisoformat(game.updated_at.replace("Z", "+00:00"))
-        self.players.archive_game(player_ids, game.id, int(finished.timestamp() * 1000))
+        self.players.archive_game(player_ids, game.id, _epoch_ms(game.updated_at))
 
     def feed(self, game: Game, viewer: str | None, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
         """Stored events above ``after`` as the viewer may see them."""
@@ -541,8 +558,3 @@ def _conflict(expected: int, current: int) -> ApiError:
     )
     error.headers["ETag"] = f'"{current}"'
     return error
-
-
-def _negated(text: str) -> str:
-    """A sort key that puts later ISO timestamps first."""
-    return "".join(chr(0x10FFFF - ord(ch)) for ch in text)

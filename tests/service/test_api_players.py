@@ -214,8 +214,8 @@ def finished_game(api, token: str) -> str:
     return game_id
 
 
-def all_pages(api, token: str, query: str) -> list[list[dict]]:
-    pages, cursor = [], None
+def all_pages(api, token: str, query: str, cursor: str | None = None) -> list[list[dict]]:
+    pages = []
     while True:
         suffix = f"&cursor={cursor}" if cursor else ""
         response = api.call("GET", f"/v1/players/me/games?{query}{suffix}", token)
@@ -263,6 +263,23 @@ def test_a_finished_page_neither_repeats_nor_skips_a_game_when_another_finishes_
     rest = api.call("GET", f"/v1/players/me/games?status=finished&limit=10&cursor={first['next_cursor']}", ana["token"])
     seen = [g["id"] for g in first["games"] + rest.get_json()["games"]]
     assert seen == older[::-1] and newer not in seen
+
+
+def test_a_game_in_play_that_finishes_between_pages_shifts_no_other_game_off_the_list(api):
+    ana, bo = api.player("Ana"), api.player("Bo")
+    games = []
+    for seed in range(3):
+        game = api.game(ana["token"], [HUMAN, HUMAN], variant="basic", seed=seed)
+        api.call("POST", f"/v1/games/{game['id']}/join", bo["token"], json={"code": game["join_code"]})
+        games.append(game["id"])
+    first = api.call("GET", "/v1/players/me/games?limit=2", ana["token"]).get_json()
+    ended = first["games"][0]["id"]
+    mover = [ana, bo][api.view(ended)["turn"]["seat"]]
+    assert api.act(ended, mover["token"], [{"type": "fold"}]).status_code == 200  # basic: one round, so the game ends
+    rest = [g for page in all_pages(api, ana["token"], "limit=1", first["next_cursor"]) for g in page]
+    seen = [g["id"] for g in first["games"]] + [g["id"] for g in rest]
+    assert set(seen) == set(games)
+    assert [(g["id"], g["status"]) for g in rest][-1] == (ended, "finished")  # shown again, now among the finished
 
 
 def test_games_finished_in_the_same_millisecond_are_paged_by_id(redis_pair, key_prefix):
