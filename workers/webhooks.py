@@ -44,9 +44,27 @@ def check_destination(url: str, *, private_hosts: bool) -> None:
     if private_hosts:
         return
     for *_, address in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM):
-        ip = ipaddress.ip_address(address[0])
-        if not ip.is_global:
+        ip = ipaddress.ip_address(address[0].split("%")[0])
+        if not _is_public(ip):
             raise UndeliverableWebhook(f"{host} is {ip}, not a public address (RED7_WEBHOOK_PRIVATE_HOSTS allows it)")
+
+
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_SITE_LOCAL = ipaddress.ip_network("fec0::/10")  # deprecated, still routed inside some networks
+
+
+def _is_public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Global, and so is any IPv4 address an IPv6 one carries (mapped, 6to4, Teredo, NAT64, IPv4-compatible)."""
+    if not ip.is_global:
+        return False
+    if isinstance(ip, ipaddress.IPv4Address):
+        return True
+    if ip in _SITE_LOCAL:
+        return False
+    carried = [ip.ipv4_mapped, ip.sixtofour, ip.teredo[1] if ip.teredo else None]
+    if ip in _NAT64 or int(ip) >> 32 == 0:  # NAT64, or the old IPv4-compatible ::a.b.c.d
+        carried.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    return all(v4 is None or v4.is_global for v4 in carried)
 
 
 def post(request: urllib.request.Request, *, private_hosts: bool, timeout: float = 5.0) -> int:
