@@ -317,4 +317,6 @@ def test_a_transient_failure_is_retried_later(api, receiver):
     scheduled = api.runtime.queue.scheduled_job_registry
     assert scheduled.count == 1 and api.runtime.queue.failed_job_registry.count == 0
     job = api.runtime.queue.fetch_job(scheduled.get_job_ids()[0])
-    assert job.retries_left == 3  # one of four tries used; the next comes after the backoff
+    # One of four retries used, the next after the backoff: or two, as RQ rounds the 1 s retry's time
+    # down to a whole second, which the drain may already find due.
+    assert job.retries_left in (2, 3)
