@@ -299,8 +299,10 @@ class LegalStep:
     ``can_win``: some way of finishing the turn after this step keeps the
     player in the round (unknown draws count as nothing).  ``eliminates``:
     taking this step ends the turn with the player out.  ``grants_draw``: a
-    discard that allows the advanced draw.  ``ends_turn``: nothing more can
-    be done in this turn afterwards.
+    discard that allows the advanced draw.  ``draws``: the step draws a card
+    (a 3's action, or a discard that takes the advanced draw), so no step
+    may follow it in the same batch.  ``ends_turn``: nothing more can be
+    done in this turn afterwards.
     """
 
     step: Step
@@ -308,6 +310,7 @@ class LegalStep:
     eliminates: bool = False
     grants_draw: bool = False
     ends_turn: bool = False
+    draws: bool = False
 
 
 def legal_steps(state: GameState) -> list[LegalStep]:
@@ -333,11 +336,13 @@ def legal_steps(state: GameState) -> list[LegalStep]:
         if pending is Effect.PLAY or not pos.played:
             for card in iter_cards(pos.hand):
                 if play_allowed(pos, card):
-                    out.append(LegalStep(Play(card), can_finish_winning(after_play(pos, card))))
+                    after = after_play(pos, card)
+                    out.append(LegalStep(Play(card), can_finish_winning(after), draws=after.pending is Effect.DRAW))
         if pending is None:
             for card in iter_cards(pos.hand):
                 if winning(pos, card.color):
-                    out.append(LegalStep(Discard(card), True, grants_draw=grants_draw(pos, card), ends_turn=True))
+                    draw = grants_draw(pos, card)
+                    out.append(LegalStep(Discard(card), True, grants_draw=draw, ends_turn=True, draws=draw))
             if pos.played:
                 stays = winning(pos)
                 out.append(LegalStep(EndTurn(), stays, eliminates=not stays, ends_turn=True))

@@ -103,7 +103,7 @@ class SeatSchema(Strict):
 class GameCreateSchema(Strict):
     seats = fields.List(fields.Nested(SeatSchema), required=True, validate=validate.Length(2, 4))
     variant = fields.String(load_default="advanced", validate=validate.OneOf([v.value for v in Variant]))
-    action_rules = fields.Boolean(load_default=False)
+    action_rules = fields.Boolean(load_default=False, truthy={True}, falsy={False})
     seed = fields.Integer(
         strict=True,
         validate=validate.Range(0, 2**53 - 1),  # exact as a JavaScript number
@@ -142,7 +142,9 @@ class JoinSchema(Strict):
 class StepSchema(Strict):
     type = fields.String(required=True, validate=validate.OneOf(STEP_TYPES))
     card = CardField()
-    draw = fields.Boolean(metadata={"description": "discard only: take the advanced draw if granted (default true)"})
+    draw = fields.Boolean(
+        truthy={True}, falsy={False}, metadata={"description": "discard only: take the advanced draw if granted (default true)"}
+    )
     seat = fields.Integer(strict=True, validate=validate.Range(0, 3), metadata={"description": "take only: whose palette"})
     to = fields.String(validate=validate.OneOf([d.value for d in Destination]), metadata={"description": "place only"})
 
@@ -251,6 +253,10 @@ class LegalStepSchema(Schema):
     can_win = fields.Boolean(required=True, metadata={"description": "some way to finish the turn after this keeps you in"})
     eliminates = fields.Boolean(required=True, metadata={"description": "this ends your turn with you out of the round"})
     grants_draw = fields.Boolean(required=True, metadata={"description": "a discard that allows the advanced draw"})
+    draws = fields.Boolean(
+        required=True,
+        metadata={"description": "this step draws a card (a 3, or a discard taking the draw): end the batch with it"},
+    )
     ends_turn = fields.Boolean(required=True)
 
 

@@ -30,6 +30,7 @@ def legal_step_json(option: LegalStep) -> dict[str, Any]:
         "can_win": option.can_win,
         "eliminates": option.eliminates,
         "grants_draw": option.grants_draw,
+        "draws": option.draws,
         "ends_turn": option.ends_turn,
     }
 

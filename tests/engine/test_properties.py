@@ -37,6 +37,7 @@ from engine import (
     Take,
     Variant,
     decide,
+    decide_steps,
     event_from_dict,
     event_to_dict,
     fold,
@@ -155,6 +156,26 @@ def test_listed_steps_are_accepted_and_the_rest_refused(game):
             assert refusal.code == "not_your_turn"
         else:
             raise AssertionError("a step out of turn was accepted")
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games)
+def test_the_draws_flag_says_exactly_which_steps_end_a_batch(game):
+    """A listed step flagged ``draws`` draws a card, and then no step may follow it; one not flagged never draws."""
+    for state, _, _ in random_game(*game):
+        if state.phase is not Phase.TURN:
+            continue
+        seat = state.turn.seat
+        for option in legal_steps(state):
+            events = decide(state, option.step, seat)
+            assert any(isinstance(e, CardDrawn) for e in events) == option.draws, option
+            if option.draws and not option.ends_turn:
+                try:
+                    decide_steps(state, [option.step, Fold()], seat)
+                except RuleViolation as refusal:
+                    assert refusal.code == "step_after_draw" and refusal.details["step"] == 1
+                else:
+                    raise AssertionError(f"a step was accepted after {option.step}, which draws")
 
 
 def secrets_of(state: GameState, seat: int | None) -> set:

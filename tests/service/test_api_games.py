@@ -44,7 +44,10 @@ def test_join_errors(api):
     path = f"/v1/games/{game['id']}/join"
     assert api.call("POST", path, bo["token"], json={"code": "wrong"}).get_json()["code"] == "bad_join_code"
     assert api.call("POST", path, ana["token"], json={"code": game["join_code"]}).get_json()["code"] == "already_seated"
-    assert api.call("POST", path, bo["token"], json={"code": game["join_code"], "seat": 0}).get_json()["code"] == "game_full"
+    for taken in (0, 3):  # seat 0 is Ana's; a two-seat game has no seat 3
+        refused = api.call("POST", path, bo["token"], json={"code": game["join_code"], "seat": taken})
+        assert refused.status_code == 409 and refused.get_json()["code"] == "seat_not_open"
+        assert refused.get_json()["open_seats"] == [1]
     assert api.call("POST", path, bo["token"], json={"code": game["join_code"]}).status_code == 200
     late = api.call("POST", path, cy["token"], json={"code": game["join_code"]})
     assert late.status_code == 409 and late.get_json()["code"] == "game_not_waiting"
@@ -79,6 +82,8 @@ def test_the_view_carries_legal_steps_with_flags_for_the_seat_to_move_only(api):
     assert mine["turn"] == {"seat": 0, "played": False, "pending": None, "deadline": None}
     steps = {(s["type"], s.get("card")): s for s in mine["legal_steps"]}
     assert steps[("discard", "G4")]["ends_turn"] and steps[("discard", "G4")]["grants_draw"]
+    assert steps[("discard", "G4")]["draws"]  # the batch must end with it
+    assert not any(s["draws"] for key, s in steps.items() if key[0] != "discard")
     assert ("discard", "B3") not in steps  # Blue: V2 against R7 loses
     assert steps[("fold", None)]["eliminates"]
     assert api.view(game["id"], bo["token"])["legal_steps"] == []
