@@ -145,7 +145,7 @@ class Players(MethodView):
         require_api_key()
         player, token = _players().create(body["name"], _games().clock())
         created = {"id": player.id, "name": player.name, "token": token, "created_at": player.created_at}
-        return json_response(created, 201, {"Location": f"/v1/players/{player.id}"})
+        return json_response(created, 201, {"Location": "/v1/players/me"})  # as the new token sees itself
 
 
 def _player_json(player: Any, *, show_secret: bool = False) -> dict[str, Any]:
@@ -225,7 +225,7 @@ class TokenResource(MethodView):
         player = current_player()
         if not _players().revoke_token(player.id, token_id):
             raise ApiError("token_not_found")
-        return Response(status=204)
+        return Response(status=204, mimetype=None)
 
 
 # --- games -------------------------------------------------------------------------------
@@ -337,13 +337,13 @@ class Events(MethodView):
         games = _games()
         game = games.load(game_id)
         after = query["after"]
-        if game.version <= after and query["wait"] > 0:
+        if game.version <= after and query["wait"] > 0 and game.status != "finished":  # nothing more will come
             games.store.wait(game_id, after, min(query["wait"], _red7().settings.long_poll_max))
             game = games.load(game_id)
         events = games.feed(game, player.id if player else None, after, query["limit"])
         page = {
             "events": events,
-            "next": events[-1]["n"] if events else after,
+            "next": events[-1]["n"] if events else min(after, game.version),
             "version": game.version,
             "finished": game.status == "finished",
         }

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
+import time
+from functools import partial
+from http import HTTPStatus
 from typing import Any
 
 import flask_smorest
@@ -18,6 +22,7 @@ import swagger_ui_bundle
 from flask import Flask, current_app, request, send_from_directory
 from flask_cors import CORS
 from flask_limiter import Limit, Limiter
+from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import BadRequest, HTTPException
 
 from service.api import health, json_response, v1
@@ -64,10 +69,24 @@ def _flatten(messages: Any, path: str = "") -> list[dict[str, str]]:
 
 
 class Api(flask_smorest.Api):
-    """flask-smorest's Api, answering every HTTP error as problem+json."""
+    """flask-smorest's Api, answering every HTTP error as problem+json, and documenting them so."""
+
+    ERROR_SCHEMA = ProblemSchema
 
     def handle_http_exception(self, error: HTTPException) -> Any:
         return _problem_response_for_http(error)
+
+    def _register_responses(self) -> None:
+        """The error responses flask-smorest documents by itself (default, 422 of arguments): problem+json."""
+        for status in HTTPStatus:
+            response: dict[str, Any] = {"description": status.phrase}
+            if status >= 400:
+                response["schema"] = self.ERROR_SCHEMA
+            prepare_response(response, self.spec, PROBLEM_JSON if status >= 400 else self.DEFAULT_RESPONSE_CONTENT_TYPE)
+            self.spec.components.response(status.name, response, lazy=True)
+        default = {"description": "An error: problem details (RFC 9457)", "schema": self.ERROR_SCHEMA}
+        prepare_response(default, self.spec, PROBLEM_JSON)
+        self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, default, lazy=True)
 
 
 def _problem_response(code: str, status: int, detail: str, headers: dict[str, str] | None = None, **extra: Any) -> Any:
@@ -93,6 +112,25 @@ def _problem_response_for_http(error: HTTPException) -> Any:
     code = _HTTP_CODES.get(status, "internal_error" if status >= 500 else "not_found")
     detail = data.get("message") or error.description or error.name
     return _problem_response(code, status, str(detail), headers)
+
+
+def _rate_limit_headers(limiter: Limiter, response: Any) -> Any:
+    """X-RateLimit-* of the limit nearest to running out (flask-limiter reports the one of the shortest
+    window, which with a per-address and a per-token limit per minute told a client the wrong one), and
+    Retry-After on a 429 only."""
+    try:
+        limits = limiter.current_limits
+        if not limits:
+            return response
+        tightest = min(limits, key=lambda limit: (not limit.breached, limit.remaining))
+        response.headers["X-RateLimit-Limit"] = str(tightest.limit.amount)
+        response.headers["X-RateLimit-Remaining"] = str(max(0, tightest.remaining))
+        response.headers["X-RateLimit-Reset"] = str(int(tightest.reset_at))
+        if response.status_code == 429:
+            response.headers["Retry-After"] = str(max(1, math.ceil(tightest.reset_at - time.time())))
+    except Exception:  # the limiter's store is down: the limits are skipped (swallow_errors), so are their headers
+        log.warning("rate limit headers left out", exc_info=True)
+    return response
 
 
 def _token_key() -> str:
@@ -181,28 +219,31 @@ def create_app(runtime: Runtime | None = None) -> Flask:
             storage_uri=settings.redis_url or "memory://",
             storage_options={},
             key_prefix=f"{settings.key_prefix}limits",
-            headers_enabled=True,
+            headers_enabled=False,  # its headers describe one limit of several: see _rate_limit_headers
             retry_after="delta-seconds",
             strategy="moving-window",
             swallow_errors=True,
         )
         limiter.init_app(app)
+        app.after_request(partial(_rate_limit_headers, limiter))
 
     app.extensions["red7"] = runtime
     if settings.cors_origins:
         CORS(
             app,
             origins=list(settings.cors_origins),
-            expose_headers=["ETag", "Location", "Retry-After", "Idempotent-Replayed", "X-RateLimit-Remaining"],
+            expose_headers=[
+                "ETag", "Location", "Retry-After", "Idempotent-Replayed", "X-RateLimit-Limit", "X-RateLimit-Remaining",
+                "X-RateLimit-Reset",
+            ],
             allow_headers=[
                 "Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID", "X-Api-Key"
             ],
-            methods=["GET", "POST", "PATCH", "OPTIONS"],
+            methods=["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
             max_age=600,
         )
 
     api = Api(app)
-    api.spec.components.schema("Problem", schema=ProblemSchema)
     api.spec.components.schema("ReplayAt", schema=ReplayAtSchema)
     api.register_blueprint(v1)
     api.register_blueprint(health)

@@ -316,7 +316,7 @@ class GameService:
             if not open_seats:
                 raise ApiError("game_full")
             if seat is not None and seat not in open_seats:
-                raise ApiError("game_full", f"Seat {seat} is not open; open seats: {open_seats}.", open_seats=open_seats)
+                raise ApiError("seat_not_open", f"Seat {seat} is not open; open seats: {open_seats}.", open_seats=open_seats)
             chosen = open_seats[0] if seat is None else seat
             expected = game.version
             at, by = self.clock(), f"player:{player.id}"

@@ -156,6 +156,19 @@ def test_per_token_limits(redis_pair, key_prefix):
     assert api.call("GET", "/v1/players/me", other).status_code == 200
 
 
+def test_rate_limit_headers_describe_the_limit_nearest_to_running_out(redis_pair, key_prefix):
+    limits = {"rate_limit_token": "4 per minute", "rate_limit_address": "10 per minute"}
+    runtime = build_runtime(settings_for(key_prefix, **limits), clients=redis_pair)
+    api = Api(create_app(runtime), runtime)
+    token = api.player()["token"]
+    responses = [api.call("GET", "/v1/players/me", token) for _ in range(5)]
+    assert [r.headers["X-RateLimit-Limit"] for r in responses] == ["4"] * 5  # the token's, not the address's
+    assert [r.headers["X-RateLimit-Remaining"] for r in responses] == ["3", "2", "1", "0", "0"]
+    assert all("Retry-After" not in r.headers for r in responses[:4])
+    assert responses[4].status_code == 429 and 0 < int(responses[4].headers["Retry-After"]) <= 61  # whole seconds, up
+    assert int(responses[0].headers["X-RateLimit-Reset"]) > 0
+
+
 def test_cors_for_configured_origins(redis_pair, key_prefix):
     runtime = build_runtime(settings_for(key_prefix, cors_origins=("https://play.example",)), clients=redis_pair)
     client = create_app(runtime).test_client()
@@ -173,3 +186,13 @@ def test_cors_for_configured_origins(redis_pair, key_prefix):
     assert "ETag" in simple.headers.get("Access-Control-Expose-Headers", "")
     other = client.get("/healthz", headers={"Origin": "https://evil.example"})
     assert "Access-Control-Allow-Origin" not in other.headers
+    revoke = client.options(  # a web app signing out: DELETE with a bearer token
+        "/v1/players/me/tokens/t_1",
+        headers={
+            "Origin": "https://play.example",
+            "Access-Control-Request-Method": "DELETE",
+            "Access-Control-Request-Headers": "authorization",
+        },
+    )
+    assert "DELETE" in revoke.headers["Access-Control-Allow-Methods"]
+    assert "authorization" in revoke.headers["Access-Control-Allow-Headers"].lower()

@@ -69,6 +69,18 @@ def test_everything_is_revealed_once_the_game_is_over(api):
     assert all(hand is not None for hand in events["round_dealt"]["hands"]) and events["round_dealt"]["deck"]
 
 
+def test_a_finished_game_is_not_waited_on_and_next_never_runs_past_its_events(api):
+    ana, bo, game = two_humans(api, variant="basic", seed=3)
+    mover = api.view(game["id"], ana["token"])["turn"]["seat"]
+    api.act(game["id"], [ana, bo][mover]["token"], [{"type": "fold"}])
+    version = api.view(game["id"], ana["token"])["version"]
+    started = time.monotonic()
+    page = feed(api, game["id"], ana["token"], after=version, wait=5)
+    assert time.monotonic() - started < 1 and page["finished"] and page["events"] == []
+    beyond = feed(api, game["id"], ana["token"], after=version + 1000)
+    assert beyond["next"] == version  # a client that keeps next misses nothing
+
+
 def test_long_poll_waits_for_the_next_event(api):
     ana, _, game = two_humans(api, deck=DECK)
     version = game["version"]
