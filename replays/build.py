@@ -107,6 +107,8 @@ class Replay:
     def names(self, seat: int) -> str:
         if seat < len(self.game.seats):
             entry = self.game.seats[seat]
+            if entry.resigned:
+                return f"{entry.name} (resigned; AI {entry.level})"
             if entry.kind == "ai":
                 return f"AI {seat} ({entry.level})"
             if entry.name:
@@ -143,12 +145,19 @@ def _fold(game_id: str, stored: Iterable[tuple[int, dict[str, Any]]], perspectiv
     for number, data in stored:
         data = {**data, "n": number}
         if data["type"] in LOBBY_TYPES:
+            who = replay.names(data["seat"]) if "seat" in data else ""
             apply(game, number, data)
             replay.events.append(_shown(data, perspective, finished))
             if data["type"] == "turn_timed_out":
                 action = "an AI plays the turn" if data.get("action") == "ai" else "the seat folds"
-                text = f"{replay.names(data['seat'])}'s time ran out: {action}."
-                replay.steps.append(_step(replay, data, None, data.get("seat"), text))
+                replay.steps.append(_step(replay, data, None, data.get("seat"), f"{who}'s time ran out: {action}."))
+            elif data["type"] == "seat_resigned":
+                text = f"{who} resigned: an AI ({data['level']}) plays the seat from here."
+                replay.steps.append(_step(replay, data, None, data["seat"], text))
+            elif data["type"] == "seat_left":
+                replay.steps.append(_step(replay, data, None, data["seat"], f"{who} left; the seat is open again."))
+            elif data["type"] == "game_cancelled":
+                replay.steps.append(_step(replay, data, None, None, "The game was called off before it started."))
             continue
         event = engine_event(data)
         before = game.state.copy()

@@ -260,6 +260,23 @@ class GameResource(MethodView):
             return Response(status=304, headers={"ETag": f'"{game.version}"', "Vary": "Authorization"})
         return _game_response(game, player.id if player else None)
 
+    @v1.response(200, GameViewSchema)
+    @_errors(401, 403, 404, 409, 429)
+    def delete(self, game_id: str) -> Response:
+        """Call off a game that has not started (its creator only); it leaves everyone's list of games."""
+        player = current_player()
+        return _game_response(_games().cancel(game_id, player), player.id)
+
+
+@v1.route("/games/<game_id>/leave")
+class Leave(MethodView):
+    @v1.response(200, GameViewSchema)
+    @_errors(401, 403, 404, 409, 429)
+    def post(self, game_id: str) -> Response:
+        """Give up your seat: before the start it opens again; in play a greedy AI takes it and the others play on."""
+        player = current_player()
+        return _game_response(_games().leave(game_id, player), player.id)
+
 
 @v1.route("/games/<game_id>/join")
 class Join(MethodView):
@@ -337,7 +354,7 @@ class Events(MethodView):
         games = _games()
         game = games.load(game_id)
         after = query["after"]
-        if game.version <= after and query["wait"] > 0 and game.status != "finished":  # nothing more will come
+        if game.version <= after and query["wait"] > 0 and not game.over:  # nothing more will come
             games.store.wait(game_id, after, min(query["wait"], _red7().settings.long_poll_max))
             game = games.load(game_id)
         events = games.feed(game, player.id if player else None, after, query["limit"])
@@ -345,7 +362,7 @@ class Events(MethodView):
             "events": events,
             "next": events[-1]["n"] if events else min(after, game.version),
             "version": game.version,
-            "finished": game.status == "finished",
+            "finished": game.over,
         }
         return json_response(page)
 
@@ -379,7 +396,7 @@ class Stream(MethodView):
                 for event in games.feed(game, viewer, after, 500):
                     after = event["n"]
                     yield f"id: {event['n']}\nevent: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
-                if game.status == "finished" and after >= game.version:
+                if game.over and after >= game.version:
                     yield "event: end\ndata: {}\n\n"
                     return
                 left = settings.stream_max_seconds - (time.monotonic() - started)

@@ -1,7 +1,8 @@
 """A game as the service knows it: the lobby (seats, options) plus the engine's state.
 
 A game's stream holds two vocabularies.  *Lobby* events (``game_created``,
-``seat_taken``, ``turn_timed_out``) are the service's; every other event is
+``seat_taken``, ``seat_left``, ``seat_resigned``, ``turn_timed_out``,
+``game_cancelled``) are the service's; every other event is
 the engine's (see :mod:`engine.events`).  Each stored payload is a JSON
 *envelope*: the event's own fields plus ``type``, ``at`` (when it was
 appended), ``by`` (who caused it) and ``v`` (the schema version it was
@@ -33,7 +34,9 @@ from engine import (
 from engine.snapshot import state_from_dict, state_to_dict
 from engine.state import apply_in_place
 
-LOBBY_TYPES = frozenset({"game_created", "seat_taken", "turn_timed_out"})
+LOBBY_TYPES = frozenset(
+    {"game_created", "seat_taken", "seat_left", "turn_timed_out", "seat_resigned", "game_cancelled"}
+)
 
 #: Upcasters: ``UPCASTERS[v]`` turns an envelope written with schema version ``v`` into ``v + 1``.
 UPCASTERS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
@@ -71,6 +74,8 @@ class Seat:
     level: str | None = None  # the AI's level
     player_id: str | None = None
     name: str | None = None
+    #: The player left; an AI plays the seat from then on (player and name stay, to tell who it was).
+    resigned: bool = False
 
     @property
     def open(self) -> bool:
@@ -95,12 +100,20 @@ class Game:
     version: int = 0
     updated_at: str = ""
     turn_started_at: str | None = None  # when the current turn began (for deadlines)
+    cancelled: bool = False  # its creator called it off before it started
 
     @property
     def status(self) -> str:
+        if self.cancelled:
+            return "cancelled"
         if self.state.phase is Phase.NOT_STARTED:
             return "waiting"
         return "finished" if self.state.phase is Phase.FINISHED else "active"
+
+    @property
+    def over(self) -> bool:
+        """Nothing more will happen: the game finished or was called off."""
+        return self.cancelled or self.state.phase is Phase.FINISHED
 
     def seat_of(self, player_id: str | None) -> int | None:
         if player_id is None:
@@ -109,6 +122,14 @@ class Game:
             if seat.player_id == player_id:
                 return number
         return None
+
+    def sight_of(self, player_id: str | None) -> int | None:
+        """The seat whose hidden cards the player may see: their own, unless they resigned from it.
+
+        A resigned seat's cards are an AI's, and a player who left could pass them on to someone still playing.
+        """
+        seat = self.seat_of(player_id)
+        return None if seat is None or self.seats[seat].resigned else seat
 
     def seat_to_move(self) -> int | None:
         turn = self.state.turn
@@ -137,6 +158,7 @@ class Game:
             "version": self.version,
             "updated_at": self.updated_at,
             "turn_started_at": self.turn_started_at,
+            "cancelled": self.cancelled,
         }
 
     @classmethod
@@ -167,8 +189,16 @@ def apply(game: Game, number: int, data: dict[str, Any]) -> None:
         seat = game.seats[data["seat"]]
         seat.player_id = data["player_id"]
         seat.name = data["name"]
+    elif kind == "seat_left":
+        seat = game.seats[data["seat"]]
+        seat.player_id = seat.name = None
     elif kind == "turn_timed_out":
         pass  # the fold or AI turn that follows carries the change
+    elif kind == "seat_resigned":
+        seat = game.seats[data["seat"]]
+        seat.kind, seat.level, seat.resigned = "ai", data["level"], True
+    elif kind == "game_cancelled":
+        game.cancelled = True
     else:
         apply_engine(game, number, engine_event(data), data["at"])
         return

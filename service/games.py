@@ -228,9 +228,17 @@ class GameService:
             if game.status == "finished":
                 self._archive(game)
                 continue
+            if game.status == "cancelled":
+                self._forget(game)  # its canceller stopped before unlisting it
+                continue
             rank = 0 if mine is not None and game.seat_to_move() == mine else {"active": 1, "waiting": 2}[game.status]
             keyed.append(((rank, -_epoch_ms(game.updated_at), game.id), game))
         return sorted(keyed, key=lambda item: item[0])
+
+    def _forget(self, game: Game) -> None:
+        """Unlist a cancelled game for everyone who listed it."""
+        player_ids = {seat.player_id for seat in game.seats if seat.player_id} | {game.created_by}
+        self.players.forget_game(player_ids, game.id)
 
     def _archive(self, game: Game) -> None:
         """Index a finished game as finished for everyone who lists it."""
@@ -239,7 +247,7 @@ class GameService:
 
     def feed(self, game: Game, viewer: str | None, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
         """Stored events above ``after`` as the viewer may see them."""
-        seat = game.seat_of(viewer)
+        seat = game.sight_of(viewer)
         finished = game.status == "finished"
         out = []
         for stored in self.store.read(game.id, after, limit):
@@ -250,7 +258,7 @@ class GameService:
 
     def replay(self, game: Game, viewer: str | None) -> dict[str, Any]:
         """The replay of ``game`` for ``viewer``: all of it once the game is finished, else what the viewer has seen."""
-        perspective: Perspective = FULL if game.status == "finished" else game.seat_of(viewer)
+        perspective: Perspective = FULL if game.status == "finished" else game.sight_of(viewer)
         key = (game.id, game.version, str(perspective))
         with self._replays_lock:
             cached = self._replays.get(key)
@@ -309,7 +317,7 @@ class GameService:
             if game.seat_of(player.id) is not None:
                 raise ApiError("already_seated", f"You already hold seat {game.seat_of(player.id)} of this game.")
             if game.status != "waiting":
-                raise ApiError("game_not_waiting")
+                raise ApiError("game_not_waiting", f"The game is {game.status}: seats are taken only before it starts.")
             if not hmac.compare_digest(code.encode(), game.join_code.encode()):
                 raise ApiError("bad_join_code")
             open_seats = [i for i, s in enumerate(game.seats) if s.open]
@@ -328,6 +336,58 @@ class GameService:
             except ApiError as error:
                 if error.code == "version_conflict":
                     continue  # someone else joined or acted first: look again
+                raise
+            return game
+        raise ApiError("version_conflict", "The game kept changing; try again.")
+
+    def leave(self, game_id: str, player: Player, level: str = "greedy") -> Game:
+        """Give up a seat: before the start it opens again; in play an AI of ``level`` takes it, so the others play on."""
+
+        def change(game: Game) -> dict[str, Any]:
+            seat = game.seat_of(player.id)
+            if seat is None:
+                raise ApiError("not_a_player", "Only seated players leave a game.")
+            if game.seats[seat].resigned:
+                raise ApiError("seat_resigned", "You have already resigned from this game.")
+            if game.status == "waiting":
+                if game.created_by == player.id:
+                    raise ApiError("creator_cannot_leave")
+                return {"type": "seat_left", "seat": seat}
+            if game.status != "active":
+                raise ApiError("game_not_active", f"The game is {game.status}: there is no seat to leave any more.")
+            return {"type": "seat_resigned", "seat": seat, "level": level}
+
+        game = self._lobby_change(game_id, player, change)
+        if game.seat_of(player.id) is None:  # left before the start: the game is no longer theirs to list
+            self.players.forget_game({player.id}, game.id)
+        return game
+
+    def cancel(self, game_id: str, player: Player) -> Game:
+        """Call off a game that has not started; it leaves everyone's list of games."""
+
+        def change(game: Game) -> dict[str, Any]:
+            if game.created_by != player.id:
+                raise ApiError("not_the_creator", "Only the player who created the game may call it off.")
+            if game.status != "waiting":
+                raise ApiError("game_not_waiting", f"The game is {game.status}: only a game still waiting can be called off.")
+            return {"type": "game_cancelled"}
+
+        game = self._lobby_change(game_id, player, change)
+        self._forget(game)
+        return game
+
+    def _lobby_change(self, game_id: str, player: Player, change: Callable[[Game], dict[str, Any]], attempts: int = 5) -> Game:
+        """Append the lobby event ``change`` decides on the game now (again if the game moved on meanwhile)."""
+        for _ in range(attempts):
+            game = self.load(game_id).copy()  # the change is folded into it below
+            fields = change(game)
+            expected, at = game.version, self.clock()
+            apply(game, expected + 1, {**fields, "at": at})
+            try:
+                self._append(game, expected, [envelope(fields, at=at, by=f"player:{player.id}")], [])
+            except ApiError as error:
+                if error.code == "version_conflict":
+                    continue
                 raise
             return game
         raise ApiError("version_conflict", "The game kept changing; try again.")
@@ -385,6 +445,8 @@ class GameService:
         seat = game.seat_of(player.id)
         if seat is None:
             raise ApiError("not_a_player", "Only seated players act in a game; you can watch it.")
+        if game.seats[seat].resigned:
+            raise ApiError("seat_resigned", "You resigned from this game; an AI plays your seat.")
         if expected_version is not None and expected_version != game.version:
             raise _conflict(expected_version, game.version)
         try:

@@ -245,6 +245,13 @@ class PlayerStore:
         """The player's games that were not finished when last seen."""
         return set(self.redis.smembers(self._games_key(player_id)))
 
+    def forget_game(self, player_ids: set[str], game_id: str) -> None:
+        """Unlist a game for these players (a cancelled one)."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in player_ids:
+                pipe.srem(self._games_key(player_id), game_id)
+            pipe.execute()
+
     def archive_game(self, player_ids: set[str], game_id: str, finished_ms: int) -> None:
         """Move a finished game from its players' open games to their finished ones (idempotent)."""
         with self.redis.pipeline(transaction=False) as pipe:

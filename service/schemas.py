@@ -267,6 +267,7 @@ class SeatViewSchema(Schema):
     level = fields.String(allow_none=True)
     player_id = fields.String(allow_none=True)
     open = fields.Boolean(required=True)
+    resigned = fields.Boolean(required=True, metadata={"description": "the player left; an AI plays the seat"})
     in_round = fields.Boolean(required=True)
     palette = fields.List(fields.String(), required=True)
     hand_size = fields.Integer(required=True)
@@ -283,13 +284,15 @@ class TurnSchema(Schema):
 
 class YouSchema(Schema):
     seat = fields.Integer(required=True)
-    hand = fields.List(fields.String(), required=True)
+    hand = fields.List(
+        fields.String(), required=True, metadata={"description": "empty before the deal and once you resigned"}
+    )
 
 
 class GameViewSchema(Schema):
     id = fields.String(required=True)
     version = fields.Integer(required=True)
-    status = fields.String(required=True, validate=validate.OneOf(["waiting", "active", "finished"]))
+    status = fields.String(required=True, validate=validate.OneOf(["waiting", "active", "finished", "cancelled"]))
     phase = fields.String(required=True)
     variant = fields.String(required=True)
     action_rules = fields.Boolean(required=True)
@@ -353,7 +356,9 @@ class EventPageSchema(Schema):
     events = fields.List(fields.Nested(EventSchema), required=True)
     next = fields.Integer(required=True, metadata={"description": "pass as after= for the next page"})
     version = fields.Integer(required=True)
-    finished = fields.Boolean(required=True)
+    finished = fields.Boolean(
+        required=True, metadata={"description": "the game is over (finished or called off): nothing more will come"}
+    )
 
 
 class ProblemCodeSchema(Schema):

@@ -19,6 +19,8 @@ def _names(cards: tuple) -> list[str]:
 
 def seat_name(game: Game, number: int) -> str:
     seat = game.seats[number]
+    if seat.resigned:
+        return f"{seat.name} (resigned; AI {seat.level})"
     if seat.kind == "ai":
         return f"AI {number} ({seat.level})"
     return seat.name or f"open seat {number}"
@@ -69,21 +71,22 @@ def game_json(game: Game, player_id: str | None) -> dict[str, Any]:
             "level": s.level,
             "player_id": s.player_id,
             "open": s.open,
+            "resigned": s.resigned,
         }
         for number, s in enumerate(game.seats)
     ]
-    if game.status == "waiting":
+    if game.status in ("waiting", "cancelled"):  # nothing dealt
         for entry in seats:
             entry.update(in_round=False, palette=[], hand_size=0, score=0, scored=[])
         out.update(
-            phase="waiting", round=0, rule=None, canvas=[], deck_size=None, target=None, turn=None,
+            phase=game.status, round=0, rule=None, canvas=[], deck_size=None, target=None, turn=None,
             seats=seats, legal_steps=[], round_winner=None, winner=None, finish=None,
         )
         if seat is not None:
             out["you"] = {"seat": seat, "hand": []}
         return out
 
-    seen = view(game.state, seat)
+    seen = view(game.state, game.sight_of(player_id))
     for entry, s in zip(seats, seen.seats, strict=True):
         entry.update(
             in_round=s.in_round,
@@ -114,8 +117,8 @@ def game_json(game: Game, player_id: str | None) -> dict[str, Any]:
         winner=seen.winner,
         finish=None if seen.finish is None else seen.finish.value,
     )
-    if seat is not None and seen.hand is not None:
-        out["you"] = {"seat": seat, "hand": _names(seen.hand)}
+    if seat is not None:  # a resigned player sees no hand: the seat is an AI's now
+        out["you"] = {"seat": seat, "hand": [] if seen.hand is None else _names(seen.hand)}
     return out
 
 
@@ -127,7 +130,7 @@ def summary_json(game: Game, player_id: str) -> dict[str, Any]:
         "status": game.status,
         "version": game.version,
         "your_seat": seat,
-        "your_turn": seat is not None and game.seat_to_move() == seat,
+        "your_turn": seat is not None and game.seat_to_move() == seat and not game.seats[seat].resigned,
         "round": game.state.round,
         "variant": game.variant.value,
         "players": len(game.seats),

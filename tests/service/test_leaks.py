@@ -43,7 +43,11 @@ def current_secrets(game: Game, seats: int) -> dict[int | None, set[str]]:
         return {s: set() for s in [*range(seats), None]}
     deck = {str(c) for c in state.deck}
     hands = [{str(c) for c in cards_in(h)} for h in state.hands]
-    return {s: deck | {c for other, h in enumerate(hands) if other != s for c in h} for s in [*range(seats), None]}
+    hidden = {s: deck | {c for other, h in enumerate(hands) if other != s for c in h} for s in [*range(seats), None]}
+    for s, seat in enumerate(game.seats):
+        if seat.resigned:  # its player watches as a spectator: the hand is an AI's now
+            hidden[s] = hidden[None]
+    return hidden
 
 
 def scan_view(view: dict, secret: set[str]) -> None:
@@ -69,14 +73,15 @@ def sse_events(response) -> list[dict]:
 
 
 @pytest.mark.parametrize(
-    ("seats", "options"),
+    ("seats", "options", "resign_at"),
     [
-        ([HUMAN, HUMAN, HUMAN, ai("greedy")], {"variant": "advanced", "action_rules": True, "seed": 1}),
-        ([HUMAN, HUMAN], {"variant": "basic", "action_rules": True, "seed": 2}),
-        ([HUMAN, HUMAN, ai("random")], {"variant": "advanced", "action_rules": False, "seed": 3}),
+        ([HUMAN, HUMAN, HUMAN, ai("greedy")], {"variant": "advanced", "action_rules": True, "seed": 1}, None),
+        ([HUMAN, HUMAN], {"variant": "basic", "action_rules": True, "seed": 2}, None),
+        ([HUMAN, HUMAN, ai("random")], {"variant": "advanced", "action_rules": False, "seed": 3}, None),
+        ([HUMAN, HUMAN, HUMAN], {"variant": "advanced", "action_rules": True, "seed": 4}, 12),  # seat 1 resigns
     ],
 )
-def test_no_response_of_any_seat_shows_a_card_it_may_not_see(api, seats, options):
+def test_no_response_of_any_seat_shows_a_card_it_may_not_see(api, seats, options, resign_at):
     rng = random.Random(options["seed"])
     players = [api.player(f"P{i}") for i, s in enumerate(seats) if s["kind"] == "human"]
     game = api.game(players[0]["token"], seats, **options)
@@ -87,6 +92,8 @@ def test_no_response_of_any_seat_shows_a_card_it_may_not_see(api, seats, options
     checked = {s: 0 for s in [*tokens, None]}
     secrets = Secrets(api, game_id, len(seats))
     for moves in range(2000):
+        if moves == resign_at:
+            assert api.call("POST", f"/v1/games/{game_id}/leave", tokens[1]).status_code == 200
         api.run_jobs()
         truth = api.runtime.games.load(game_id)
         if truth.status == "finished":
@@ -104,7 +111,7 @@ def test_no_response_of_any_seat_shows_a_card_it_may_not_see(api, seats, options
                 scan_events(events, known, seat)
                 checked[seat] = events[-1]["n"] if events else checked[seat]
         mover = truth.seat_to_move()
-        if mover in tokens:
+        if mover in tokens and not truth.seats[mover].resigned:
             options_ = [s for s in views[mover]["legal_steps"] if s["type"] != "fold"] or views[mover]["legal_steps"]
             choice = rng.choice(options_)
             step = {k: choice[k] for k in ("type", "card", "seat", "to", "draw") if k in choice}
