@@ -6,6 +6,14 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
+
+
+def local_base_url(host: str, port: int) -> str:
+    """The URL a client on this machine reaches ``red7 serve --host host --port port`` at."""
+    if host in ("", "0.0.0.0", "::"):  # every interface: this machine reaches it on loopback
+        host = "127.0.0.1"
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -16,6 +24,9 @@ def _serve(args: argparse.Namespace) -> int:
 
     overrides = {"redis_url": ""} if args.embedded else {}
     settings = Settings.from_env(**overrides)
+    base = local_base_url(args.host, args.port)
+    if settings.embedded and not settings.public_url:  # its workers run here, so they link to this very server
+        settings = replace(settings, public_url=base)
     runtime = build_runtime(settings)
     app = create_app(runtime)
     if settings.embedded:
@@ -26,7 +37,6 @@ def _serve(args: argparse.Namespace) -> int:
         print("red7: set REDIS_URL (and run `red7 worker`) for a real deployment.")
     else:
         print(f"red7: using Redis at {settings.redis_url}; run `red7 worker` for AI seats, scoring and deadlines.")
-    base = f"http://{args.host}:{args.port}"
     print(f"red7: serving {base}/v1  (API docs: {base}/v1/docs, spec: {base}/v1/openapi.json)")
     app.run(host=args.host, port=args.port, threaded=True, use_reloader=False)
     return 0
@@ -41,6 +51,8 @@ def _worker(args: argparse.Namespace) -> int:
     if settings.embedded:
         print("red7 worker needs REDIS_URL: the embedded store lives inside `red7 serve --embedded`.", file=sys.stderr)
         return 2
+    if not settings.public_url:
+        print("red7 worker: RED7_PUBLIC_URL is not set, so webhooks carry only the path of a game (game_url).", file=sys.stderr)
     run_forever(build_runtime(settings), burst=args.burst)
     return 0
 

@@ -46,6 +46,8 @@ class Settings:
     expert_seconds: float = 1.0
     #: Seconds before an AI seat moves (lets a human watch the table change); 0 in tests.
     ai_delay: float = 0.0
+    #: Where clients reach the API (``https://red7.example.com``): webhooks link to games with it.
+    #: Empty: their ``game_url`` is only the path.  ``red7 serve`` with the embedded store fills it in.
     public_url: str = ""
     #: Let webhooks reach loopback, private and link-local addresses (a receiver on this machine or
     #: network).  Off in production, so that a player's webhook URL cannot make the workers call
@@ -72,7 +74,7 @@ class Settings:
             "rate_limit_signup": env.get("RED7_RATE_LIMIT_SIGNUP", cls.rate_limit_signup),
             "expert_seconds": float(env.get("RED7_EXPERT_SECONDS", cls.expert_seconds)),
             "ai_delay": float(env.get("RED7_AI_DELAY", cls.ai_delay)),
-            "public_url": env.get("RED7_PUBLIC_URL", ""),
+            "public_url": env.get("RED7_PUBLIC_URL", "").rstrip("/"),
             "webhook_private_hosts": _bool(env.get("RED7_WEBHOOK_PRIVATE_HOSTS"), default=not env.get("REDIS_URL")),
         }
         values.update(overrides)

@@ -14,6 +14,7 @@ from typing import ClassVar
 
 import pytest
 
+from service.config import Settings
 from service.game import LOBBY_TYPES
 from tests.service.conftest import HUMAN, ai
 from tests.service.test_api_games import two_humans
@@ -200,6 +201,17 @@ def test_notify_posts_a_signed_event_the_receiver_can_verify(api, receiver):
     assert not verify("another secret", headers, body)
     event = json.loads(body)
     assert event["event"] == "your_turn" and event["game_id"] == game["id"] and event["player_id"] == me["id"]
+    assert event["game_url"] == f"/v1/games/{game['id']}"  # no RED7_PUBLIC_URL: the path only
+
+
+def test_webhooks_link_to_the_game_on_the_public_url(api, runtime, receiver, monkeypatch):
+    token = api.player()["token"]
+    me = api.call("PATCH", "/v1/players/me", token, json={"webhook_url": receiver}).get_json()
+    game = api.game(token, [HUMAN, ai()])
+    public = Settings.from_env({"RED7_PUBLIC_URL": "https://red7.example.com/"}).public_url
+    monkeypatch.setattr(runtime, "settings", replace(runtime.settings, public_url=public))
+    assert jobs.notify(game["id"], game["version"], me["id"], "your_turn").startswith("delivered")
+    assert json.loads(Receiver.received[-1][1])["game_url"] == f"https://red7.example.com/v1/games/{game['id']}"
 
 
 def test_notify_without_a_webhook_does_nothing(api):
