@@ -34,6 +34,9 @@ def test_a_resigned_seat_is_played_by_an_ai_and_the_game_goes_on_to_its_end(api)
     replay = api.call("GET", f"/v1/games/{game['id']}/replay", bo["token"]).get_json()
     texts = [step["text"] for step in replay["steps"]]
     assert "Ana resigned: an AI (greedy) plays the seat from here." in texts
+    exported = api.call("GET", f"/v1/games/{game['id']}/replay/export", bo["token"]).get_json()
+    imported = api.call("POST", "/v1/replays", bo["token"], json=exported)  # verified by folding it again
+    assert imported.status_code == 201 and imported.get_json()["steps"] == len(exported["steps"])
 
 
 def test_a_resigned_player_can_no_longer_act_nor_see_the_seats_cards(api):
