@@ -79,18 +79,101 @@ def json_response(body: Any, status: int = 200, headers: dict[str, str] | None =
     return response
 
 
+# --- what the OpenAPI document says beyond the schemas -------------------------------------
+
+#: The response headers of the API, described once (``service.app`` registers them as components.headers).
+RESPONSE_HEADERS: dict[str, dict[str, Any]] = {
+    "ETag": {
+        "description": 'The game version, quoted ("12"): send it back as If-None-Match to poll, or as If-Match to act',
+        "schema": {"type": "string", "pattern": '^"[0-9]+"$'},
+        "required": True,
+    },
+    "Location": {"description": "Where what was created can be found", "schema": {"type": "string"}, "required": True},
+    "Idempotent-Replayed": {
+        "description": "`true`: the stored answer to an earlier request with this Idempotency-Key (nothing was done again)",
+        "schema": {"type": "string", "enum": ["true"]},
+    },
+    "Retry-After": {"description": "Seconds to wait before trying again", "schema": {"type": "integer", "minimum": 1}},
+    "X-RateLimit-Limit": {
+        "description": "Requests allowed in the window of the rate limit nearest to running out (sent while limits are on)",
+        "schema": {"type": "integer", "minimum": 0},
+    },
+    "X-RateLimit-Remaining": {"description": "Requests left in that window", "schema": {"type": "integer", "minimum": 0}},
+    "X-RateLimit-Reset": {"description": "When that window resets, in Unix seconds", "schema": {"type": "integer"}},
+}
+RATE_LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
+
+
+def _headers(*names: str) -> dict[str, str]:
+    """Response headers by name, for ``headers=``: apispec turns each into a $ref to components.headers."""
+    return {name: name for name in names if name in RESPONSE_HEADERS}
+
+
+#: The schema of a body that is text, not JSON (an HTML page).
+TEXT = {"type": "string"}
+#: One event of a text/event-stream body (as OpenAPI 3.2's ``itemSchema`` would put it, and schemathesis reads it).
+SSE_EVENT = {
+    "type": "object",
+    "required": ["event", "data"],
+    "properties": {
+        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The event number: send it back as Last-Event-ID"},
+        "event": {"type": "string", "description": "The event's type; `end` when the game is over and every event was sent"},
+        "data": {"type": "string", "description": "The event as JSON, as in the events feed (`{}` for `end`)"},
+        "retry": {"type": "integer", "description": "How long to wait before reconnecting, in milliseconds"},
+    },
+}
+
+
+#: Request headers read by the views themselves (not by a schema).
+IF_NONE_MATCH = {
+    "in": "header",
+    "name": "If-None-Match",
+    "schema": {"type": "string"},
+    "description": 'The ETag of the view you hold ("12"): the answer is 304 Not Modified while it is current',
+}
+LAST_EVENT_ID = {
+    "in": "header",
+    "name": "Last-Event-ID",
+    "schema": {"type": "string"},
+    "description": "The id of the last event received (an event number): the stream resumes after it; overrides `after`",
+}
+
+#: Who may call an operation (the schemes are the spec's components.securitySchemes, declared in service.app).
+TOKEN = [{"bearer": []}]
+#: Without a token, the spectator's view (no hands).
+TOKEN_OR_NONE = [{"bearer": []}, {}]
+#: X-Api-Key, needed only when the server has keys (RED7_API_KEYS).
+API_KEY = [{"apiKey": []}, {}]
+TOKEN_AND_API_KEY = [{"bearer": [], "apiKey": []}, {"bearer": []}]
+PUBLIC: list[dict[str, list[str]]] = []
+
+
 def _errors(*codes: int) -> Any:
     """Document the problem responses of a route (every route may also meet 503: the store is down).
+
+    A route that may answer 429 is rate limited: every one of its responses may carry X-RateLimit-*
+    (``service.app._rate_limit_headers``), so this decorator goes above the others of the route, to see
+    the responses they document.  429 and 503 also carry Retry-After.
 
     The documentation goes straight into the view's ``_apidoc``, which is what
     ``alt_response`` records too, but without wrapping the view once per code.
     """
+    limited = 429 in codes
 
     def decorate(func: Any) -> Any:
         responses = func.__dict__.setdefault("_apidoc", {}).setdefault("response", {}).setdefault("responses", {})
+        if limited:
+            for documented in responses.values():
+                for response in documented:
+                    if isinstance(response, dict):
+                        response.setdefault("headers", {}).update(_headers(*RATE_LIMIT_HEADERS))
         for code in sorted({*codes, 503}):
             description = f"{HTTP_REASONS[code]}: problem details (RFC 9457)"
-            responses.setdefault(code, []).append({"schema": "Problem", "description": description, "content_type": PROBLEM_JSON})
+            problem: dict[str, Any] = {"schema": "Problem", "description": description, "content_type": PROBLEM_JSON}
+            headers = _headers(*(("Retry-After",) if code in (429, 503) else ()), *(RATE_LIMIT_HEADERS if limited else ()))
+            if headers:
+                problem["headers"] = headers
+            responses.setdefault(code, []).append(problem)
         return func
 
     return decorate
@@ -137,9 +220,10 @@ def _game_response(game: Any, player_id: str | None, status: int = 200) -> Respo
 
 @v1.route("/players")
 class Players(MethodView):
-    @v1.arguments(PlayerCreateSchema())
-    @v1.response(201, PlayerCreatedSchema)
     @_errors(400, 401, 413, 415, 422, 429)
+    @v1.arguments(PlayerCreateSchema())
+    @v1.response(201, PlayerCreatedSchema, headers=_headers("Location"))
+    @v1.doc(security=API_KEY)
     def post(self, body: dict[str, Any]) -> Response:
         """Create a player; the token in the answer is shown only once."""
         require_api_key()
@@ -157,15 +241,17 @@ def _player_json(player: Any, *, show_secret: bool = False) -> dict[str, Any]:
 
 @v1.route("/players/me")
 class Me(MethodView):
-    @v1.response(200, PlayerSchema)
     @_errors(401, 429)
+    @v1.response(200, PlayerSchema)
+    @v1.doc(security=TOKEN)
     def get(self) -> Response:
         """The calling player."""
         return json_response(_player_json(current_player()))
 
+    @_errors(400, 401, 413, 415, 422, 429)
     @v1.arguments(PlayerUpdateSchema())
     @v1.response(200, PlayerSchema)
-    @_errors(400, 401, 413, 415, 422, 429)
+    @v1.doc(security=TOKEN)
     def patch(self, body: dict[str, Any]) -> Response:
         """Rename, or set the webhook URL (the answer holds its new signing secret, once)."""
         player = current_player()
@@ -178,9 +264,10 @@ class Me(MethodView):
 
 @v1.route("/players/me/games")
 class MyGames(MethodView):
+    @_errors(401, 422, 429)
     @v1.arguments(MyGamesQuerySchema(), location="query")
     @v1.response(200, GameListSchema)
-    @_errors(401, 422, 429)
+    @v1.doc(security=TOKEN)
     def get(self, query: dict[str, Any]) -> Response:
         """The caller's games, a page at a time: the ones where it is their turn first, then active, waiting, finished."""
         player = current_player()
@@ -195,16 +282,18 @@ def _token_json(info: TokenInfo) -> dict[str, Any]:
 
 @v1.route("/players/me/tokens")
 class Tokens(MethodView):
-    @v1.response(200, TokenListSchema)
     @_errors(401, 429)
+    @v1.response(200, TokenListSchema)
+    @v1.doc(security=TOKEN)
     def get(self) -> Response:
         """The caller's tokens (never the tokens themselves): one per device or app, say."""
         player = current_player()
         return json_response({"tokens": [_token_json(info) for info in _players().tokens(player.id)]})
 
-    @v1.arguments(TokenCreateSchema())
-    @v1.response(201, TokenIssuedSchema)
     @_errors(400, 401, 409, 413, 415, 422, 429)
+    @v1.arguments(TokenCreateSchema())
+    @v1.response(201, TokenIssuedSchema, headers=_headers("Location"))
+    @v1.doc(security=TOKEN)
     def post(self, body: dict[str, Any]) -> Response:
         """Issue another token; the answer holds it, once.  The tokens already issued keep working."""
         player = current_player()
@@ -218,8 +307,9 @@ class Tokens(MethodView):
 
 @v1.route("/players/me/tokens/<token_id>")
 class TokenResource(MethodView):
-    @v1.response(204, description="Revoked: the token no longer works (at once here, within seconds on every server)")
     @_errors(401, 404, 429)
+    @v1.response(204, description="Revoked: the token no longer works (at once here, within seconds on every server)")
+    @v1.doc(security=TOKEN)
     def delete(self, token_id: str) -> Response:
         """Revoke a token (the one this request came with too: that is how to sign out)."""
         player = current_player()
@@ -233,9 +323,10 @@ class TokenResource(MethodView):
 
 @v1.route("/games")
 class Games(MethodView):
-    @v1.arguments(GameCreateSchema())
-    @v1.response(201, GameViewSchema)
     @_errors(400, 401, 403, 413, 415, 422, 429)
+    @v1.arguments(GameCreateSchema())
+    @v1.response(201, GameViewSchema, headers=_headers("ETag", "Location"))
+    @v1.doc(security=TOKEN_AND_API_KEY)
     def post(self, new_game: NewGame) -> Response:
         """Create a game; the creator takes the first human seat (or only watches if there is none)."""
         require_api_key()
@@ -248,9 +339,10 @@ class Games(MethodView):
 
 @v1.route("/games/<game_id>")
 class GameResource(MethodView):
-    @v1.response(200, GameViewSchema, headers={"ETag": {"schema": {"type": "string"}, "description": "the game version"}})
-    @v1.alt_response(304, description="Not Modified: the version in If-None-Match is current")
     @_errors(401, 404, 429)
+    @v1.response(200, GameViewSchema, headers=_headers("ETag"))
+    @v1.alt_response(304, description="Not Modified: the version in If-None-Match is current", headers=_headers("ETag"))
+    @v1.doc(security=TOKEN_OR_NONE, parameters=[IF_NONE_MATCH])
     def get(self, game_id: str) -> Response:
         """The caller's view of a game (without a token: the spectator view, no hands)."""
         player = current_player(required=False)
@@ -260,8 +352,9 @@ class GameResource(MethodView):
             return Response(status=304, headers={"ETag": f'"{game.version}"', "Vary": "Authorization"})
         return _game_response(game, player.id if player else None)
 
-    @v1.response(200, GameViewSchema)
     @_errors(401, 403, 404, 409, 429)
+    @v1.response(200, GameViewSchema, headers=_headers("ETag"))
+    @v1.doc(security=TOKEN)
     def delete(self, game_id: str) -> Response:
         """Call off a game that has not started (its creator only); it leaves everyone's list of games."""
         player = current_player()
@@ -270,8 +363,9 @@ class GameResource(MethodView):
 
 @v1.route("/games/<game_id>/leave")
 class Leave(MethodView):
-    @v1.response(200, GameViewSchema)
     @_errors(401, 403, 404, 409, 429)
+    @v1.response(200, GameViewSchema, headers=_headers("ETag"))
+    @v1.doc(security=TOKEN)
     def post(self, game_id: str) -> Response:
         """Give up your seat: before the start it opens again; in play a greedy AI takes it and the others play on."""
         player = current_player()
@@ -280,9 +374,10 @@ class Leave(MethodView):
 
 @v1.route("/games/<game_id>/join")
 class Join(MethodView):
-    @v1.arguments(JoinSchema())
-    @v1.response(200, GameViewSchema)
     @_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
+    @v1.arguments(JoinSchema())
+    @v1.response(200, GameViewSchema, headers=_headers("ETag"))
+    @v1.doc(security=TOKEN)
     def post(self, body: dict[str, Any], game_id: str) -> Response:
         """Take an open seat with the join code; the game starts when every seat is taken."""
         player = current_player()
@@ -304,14 +399,20 @@ def _expected_version(body: dict[str, Any]) -> int | None:
 
 @v1.route("/games/<game_id>/actions")
 class Actions(MethodView):
-    @v1.arguments(ActionSchema())
-    @v1.response(200, GameViewSchema)
     @_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
+    @v1.arguments(ActionSchema())
+    @v1.response(200, GameViewSchema, headers=_headers("ETag", "Idempotent-Replayed"))
     @v1.doc(
+        security=TOKEN,
         parameters=[
             {"in": "header", "name": "If-Match", "schema": {"type": "string"}, "description": "the game version you acted on"},
-            {"in": "header", "name": "Idempotency-Key", "schema": {"type": "string"}, "description": "makes a retry safe"},
-        ]
+            {
+                "in": "header",
+                "name": "Idempotency-Key",
+                "schema": {"type": "string", "maxLength": 200},
+                "description": "makes a retry safe",
+            },
+        ],
     )
     def post(self, body: dict[str, Any], game_id: str) -> Response:
         """Steps of your turn, all or nothing, in one atomic append."""
@@ -345,9 +446,10 @@ class Actions(MethodView):
 
 @v1.route("/games/<game_id>/events")
 class Events(MethodView):
+    @_errors(401, 404, 422, 429)
     @v1.arguments(EventsQuerySchema(), location="query")
     @v1.response(200, EventPageSchema)
-    @_errors(401, 404, 422, 429)
+    @v1.doc(security=TOKEN_OR_NONE)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
         """Your redacted event feed, paged; ``wait`` long-polls until something happens."""
         player = current_player(required=False)
@@ -367,11 +469,18 @@ class Events(MethodView):
         return json_response(page)
 
 
-@v1.route("/games/<game_id>/stream")
+# Last-Event-ID is documented on the path: @v1.doc(parameters=...) would replace the query's parameters.
+@v1.route("/games/<game_id>/stream", parameters=[LAST_EVENT_ID])
 class Stream(MethodView):
-    @v1.arguments(StreamQuerySchema(), location="query")
-    @v1.response(200, description="text/event-stream of the caller's redacted events; resume with Last-Event-ID")
     @_errors(401, 404, 422, 429)
+    @v1.arguments(StreamQuerySchema(), location="query")
+    @v1.response(
+        200,
+        SSE_EVENT,
+        content_type="text/event-stream",
+        description="Server-Sent Events: the caller's redacted events (id: the event number); resume with Last-Event-ID",
+    )
+    @v1.doc(security=TOKEN_OR_NONE)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
         """The feed as Server-Sent Events; it ends when the game is over (or after a while: reconnect)."""
         player = current_player(required=False)
@@ -414,8 +523,10 @@ class Stream(MethodView):
 # --- replays ------------------------------------------------------------------------------
 
 NDJSON = "application/x-ndjson"
+REPLAY_ETAG = {"description": "The replay's hash, quoted (with the whole document as JSON only)", "schema": {"type": "string"}}
 REPLAY_RESPONSE = {
     "description": "the replay document; one step with at=N; one step per line with Accept: application/x-ndjson",
+    "headers": {"ETag": REPLAY_ETAG, **_headers(*RATE_LIMIT_HEADERS)},
     "content": {
         "application/json": {
             "schema": {"oneOf": [{"$ref": "#/components/schemas/Replay"}, {"$ref": "#/components/schemas/ReplayAt"}]}
@@ -451,9 +562,9 @@ def _viewer_response(document: dict[str, Any], title: str) -> Response:
 
 @v1.route("/games/<game_id>/replay")
 class GameReplay(MethodView):
-    @v1.arguments(ReplayQuerySchema(), location="query")
-    @v1.doc(responses={200: REPLAY_RESPONSE})
     @_errors(401, 404, 422, 429)
+    @v1.arguments(ReplayQuerySchema(), location="query")
+    @v1.doc(responses={200: REPLAY_RESPONSE}, security=TOKEN_OR_NONE)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
         """A finished game's full replay; a game in progress as far as the caller has seen it (no hidden card)."""
         player = current_player(required=False)
@@ -463,8 +574,21 @@ class GameReplay(MethodView):
 
 @v1.route("/games/<game_id>/replay/export")
 class GameReplayExport(MethodView):
-    @v1.response(200, ReplaySchema, description="the replay as a file to keep (Content-Disposition: attachment)")
-    @_errors(401, 404, 409, 429)
+    @_errors(404, 409, 429)
+    @v1.response(
+        200,
+        ReplaySchema,
+        description="the replay as a file to keep",
+        headers={
+            "ETag": {**REPLAY_ETAG, "required": True},
+            "Content-Disposition": {
+                "description": 'attachment; filename="red7-<game_id>.json"',
+                "schema": {"type": "string"},
+                "required": True,
+            },
+        },
+    )
+    @v1.doc(security=PUBLIC)
     def get(self, game_id: str) -> Response:
         """Download a finished game's replay, to keep or to import elsewhere (POST /v1/replays)."""
         game = _games().load(game_id)
@@ -475,8 +599,9 @@ class GameReplayExport(MethodView):
 
 @v1.route("/games/<game_id>/replay/view")
 class GameReplayView(MethodView):
-    @v1.response(200, description="a self-contained HTML page that steps through the replay", content_type="text/html")
-    @_errors(401, 404, 429)
+    @_errors(404, 429)
+    @v1.response(200, TEXT, description="a self-contained HTML page that steps through the replay", content_type="text/html")
+    @v1.doc(security=PUBLIC)
     def get(self, game_id: str) -> Response:
         """The replay viewer (a finished game in full; a game in progress as a spectator sees it)."""
         game = _games().load(game_id)
@@ -485,9 +610,10 @@ class GameReplayView(MethodView):
 
 @v1.route("/replays")
 class Replays(MethodView):
-    @v1.arguments(ReplaySchema())
-    @v1.response(201, ImportedSchema)
     @_errors(400, 401, 413, 415, 422, 429)
+    @v1.arguments(ReplaySchema())
+    @v1.response(201, ImportedSchema, headers=_headers("Location"))
+    @v1.doc(security=TOKEN)
     def post(self, document: dict[str, Any]) -> Response:
         """Import a replay file: it is verified (hash, every state, the deals) and made viewable."""
         current_player()
@@ -516,9 +642,9 @@ def _imported(replay_id: str) -> dict[str, Any]:
 
 @v1.route("/replays/<replay_id>")
 class ImportedReplay(MethodView):
-    @v1.arguments(ReplayQuerySchema(), location="query")
-    @v1.doc(responses={200: REPLAY_RESPONSE})
     @_errors(404, 422, 429)
+    @v1.arguments(ReplayQuerySchema(), location="query")
+    @v1.doc(responses={200: REPLAY_RESPONSE}, security=PUBLIC)
     def get(self, query: dict[str, Any], replay_id: str) -> Response:
         """An imported replay."""
         return _replay_response(_imported(replay_id), query)
@@ -526,8 +652,9 @@ class ImportedReplay(MethodView):
 
 @v1.route("/replays/<replay_id>/view")
 class ImportedReplayView(MethodView):
-    @v1.response(200, description="a self-contained HTML page that steps through the replay", content_type="text/html")
     @_errors(404, 429)
+    @v1.response(200, TEXT, description="a self-contained HTML page that steps through the replay", content_type="text/html")
+    @v1.doc(security=PUBLIC)
     def get(self, replay_id: str) -> Response:
         """The viewer for an imported replay."""
         return _viewer_response(_imported(replay_id), f"Red7 replay {replay_id}")
@@ -536,6 +663,7 @@ class ImportedReplayView(MethodView):
 @v1.route("/problems")
 class Problems(MethodView):
     @v1.response(200, ProblemListSchema)
+    @v1.doc(security=PUBLIC)
     def get(self) -> Response:
         """Every problem ``code`` this API answers with."""
         return json_response({"problems": catalogue()})
@@ -547,6 +675,7 @@ class Problems(MethodView):
 @health.route("/healthz")
 class Healthz(MethodView):
     @health.response(200, HealthSchema)
+    @health.doc(security=PUBLIC)
     def get(self) -> Response:
         """The process is up."""
         return json_response({"status": "ok"})
@@ -554,8 +683,9 @@ class Healthz(MethodView):
 
 @health.route("/readyz")
 class Readyz(MethodView):
-    @health.response(200, HealthSchema)
     @_errors()
+    @health.response(200, HealthSchema)
+    @health.doc(security=PUBLIC)
     def get(self) -> Response:
         """The event store (Redis) answers."""
         _games().store.redis.ping()

@@ -25,7 +25,7 @@ from flask_limiter import Limit, Limiter
 from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import BadRequest, HTTPException
 
-from service.api import health, json_response, v1
+from service.api import RESPONSE_HEADERS, health, json_response, v1
 from service.errors import PROBLEM_JSON, ApiError, problem
 from service.players import hash_token
 from service.runtime import Runtime, build_runtime
@@ -194,11 +194,19 @@ def create_app(runtime: Runtime | None = None) -> Flask:
             "info": {"description": "Red7 as a service. Errors are RFC 9457 problem+json with a stable `code`."},
             "components": {
                 "securitySchemes": {
-                    "bearer": {"type": "http", "scheme": "bearer"},
-                    "apiKey": {"type": "apiKey", "in": "header", "name": "X-Api-Key"},
+                    "bearer": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "a player's token, from POST /v1/players or POST /v1/players/me/tokens",
+                    },
+                    "apiKey": {
+                        "type": "apiKey",
+                        "in": "header",
+                        "name": "X-Api-Key",
+                        "description": "a service key; needed to create players and games only if the server has keys",
+                    },
                 }
             },
-            "security": [{"bearer": []}, {}],
         },
         JSON_SORT_KEYS=False,
     )
@@ -245,6 +253,8 @@ def create_app(runtime: Runtime | None = None) -> Flask:
 
     api = Api(app)
     api.spec.components.schema("ReplayAt", schema=ReplayAtSchema)
+    for name, header in RESPONSE_HEADERS.items():
+        api.spec.components.header(name, header)
     api.register_blueprint(v1)
     api.register_blueprint(health)
 

@@ -280,7 +280,7 @@ class GameService:
             raise ApiError("custom_decks_disabled", "This server does not accept explicit decks (RED7_ALLOW_CUSTOM_DECKS).")
         if request.deck is not None and sorted(request.deck) != list(range(49)):
             raise ApiError("invalid_request", "A deck must list each of the 49 cards exactly once.", errors=[
-                {"field": "deck", "message": "must list each of the 49 cards exactly once"}])
+                {"field": "deck", "message": "must list each of the 49 cards exactly once", "location": "json"}])
         game_id = new_id("g")
         at = self.clock()
         dealing = "custom" if request.deck is not None else "seeded" if request.seed is not None else "random"

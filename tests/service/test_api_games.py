@@ -150,6 +150,7 @@ def test_game_options_are_validated_with_field_paths(api, body, field):
     response = api.call("POST", "/v1/games", token, json=body)
     assert response.status_code == 422
     assert field in {e["field"] for e in response.get_json()["errors"]}
+    assert {e["location"] for e in response.get_json()["errors"]} == {"json"}
 
 
 def test_unknown_games_are_404_problems(api):

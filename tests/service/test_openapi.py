@@ -105,6 +105,199 @@ def test_every_operation_declares_its_success_response(spec):
                 assert any(code.startswith("2") for code in operation["responses"]), f"{method.upper()} {path}"
 
 
+
+# --- what a client generator reads beyond the schemas: headers, media types, security -------------------------
+
+#: The operations that answer with a game view (and its version as ETag).
+GAME_VIEWS = [
+    ("POST", "/v1/games"),
+    ("GET", "/v1/games/{game_id}"),
+    ("DELETE", "/v1/games/{game_id}"),
+    ("POST", "/v1/games/{game_id}/join"),
+    ("POST", "/v1/games/{game_id}/leave"),
+    ("POST", "/v1/games/{game_id}/actions"),
+]
+CREATED = [("POST", "/v1/players"), ("POST", "/v1/players/me/tokens"), ("POST", "/v1/games"), ("POST", "/v1/replays")]
+RATE_LIMIT_HEADERS = {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"}
+#: Who may call what: anyone (no security), anyone with the server's API key, anyone but a player sees more.
+PUBLIC = {
+    ("GET", "/healthz"),
+    ("GET", "/readyz"),
+    ("GET", "/v1/problems"),
+    ("GET", "/v1/games/{game_id}/replay/export"),
+    ("GET", "/v1/games/{game_id}/replay/view"),
+    ("GET", "/v1/replays/{replay_id}"),
+    ("GET", "/v1/replays/{replay_id}/view"),
+}
+API_KEY_ONLY = {("POST", "/v1/players")}
+TOKEN_OPTIONAL = {
+    ("GET", "/v1/games/{game_id}"),
+    ("GET", "/v1/games/{game_id}/events"),
+    ("GET", "/v1/games/{game_id}/stream"),
+    ("GET", "/v1/games/{game_id}/replay"),
+}
+
+
+def operations(spec: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [
+        (method.upper(), path, operation)
+        for path, item in spec["paths"].items()
+        for method, operation in item.items()
+        if method.upper() in HTTP_METHODS
+    ]
+
+
+def operation(spec: dict[str, Any], method: str, path: str) -> dict[str, Any]:
+    return spec["paths"][path][method.lower()]
+
+
+def header_parameters(spec: dict[str, Any], method: str, path: str) -> dict[str, dict[str, Any]]:
+    """The header parameters of an operation, its path's included."""
+    declared = [*spec["paths"][path].get("parameters", []), *operation(spec, method, path).get("parameters", [])]
+    return {p["name"]: p for p in declared if p["in"] == "header"}
+
+
+def header(spec: dict[str, Any], response: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """A response's header, its $ref to components.headers followed."""
+    found = response.get("headers", {}).get(name)
+    if found is not None and "$ref" in found:
+        return spec["components"]["headers"][found["$ref"].rsplit("/", 1)[-1]]
+    return found
+
+
+def needs_token(security: list[dict[str, Any]]) -> bool:
+    """Every way of meeting the requirement includes the bearer token."""
+    return bool(security) and all("bearer" in alternative for alternative in security)
+
+
+def test_every_game_view_documents_its_etag(spec):
+    for method, path in GAME_VIEWS:
+        responses = operation(spec, method, path)["responses"]
+        success = [code for code in responses if code.startswith("2") or code == "304"]
+        assert success, f"{method} {path}"
+        for code in success:
+            etag = header(spec, responses[code], "ETag")
+            assert etag and etag.get("required") is True, f"{method} {path} {code} does not document its ETag"
+            assert etag["schema"]["type"] == "string"
+    # and no route answering a game view is missing from the list
+    for method, path, op in operations(spec):
+        for response in op["responses"].values():
+            schema = response.get("content", {}).get("application/json", {}).get("schema", {})
+            if schema.get("$ref", "").endswith("/GameView"):
+                assert (method, path) in GAME_VIEWS, f"{method} {path} answers a game view"
+
+
+def test_created_responses_document_location(spec):
+    for method, path in CREATED:
+        assert "201" in operation(spec, method, path)["responses"], f"{method} {path}"
+    for method, path, op in operations(spec):
+        if "201" in op["responses"]:
+            location = header(spec, op["responses"]["201"], "Location")
+            assert location and location.get("required") is True, f"{method} {path} 201 does not document Location"
+
+
+def test_game_creation_and_actions_document_their_other_headers(spec):
+    actions = operation(spec, "POST", "/v1/games/{game_id}/actions")
+    assert "Idempotent-Replayed" in actions["responses"]["200"]["headers"]
+    assert set(header_parameters(spec, "POST", "/v1/games/{game_id}/actions")) >= {"If-Match", "Idempotency-Key"}
+
+
+def test_rate_limited_and_unavailable_responses_document_retry_after(spec):
+    limited = 0
+    for method, path, op in operations(spec):
+        responses = op["responses"]
+        for code in ("429", "503"):
+            if code in responses:
+                assert "Retry-After" in responses[code].get("headers", {}), f"{method} {path} {code}"
+        if "429" in responses:  # a rate-limited route: every response may tell how much of the limit is left
+            limited += 1
+            for code, response in responses.items():
+                if code != "default":
+                    assert set(response.get("headers", {})) >= RATE_LIMIT_HEADERS, f"{method} {path} {code}"
+    assert limited >= 15
+    assert "429" not in operation(spec, "GET", "/healthz")["responses"]  # never limited (service.app.UNLIMITED)
+
+
+def test_the_request_headers_read_by_the_views_are_parameters(spec):
+    assert "If-None-Match" in header_parameters(spec, "GET", "/v1/games/{game_id}")
+    assert "304" in operation(spec, "GET", "/v1/games/{game_id}")["responses"]
+    assert "Last-Event-ID" in header_parameters(spec, "GET", "/v1/games/{game_id}/stream")
+    assert "If-None-Match" not in header_parameters(spec, "DELETE", "/v1/games/{game_id}")
+
+
+def test_non_json_routes_document_their_media_types(spec):
+    def content(method: str, path: str) -> dict[str, Any]:
+        return operation(spec, method, path)["responses"]["200"]["content"]
+
+    stream = content("GET", "/v1/games/{game_id}/stream")
+    assert set(stream) == {"text/event-stream"}
+    assert set(stream["text/event-stream"]["schema"]["properties"]) >= {"id", "event", "data"}  # one event
+    assert set(content("GET", "/v1/games/{game_id}/replay/view")) == {"text/html"}
+    assert set(content("GET", "/v1/replays/{replay_id}/view")) == {"text/html"}
+    for path in ("/v1/games/{game_id}/replay", "/v1/replays/{replay_id}"):
+        assert set(content("GET", path)) == {"application/json", "application/x-ndjson"}
+    export = operation(spec, "GET", "/v1/games/{game_id}/replay/export")["responses"]["200"]
+    assert set(export["content"]) == {"application/json"} and "Content-Disposition" in export["headers"]
+
+
+def test_the_security_schemes_are_declared(spec):
+    schemes = spec["components"]["securitySchemes"]
+    assert {k: schemes["bearer"][k] for k in ("type", "scheme")} == {"type": "http", "scheme": "bearer"}
+    assert {k: schemes["apiKey"][k] for k in ("type", "in", "name")} == {"type": "apiKey", "in": "header", "name": "X-Api-Key"}
+    assert all(scheme["description"] for scheme in schemes.values())
+    for method, path, op in operations(spec):
+        for alternative in op.get("security", []):
+            assert set(alternative) <= set(schemes), f"{method} {path} names an undeclared scheme"
+
+
+def test_every_operation_declares_who_may_call_it(spec):
+    for method, path, op in operations(spec):
+        assert "security" in op, f"{method} {path} leaves its security to the document's default"
+        security = op["security"]
+        key = (method, path)
+        if key in PUBLIC:
+            assert security == [], f"{method} {path}"
+        elif key in API_KEY_ONLY:
+            assert security == [{"apiKey": []}, {}], f"{method} {path}"
+        elif key in TOKEN_OPTIONAL:
+            assert {"bearer": []} in security and {} in security, f"{method} {path}"
+        else:
+            assert path.startswith("/v1/"), f"{method} {path}"
+            assert needs_token(security), f"{method} {path} should require the bearer token: {security}"
+    assert operation(spec, "GET", "/v1/players/me")["security"] == [{"bearer": []}]
+    assert operation(spec, "POST", "/v1/games/{game_id}/actions")["security"] == [{"bearer": []}]
+    # creating a game needs a token, and the API key on a server that has keys
+    assert operation(spec, "POST", "/v1/games")["security"] == [{"bearer": [], "apiKey": []}, {"bearer": []}]
+
+
+#: Bodies the routes accept, so that a request reaches the view (where the token is checked) past the schema.
+BODIES = {
+    ("POST", "/v1/players"): {"name": "Ana"},
+    ("PATCH", "/v1/players/me"): {"name": "Bo"},
+    ("POST", "/v1/players/me/tokens"): {"label": "phone"},
+    ("POST", "/v1/games"): {"seats": [{"kind": "human"}, {"kind": "human"}]},
+    ("POST", "/v1/games/{game_id}/join"): {"code": "abc"},
+    ("POST", "/v1/games/{game_id}/actions"): {"steps": [{"type": "fold"}]},
+}
+
+
+def test_the_declared_security_is_what_the_routes_ask_for(client, spec):
+    """Without a token, an operation that requires one answers 401, and no other does."""
+    checked = 0
+    for method, path, op in operations(spec):
+        body = BODIES.get((method, path))
+        if "requestBody" in op and body is None:
+            continue  # POST /v1/replays: a valid replay file is built in test_replays
+        concrete = re.sub(r"\{[^}]+\}", "g_nope", path)
+        response = client.open(concrete, method=method, json=body)
+        response.get_data()  # a stream runs while it is read
+        if needs_token(op["security"]):
+            assert response.status_code == 401, f"{method} {path}: {response.status_code}"
+        else:
+            assert response.status_code != 401, f"{method} {path}: {response.get_data(as_text=True)[:300]}"
+        checked += 1
+    assert checked >= 20
+
 # --- the docs page --------------------------------------------------------------------------------------------
 
 
