@@ -56,7 +56,7 @@ from service.views import game_json, summary_json
 v1 = Blueprint("v1", __name__, url_prefix="/v1", description="Players, games, actions and event feeds")
 health = Blueprint("health", __name__, description="Liveness and readiness")
 
-HTTP_REASONS = {code: HTTPStatus(code).phrase for code in (400, 401, 403, 404, 409, 413, 415, 422, 429, 503)}
+HTTP_REASONS = {code: HTTPStatus(code).phrase for code in (400, 401, 403, 404, 406, 409, 413, 415, 422, 429, 503)}
 
 
 def _red7() -> Any:
@@ -149,7 +149,8 @@ PUBLIC: list[dict[str, list[str]]] = []
 
 
 def _errors(*codes: int) -> Any:
-    """Document the problem responses of a route (every route may also meet 503: the store is down).
+    """Document the problem responses of a route (every route may also meet 406, an Accept header it cannot
+    satisfy, and 503: the store is down).
 
     A route that may answer 429 is rate limited: every one of its responses may carry X-RateLimit-*
     (``service.app._rate_limit_headers``), so this decorator goes above the others of the route, to see
@@ -167,7 +168,7 @@ def _errors(*codes: int) -> Any:
                 for response in documented:
                     if isinstance(response, dict):
                         response.setdefault("headers", {}).update(_headers(*RATE_LIMIT_HEADERS))
-        for code in sorted({*codes, 503}):
+        for code in sorted({*codes, 406, 503}):
             description = f"{HTTP_REASONS[code]}: problem details (RFC 9457)"
             problem: dict[str, Any] = {"schema": "Problem", "description": description, "content_type": PROBLEM_JSON}
             headers = _headers(*(("Retry-After",) if code in (429, 503) else ()), *(RATE_LIMIT_HEADERS if limited else ()))
@@ -523,6 +524,14 @@ class Stream(MethodView):
 # --- replays ------------------------------------------------------------------------------
 
 NDJSON = "application/x-ndjson"
+#: What a route answers with, where it is not JSON only: an Accept header that takes none of it gets a 406.
+PRODUCES: dict[str, tuple[str, ...]] = {
+    "v1.Stream": ("text/event-stream",),
+    "v1.GameReplay": ("application/json", NDJSON),
+    "v1.ImportedReplay": ("application/json", NDJSON),
+    "v1.GameReplayView": ("text/html",),
+    "v1.ImportedReplayView": ("text/html",),
+}
 REPLAY_ETAG = {"description": "The replay's hash, quoted (with the whole document as JSON only)", "schema": {"type": "string"}}
 REPLAY_RESPONSE = {
     "description": "the replay document; one step with at=N; one step per line with Accept: application/x-ndjson",

@@ -29,6 +29,25 @@ def test_bodies_must_be_json_objects_of_a_sane_size(api):
     assert huge.status_code == 413 and huge.get_json()["code"] == "payload_too_large"
 
 
+def test_an_accept_header_that_takes_nothing_a_route_answers_with_is_a_406(api):
+    token = api.player()["token"]
+    game = api.game(token, [HUMAN, ai()], variant="basic")
+    path = f"/v1/games/{game['id']}"
+    refused = api.call("GET", path, token, headers={"Accept": "text/csv"})
+    assert refused.status_code == 406 and refused.get_json()["code"] == "not_acceptable"
+    assert "application/json" in refused.get_json()["detail"]
+    for accept in ("application/json", "*/*", "application/*", "text/html;q=0.9, application/json;q=0.1", ""):
+        assert api.call("GET", path, token, headers={"Accept": accept}).status_code == 200, accept
+    assert api.call("GET", path, token).status_code == 200  # no Accept header: anything goes
+    assert api.call("GET", f"{path}/stream", token, headers={"Accept": "application/json"}).status_code == 406
+    assert api.call("GET", f"{path}/replay/view", headers={"Accept": "application/json"}).status_code == 406
+    assert api.call("GET", f"{path}/replay/view", headers={"Accept": "text/html"}).mimetype == "text/html"
+    ndjson = api.call("GET", f"{path}/replay", token, headers={"Accept": "application/x-ndjson"})
+    assert ndjson.status_code == 200 and ndjson.mimetype == "application/x-ndjson"
+    assert api.call("GET", f"{path}/replay", token, headers={"Accept": "text/csv"}).status_code == 406
+    assert api.call("POST", f"{path}/actions", token, json={"steps": []}, headers={"Accept": "text/plain"}).status_code == 406
+
+
 @pytest.mark.parametrize(
     "path",
     ["/v1/games/%00", "/v1/games/" + "x" * 5000, "/v1/games/{}/events?limit=1e9", "/v1/games/../../etc", "/v1/games/%ff%fe"],
