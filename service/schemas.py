@@ -396,6 +396,11 @@ class ReplaySchema(Schema):
 
     format = fields.String(required=True)
     game_id = fields.String(required=True)
+    perspective = fields.Raw(
+        metadata={
+            "description": '"full" (a finished game: everything), "spectator", or {"seat": n}: what that seat has seen so far'
+        }
+    )
     complete = fields.Boolean(required=True)
     steps = fields.List(fields.Nested(ReplayStepSchema), required=True)
     events = fields.List(fields.Dict(), required=True)
