@@ -10,13 +10,14 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from http import HTTPStatus
 from typing import Any
 
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 from flask_smorest import Blueprint
+from werkzeug.datastructures import MIMEAccept
 
 from replays.build import state_at
 from replays.ndjson import iter_lines
@@ -146,6 +147,18 @@ TOKEN_OR_NONE = [{"bearer": []}, {}]
 API_KEY = [{"apiKey": []}, {}]
 TOKEN_AND_API_KEY = [{"bearer": [], "apiKey": []}, {"bearer": []}]
 PUBLIC: list[dict[str, list[str]]] = []
+
+
+def best_offer(offers: Sequence[str]) -> str | None:
+    """The media type of ``offers`` the Accept header prefers (the first if it names none), or ``None``.
+
+    Media-type parameters other than q are ignored: werkzeug would match them
+    exactly, so ``application/json; charset=utf-8`` would take no JSON at all.
+    """
+    if not request.headers.get("Accept", "").strip():  # none, or blank as some clients send: anything goes
+        return offers[0]
+    ranges = MIMEAccept([(value.split(";", 1)[0].strip(), quality) for value, quality in request.accept_mimetypes])
+    return ranges.best_match(offers)
 
 
 def _errors(*codes: int) -> Any:
@@ -364,7 +377,7 @@ class GameResource(MethodView):
 
 @v1.route("/games/<game_id>/leave")
 class Leave(MethodView):
-    @_errors(401, 403, 404, 409, 429)
+    @_errors(400, 401, 403, 404, 409, 413, 415, 429)
     @v1.response(200, GameViewSchema, headers=_headers("ETag"))
     @v1.doc(security=TOKEN)
     def post(self, game_id: str) -> Response:
@@ -526,6 +539,7 @@ class Stream(MethodView):
 NDJSON = "application/x-ndjson"
 #: What a route answers with, where it is not JSON only: an Accept header that takes none of it gets a 406.
 PRODUCES: dict[str, tuple[str, ...]] = {
+    "v1.TokenResource": (),  # 204: no body to negotiate
     "v1.Stream": ("text/event-stream",),
     "v1.GameReplay": ("application/json", NDJSON),
     "v1.ImportedReplay": ("application/json", NDJSON),
@@ -554,7 +568,7 @@ def _replay_response(document: dict[str, Any], query: dict[str, Any], filename: 
             error = {"field": "at", "message": str(exc), "location": "query"}
             raise ApiError("invalid_request", str(exc), errors=[error]) from None
         return json_response({"game_id": document["game_id"], "steps": len(document["steps"]), "step": step})
-    if filename is None and request.accept_mimetypes.best_match(["application/json", NDJSON]) == NDJSON:
+    if filename is None and best_offer(["application/json", NDJSON]) == NDJSON:
         lines = iter_lines(document)
         return Response(stream_with_context(lines), mimetype=NDJSON)
     headers = {"ETag": f'"{document["hash"]}"'}

@@ -25,7 +25,7 @@ from flask_limiter import Limit, Limiter
 from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import BadRequest, HTTPException
 
-from service.api import PRODUCES, RESPONSE_HEADERS, health, json_response, v1
+from service.api import PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, v1
 from service.errors import PROBLEM_JSON, ApiError, problem
 from service.players import hash_token
 from service.runtime import Runtime, build_runtime
@@ -150,10 +150,8 @@ def _check_accept() -> None:
     """406 when the Accept header takes nothing the route answers with (a client would misread what it got)."""
     if request.method == "OPTIONS" or request.blueprint not in ("v1", "health"):
         return
-    if not request.headers.get("Accept", "").strip():  # none (or blank, as some clients send): anything goes
-        return
     produces = PRODUCES.get(request.endpoint or "", ("application/json",))
-    if request.accept_mimetypes.best_match(produces) is None:
+    if produces and best_offer(produces) is None:
         accept = request.headers["Accept"][:100]
         raise ApiError("not_acceptable", f"This answers {' or '.join(produces)}; the Accept header asks for {accept}.")
 

@@ -32,7 +32,9 @@ from engine import (
     redact,
 )
 from engine.snapshot import state_from_dict, state_to_dict
-from engine.state import apply_in_place
+from engine.state import CorruptHistory, apply_in_place
+
+AI_LEVELS = ("random", "greedy", "expert")
 
 LOBBY_TYPES = frozenset(
     {"game_created", "seat_taken", "seat_left", "turn_timed_out", "seat_resigned", "game_cancelled"}
@@ -131,6 +133,11 @@ class Game:
         seat = self.seat_of(player_id)
         return None if seat is None or self.seats[seat].resigned else seat
 
+    def is_turn_of(self, player_id: str | None) -> bool:
+        """Whether the player is to move (a resigned player never is: an AI plays that seat)."""
+        seat = self.seat_of(player_id)
+        return seat is not None and self.seat_to_move() == seat and not self.seats[seat].resigned
+
     def seat_to_move(self) -> int | None:
         turn = self.state.turn
         return turn.seat if turn is not None and self.state.phase is Phase.TURN else None
@@ -170,6 +177,19 @@ class Game:
         return cls(**values)
 
 
+def _lobby_seat(game: Game, data: dict[str, Any], status: str) -> Seat:
+    """The human seat a player leaves, checked: the events may come from an imported file."""
+    number = data.get("seat")
+    if type(number) is not int or not 0 <= number < len(game.seats):
+        raise CorruptHistory(f"{data['type']}: no seat {number!r}")
+    seat = game.seats[number]
+    if seat.kind != "human" or seat.player_id is None:
+        raise CorruptHistory(f"{data['type']}: seat {number} holds no player")
+    if game.status != status:
+        raise CorruptHistory(f"{data['type']}: the game is {game.status}, not {status}")
+    return seat
+
+
 def apply(game: Game, number: int, data: dict[str, Any]) -> None:
     """Fold one stored envelope (already upcast) into ``game``."""
     kind = data["type"]
@@ -190,14 +210,18 @@ def apply(game: Game, number: int, data: dict[str, Any]) -> None:
         seat.player_id = data["player_id"]
         seat.name = data["name"]
     elif kind == "seat_left":
-        seat = game.seats[data["seat"]]
+        seat = _lobby_seat(game, data, "waiting")
         seat.player_id = seat.name = None
     elif kind == "turn_timed_out":
         pass  # the fold or AI turn that follows carries the change
     elif kind == "seat_resigned":
-        seat = game.seats[data["seat"]]
+        seat = _lobby_seat(game, data, "active")
+        if data.get("level") not in AI_LEVELS:
+            raise CorruptHistory(f"event {number}: {data.get('level')!r} is not an AI level")
         seat.kind, seat.level, seat.resigned = "ai", data["level"], True
     elif kind == "game_cancelled":
+        if game.status != "waiting":
+            raise CorruptHistory(f"event {number}: only a game still waiting can be called off")
         game.cancelled = True
     else:
         apply_engine(game, number, engine_event(data), data["at"])

@@ -37,7 +37,6 @@ from service.game import Game, apply, apply_engine, engine_envelope, envelope, l
 from service.players import Player, PlayerStore, new_id
 from service.store import Appended, EventStore, Idempotency, IdempotencyMismatch, Replayed, VersionConflict
 
-AI_LEVELS = ("random", "greedy", "expert")
 log = logging.getLogger("red7.games")
 
 
@@ -231,7 +230,7 @@ class GameService:
             if game.status == "cancelled":
                 self._forget(game)  # its canceller stopped before unlisting it
                 continue
-            rank = 0 if mine is not None and game.seat_to_move() == mine else {"active": 1, "waiting": 2}[game.status]
+            rank = 0 if game.is_turn_of(player.id) else {"active": 1, "waiting": 2}[game.status]
             keyed.append(((rank, -_epoch_ms(game.updated_at), game.id), game))
         return sorted(keyed, key=lambda item: item[0])
 
@@ -246,11 +245,17 @@ class GameService:
         self.players.archive_game(player_ids, game.id, _epoch_ms(game.updated_at))
 
     def feed(self, game: Game, viewer: str | None, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
-        """Stored events above ``after`` as the viewer may see them."""
+        """Stored events above ``after`` as the viewer may see them, up to ``game``'s version.
+
+        What the viewer may see is decided on ``game``; events appended since
+        it was loaded (a resignation among them) wait for the next read.
+        """
         seat = game.sight_of(viewer)
         finished = game.status == "finished"
         out = []
         for stored in self.store.read(game.id, after, limit):
+            if stored.number > game.version:
+                break
             data = json.loads(stored.payload)
             shown = redact_envelope(data, seat, is_creator=viewer == game.created_by, finished=finished)
             out.append({"n": stored.number, **shown})
@@ -264,7 +269,8 @@ class GameService:
             cached = self._replays.get(key)
         if cached is not None:
             return cached
-        stored = [(e.number, json.loads(e.payload)) for e in self.store.read_all(game.id)]
+        # Up to the version the perspective was decided on (a resignation may have been appended since).
+        stored = [(e.number, json.loads(e.payload)) for e in self.store.read_all(game.id) if e.number <= game.version]
         document = build_replay(game.id, stored, perspective)
         if perspective == FULL:  # a finished game's replay never changes
             with self._replays_lock:  # request threads share it
@@ -358,8 +364,8 @@ class GameService:
             return {"type": "seat_resigned", "seat": seat, "level": level}
 
         game = self._lobby_change(game_id, player, change)
-        if game.seat_of(player.id) is None:  # left before the start: the game is no longer theirs to list
-            self.players.forget_game({player.id}, game.id)
+        if game.seat_of(player.id) is None and self.load(game_id).seat_of(player.id) is None:
+            self.players.forget_game({player.id}, game.id)  # left before the start (and not back already)
         return game
 
     def cancel(self, game_id: str, player: Player) -> Game:

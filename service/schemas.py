@@ -13,7 +13,8 @@ from typing import Any, ClassVar
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
 
 from engine import ALL_CARDS, Card, Destination, Variant, step_from_dict
-from service.games import AI_LEVELS, NewGame, SeatRequest
+from service.game import AI_LEVELS
+from service.games import NewGame, SeatRequest
 
 CARD_NAMES = [str(c) for c in ALL_CARDS]
 #: No game comes near this many events; larger cursors are refused rather than sent to Redis.

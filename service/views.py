@@ -130,7 +130,7 @@ def summary_json(game: Game, player_id: str) -> dict[str, Any]:
         "status": game.status,
         "version": game.version,
         "your_seat": seat,
-        "your_turn": seat is not None and game.seat_to_move() == seat and not game.seats[seat].resigned,
+        "your_turn": game.is_turn_of(player_id),
         "round": game.state.round,
         "variant": game.variant.value,
         "players": len(game.seats),

@@ -185,6 +185,44 @@ def test_a_crafted_file_with_a_recomputed_hash_is_refused_not_crashed_on(api, na
     assert refused.status_code == 422 and refused.get_json()["code"] in ("invalid_replay", "invalid_request")
 
 
+def _with_event(document, index, event):
+    """The document with a lobby event forged in at ``index`` (0-based), renumbered and re-hashed."""
+    forged = copy.deepcopy(document)
+    forged["events"].insert(index, {**event, "at": AT, "by": BY, "v": 1})
+    for number, entry in enumerate(forged["events"], start=1):
+        entry["n"] = number
+    forged["hash"] = content_hash(forged)
+    return forged
+
+
+FORGED_LOBBY = {  # (where: "start" before the deal, "play" before the end; the event)
+    "a cancellation of a game in play": ("play", {"type": "game_cancelled"}),
+    "a seat left in play": ("play", {"type": "seat_left", "seat": 0}),
+    "an AI seat resigning": ("play", {"type": "seat_resigned", "seat": 1, "level": "greedy"}),
+    "a resignation before the start": ("start", {"type": "seat_resigned", "seat": 0, "level": "greedy"}),
+    "a resignation to no AI level": ("play", {"type": "seat_resigned", "seat": 0, "level": "<b>god</b>"}),
+    "a seat -1 leaving": ("start", {"type": "seat_left", "seat": -1}),
+    "a seat true leaving": ("start", {"type": "seat_left", "seat": True}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORGED_LOBBY))
+def test_a_lobby_event_that_could_not_have_happened_does_not_verify(api, name):
+    token = api.player()["token"]
+    game = api.game(token, [HUMAN, ai("random")], variant="basic")
+    api.run_jobs()
+    if api.view(game["id"], token)["status"] != "finished":
+        api.act(game["id"], token, [{"type": "fold"}])
+    document = api.call("GET", f"/v1/games/{game['id']}/replay/export", token).get_json()
+    where, event = FORGED_LOBBY[name]
+    types = [e["type"] for e in document["events"]]
+    index = types.index("game_started") if where == "start" else len(types) - 1
+    verdict = verify_replay(_with_event(document, index, event))
+    assert not verdict.ok and any("do not replay" in problem for problem in verdict.problems), verdict.problems
+    refused = api.call("POST", "/v1/replays", token, json=_with_event(document, index, event))
+    assert refused.status_code == 422 and refused.get_json()["code"] == "invalid_replay"
+
+
 def test_random_damage_to_a_replay_never_crashes_the_verifier():
     stored, _ = stored_from_selfplay(2, Variant.BASIC, True, seed=5)
     document = build_replay("g_x", stored, FULL)

@@ -46,6 +46,13 @@ def test_an_accept_header_that_takes_nothing_a_route_answers_with_is_a_406(api):
     assert ndjson.status_code == 200 and ndjson.mimetype == "application/x-ndjson"
     assert api.call("GET", f"{path}/replay", token, headers={"Accept": "text/csv"}).status_code == 406
     assert api.call("POST", f"{path}/actions", token, json={"steps": []}, headers={"Accept": "text/plain"}).status_code == 406
+    for accept in ("application/json; charset=utf-8", "application/json;v=1, text/html;q=0.5"):  # parameters count for nothing
+        assert api.call("GET", path, token, headers={"Accept": accept}).status_code == 200, accept
+    ndjson = api.call("GET", f"{path}/replay", token, headers={"Accept": "application/x-ndjson; charset=utf-8"})
+    assert ndjson.mimetype == "application/x-ndjson"
+    token_id = api.call("GET", "/v1/players/me/tokens", token).get_json()["tokens"][0]["id"]
+    revoked = api.call("DELETE", f"/v1/players/me/tokens/{token_id}", token, headers={"Accept": "text/plain"})
+    assert revoked.status_code == 204  # no body to negotiate
 
 
 @pytest.mark.parametrize(

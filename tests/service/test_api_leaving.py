@@ -57,6 +57,30 @@ def test_a_resigned_player_can_no_longer_act_nor_see_the_seats_cards(api):
     assert summary["your_turn"] is False
 
 
+def test_a_feed_read_while_a_player_resigns_shows_nothing_past_the_version_it_was_decided_on(api, runtime):
+    ana, _, game = two_humans(api, deck=DECK)
+    ana_player = runtime.players.get(ana["id"])
+    before = runtime.games.load(game["id"])  # a request loads the game, decides what Ana may see ...
+    assert leave(api, game["id"], ana["token"]).status_code == 200
+    api.run_jobs()  # ... and meanwhile she resigns and the AI plays her seat, drawing cards
+    assert runtime.store.version(game["id"]) > before.version + 1
+    events = runtime.games.feed(before, ana_player.id, 0, 500)
+    assert events[-1]["n"] == before.version  # the AI's moves wait for a read that knows she resigned
+    replay = runtime.games.replay(before, ana_player.id)
+    assert replay["events"][-1]["n"] == before.version
+    later = runtime.games.feed(runtime.games.load(game["id"]), ana_player.id, before.version, 500)
+    assert later and all(e.get("card") is None for e in later if e["type"] == "card_drawn")
+
+
+def test_a_resigned_players_game_is_not_listed_as_their_turn(api):
+    ana, _, game = two_humans(api, deck=DECK)  # Ana is to move
+    assert leave(api, game["id"], ana["token"]).status_code == 200  # the AI in her seat has not moved yet
+    newer = api.game(ana["token"], [HUMAN, HUMAN])
+    listed = api.call("GET", "/v1/players/me/games", ana["token"]).get_json()["games"]
+    assert [g["id"] for g in listed] == [game["id"], newer["id"]]  # active before waiting, not ahead as "your turn"
+    assert not any(g["your_turn"] for g in listed)
+
+
 def test_a_player_who_leaves_a_waiting_game_frees_the_seat_for_someone_else(api):
     ana, bo, cy = api.player("Ana"), api.player("Bo"), api.player("Cy")
     game = api.game(ana["token"], [HUMAN, HUMAN, HUMAN])
