@@ -153,6 +153,16 @@ def test_replays_from_the_api(api):
     assert rows[-1]["hash"] == document["hash"] and rows[3]["text"] == document["steps"][2]["text"]
 
 
+def exported_short_game(api):
+    """A player's token and the exported replay of a short finished game (a fold ends it if the AI did not)."""
+    token = api.player()["token"]
+    game = api.game(token, [HUMAN, ai("random")], variant="basic")
+    api.run_jobs()
+    if api.view(game["id"], token)["status"] != "finished":
+        api.act(game["id"], token, [{"type": "fold"}])
+    return token, api.call("GET", f"/v1/games/{game['id']}/replay/export", token).get_json()
+
+
 CRAFTED = {
     "an event without n": lambda d: d["events"][0].pop("n"),
     "an event numbered 'x'": lambda d: d["events"][0].__setitem__("n", "x"),
@@ -172,12 +182,7 @@ CRAFTED = {
 
 @pytest.mark.parametrize("name", sorted(CRAFTED))
 def test_a_crafted_file_with_a_recomputed_hash_is_refused_not_crashed_on(api, name):
-    token = api.player()["token"]
-    game = api.game(token, [HUMAN, ai("random")], variant="basic")
-    api.run_jobs()
-    if api.view(game["id"], token)["status"] != "finished":
-        api.act(game["id"], token, [{"type": "fold"}])
-    document = api.call("GET", f"/v1/games/{game['id']}/replay/export", token).get_json()
+    token, document = exported_short_game(api)
     CRAFTED[name](document)
     document["hash"] = content_hash(document)
     assert not verify_replay(document).ok
@@ -208,12 +213,7 @@ FORGED_LOBBY = {  # (where: "start" before the deal, "play" before the end; the 
 
 @pytest.mark.parametrize("name", sorted(FORGED_LOBBY))
 def test_a_lobby_event_that_could_not_have_happened_does_not_verify(api, name):
-    token = api.player()["token"]
-    game = api.game(token, [HUMAN, ai("random")], variant="basic")
-    api.run_jobs()
-    if api.view(game["id"], token)["status"] != "finished":
-        api.act(game["id"], token, [{"type": "fold"}])
-    document = api.call("GET", f"/v1/games/{game['id']}/replay/export", token).get_json()
+    token, document = exported_short_game(api)
     where, event = FORGED_LOBBY[name]
     types = [e["type"] for e in document["events"]]
     index = types.index("game_started") if where == "start" else len(types) - 1
