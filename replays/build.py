@@ -105,15 +105,8 @@ class Replay:
     steps: list[dict[str, Any]] = field(default_factory=list)
 
     def names(self, seat: int) -> str:
-        if seat < len(self.game.seats):
-            entry = self.game.seats[seat]
-            if entry.resigned:
-                return f"{entry.name} (resigned; AI {entry.level})"
-            if entry.kind == "ai":
-                return f"AI {seat} ({entry.level})"
-            if entry.name:
-                return entry.name
-        return f"seat {seat}"
+        label = self.game.seat_label(seat) if seat < len(self.game.seats) else None
+        return label or f"seat {seat}"
 
 
 def iter_steps(game_id: str, stored: Iterable[tuple[int, dict[str, Any]]], perspective: Perspective) -> Iterator[dict[str, Any]]:

@@ -135,8 +135,17 @@ class Game:
 
     def is_turn_of(self, player_id: str | None) -> bool:
         """Whether the player is to move (a resigned player never is: an AI plays that seat)."""
-        seat = self.seat_of(player_id)
-        return seat is not None and self.seat_to_move() == seat and not self.seats[seat].resigned
+        seat = self.sight_of(player_id)
+        return seat is not None and self.seat_to_move() == seat
+
+    def seat_label(self, number: int) -> str | None:
+        """Who plays a seat, as people read it; ``None`` for a human seat nobody holds."""
+        seat = self.seats[number]
+        if seat.resigned:
+            return f"{seat.name} (resigned; AI {seat.level})"
+        if seat.kind == "ai":
+            return f"AI {number} ({seat.level})"
+        return seat.name
 
     def seat_to_move(self) -> int | None:
         turn = self.state.turn

@@ -98,6 +98,11 @@ def _parse_cursor(cursor: str | None) -> tuple[str, OpenAfter | FinishedAfter | 
     )
 
 
+def _listed_by(game: Game) -> set[str]:
+    """The players whose lists hold the game: its seated players and its creator."""
+    return {seat.player_id for seat in game.seats if seat.player_id} | {game.created_by}
+
+
 def _epoch_ms(iso: str) -> int:
     return int(datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() * 1000)
 
@@ -236,13 +241,11 @@ class GameService:
 
     def _forget(self, game: Game) -> None:
         """Unlist a cancelled game for everyone who listed it."""
-        player_ids = {seat.player_id for seat in game.seats if seat.player_id} | {game.created_by}
-        self.players.forget_game(player_ids, game.id)
+        self.players.forget_game(_listed_by(game), game.id)
 
     def _archive(self, game: Game) -> None:
         """Index a finished game as finished for everyone who lists it."""
-        player_ids = {seat.player_id for seat in game.seats if seat.player_id} | {game.created_by}
-        self.players.archive_game(player_ids, game.id, _epoch_ms(game.updated_at))
+        self.players.archive_game(_listed_by(game), game.id, _epoch_ms(game.updated_at))
 
     def feed(self, game: Game, viewer: str | None, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
         """Stored events above ``after`` as the viewer may see them, up to ``game``'s version.

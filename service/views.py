@@ -18,12 +18,7 @@ def _names(cards: tuple) -> list[str]:
 
 
 def seat_name(game: Game, number: int) -> str:
-    seat = game.seats[number]
-    if seat.resigned:
-        return f"{seat.name} (resigned; AI {seat.level})"
-    if seat.kind == "ai":
-        return f"AI {number} ({seat.level})"
-    return seat.name or f"open seat {number}"
+    return game.seat_label(number) or f"open seat {number}"
 
 
 def legal_step_json(option: LegalStep) -> dict[str, Any]:
