@@ -155,8 +155,13 @@ def best_offer(offers: Sequence[str]) -> str | None:
     Media-type parameters other than q are ignored: werkzeug would match them
     exactly, so ``application/json; charset=utf-8`` would take no JSON at all.
     """
-    if not request.headers.get("Accept", "").strip():  # none, or blank as some clients send: anything goes
+    header = request.headers.get("Accept", "")
+    if not header.strip():  # none, or blank as some clients send: anything goes
         return offers[0]
+    if header in offers:  # the usual case: one type, exactly one of ours
+        return header
+    if ";" not in header:  # no parameters to drop: werkzeug's parse, cached on the request
+        return request.accept_mimetypes.best_match(offers)
     ranges = MIMEAccept([(value.split(";", 1)[0].strip(), quality) for value, quality in request.accept_mimetypes])
     return ranges.best_match(offers)
 
