@@ -7,6 +7,7 @@ Responses are rendered straight to JSON (``service.views``); the
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from collections import OrderedDict
@@ -14,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from http import HTTPStatus
 from typing import Any
 
+import redis
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 from flask_smorest import Blueprint
@@ -53,6 +55,8 @@ from service.schemas import (
 )
 from service.store import Idempotency
 from service.views import game_json, summary_json
+
+log = logging.getLogger("red7.api")
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1", description="Players, games, actions and event feeds")
 health = Blueprint("health", __name__, description="Liveness and readiness")
@@ -199,16 +203,20 @@ def _errors(*codes: int) -> Any:
 
 
 class RenderCache:
-    """Rendered views by (game, version, viewer): a view of a version never changes, and clients poll."""
+    """Rendered views by (game, version, head, viewer): a view of a stored game never changes, and clients poll.
+
+    The head (the last event itself) is in the key because a version number names one game only as long as
+    Redis keeps its history (see :mod:`service.store`).
+    """
 
     def __init__(self, size: int = 4096) -> None:
         self.size = size
-        self._views: OrderedDict[tuple[str, int, str | None], str] = OrderedDict()
+        self._views: OrderedDict[tuple[str, int, str, str | None], str] = OrderedDict()
         self._lock = threading.Lock()
 
     def render(self, game: Any, player_id: str | None) -> str:
         """The view of a stored version of the game (only those: a version number names one game state only once stored)."""
-        key = (game.id, game.version, player_id)
+        key = (game.id, game.version, game.head, player_id)
         with self._lock:
             text = self._views.get(key)
         if text is None:
@@ -218,7 +226,7 @@ class RenderCache:
 
     def remember(self, game: Any, player_id: str | None, text: str) -> None:
         with self._lock:
-            self._views[(game.id, game.version, player_id)] = text
+            self._views[(game.id, game.version, game.head, player_id)] = text
             while len(self._views) > self.size:
                 self._views.popitem(last=False)
 
@@ -474,6 +482,7 @@ class Events(MethodView):
         player = current_player(required=False)
         games = _games()
         game = games.load(game_id)
+        games.ensure_progress(game)
         after = query["after"]
         if game.version <= after and query["wait"] > 0 and not game.over:  # nothing more will come
             games.store.wait(game_id, after, min(query["wait"], _red7().settings.long_poll_max))
@@ -506,7 +515,7 @@ class Stream(MethodView):
         viewer = player.id if player else None
         games = _games()
         settings = _red7().settings
-        games.load(game_id)  # 404 before the stream starts
+        games.ensure_progress(games.load(game_id))  # 404 before the stream starts
         after = query.get("after", 0)
         if "Last-Event-ID" in request.headers:
             last_event = event_number(request.headers["Last-Event-ID"])
@@ -519,19 +528,23 @@ class Stream(MethodView):
             nonlocal after
             started = time.monotonic()
             yield "retry: 2000\n\n"
-            while True:
-                game = games.load(game_id)
-                for event in games.feed(game, viewer, after, 500):
-                    after = event["n"]
-                    yield f"id: {event['n']}\nevent: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
-                if game.over and after >= game.version:
-                    yield "event: end\ndata: {}\n\n"
-                    return
-                left = settings.stream_max_seconds - (time.monotonic() - started)
-                if left <= 0:
-                    return
-                if not games.store.wait(game_id, after, min(settings.stream_heartbeat, left)):
-                    yield ": keep-alive\n\n"
+            try:
+                while True:
+                    game = games.load(game_id)
+                    for event in games.feed(game, viewer, after, 500):
+                        after = event["n"]
+                        yield f"id: {event['n']}\nevent: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
+                    if game.over and after >= game.version:
+                        yield "event: end\ndata: {}\n\n"
+                        return
+                    left = settings.stream_max_seconds - (time.monotonic() - started)
+                    if left <= 0:
+                        return
+                    if not games.store.wait(game_id, after, min(settings.stream_heartbeat, left)):
+                        games.ensure_progress(game)
+                        yield ": keep-alive\n\n"
+            except redis.RedisError as error:  # the status line is long gone: end the stream, the client resumes
+                log.warning("stream of game %s ended: the event store is unreachable (%s)", game_id, error)
 
         response = Response(stream_with_context(events()), mimetype="text/event-stream")
         response.headers["Cache-Control"] = "no-cache"

@@ -36,12 +36,16 @@ class Settings:
     snapshot_every: int = 64
     max_body_bytes: int = 64 * 1024
     max_replay_bytes: int = 8 * 1024 * 1024  # an imported replay file (a long game is ~400 KiB)
-    long_poll_max: float = 30.0
+    long_poll_max: float = 60.0
     stream_max_seconds: float = 300.0
     stream_heartbeat: float = 15.0
     idempotency_ttl: int = 24 * 3600
-    #: A read re-offers the jobs of an active game quiet for this long (a lost enqueue heals).
-    recover_after: float = 5.0
+    #: A read re-offers the jobs of an active game quiet for this long (a lost or killed job heals).
+    recover_after: float = 3.0
+    #: Replicas that must hold an append before it is acknowledged (Redis ``WAIT``); 0: the primary alone.
+    wait_replicas: int = 0
+    #: How long an append waits for them (ms); past it the client gets a 503 saying the write may not last.
+    wait_replicas_timeout_ms: int = 1000
     #: The expert AI's thinking time per move, in seconds.
     expert_seconds: float = 1.0
     #: Seconds before an AI seat moves (lets a human watch the table change); 0 in tests.
@@ -74,6 +78,8 @@ class Settings:
             "rate_limit_signup": env.get("RED7_RATE_LIMIT_SIGNUP", cls.rate_limit_signup),
             "expert_seconds": float(env.get("RED7_EXPERT_SECONDS", cls.expert_seconds)),
             "ai_delay": float(env.get("RED7_AI_DELAY", cls.ai_delay)),
+            "wait_replicas": int(env.get("RED7_WAIT_REPLICAS", cls.wait_replicas)),
+            "wait_replicas_timeout_ms": int(env.get("RED7_WAIT_TIMEOUT_MS", cls.wait_replicas_timeout_ms)),
             "public_url": env.get("RED7_PUBLIC_URL", "").rstrip("/"),
             "webhook_private_hosts": _bool(env.get("RED7_WEBHOOK_PRIVATE_HOSTS"), default=not env.get("REDIS_URL")),
         }

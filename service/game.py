@@ -103,6 +103,10 @@ class Game:
     updated_at: str = ""
     turn_started_at: str | None = None  # when the current turn began (for deadlines)
     cancelled: bool = False  # its creator called it off before it started
+    #: The stored payload of event ``version`` (empty before the first): with the version it names
+    #: the history this game was folded from, which a version number alone does not once Redis
+    #: has lost writes and numbered other events the same (see :mod:`service.store`).
+    head: str = ""
 
     @property
     def status(self) -> str:
@@ -175,6 +179,7 @@ class Game:
             "updated_at": self.updated_at,
             "turn_started_at": self.turn_started_at,
             "cancelled": self.cancelled,
+            "head": self.head,
         }
 
     @classmethod
@@ -253,6 +258,7 @@ def load(game_id: str, envelopes: Iterable[tuple[int, str]], start: Game | None 
     game = start if start is not None else Game(game_id)
     for number, payload in envelopes:
         apply(game, number, upcast(json.loads(payload)))
+        game.head = payload
     return game
 
 

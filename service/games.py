@@ -35,7 +35,7 @@ from replays.build import FULL, Perspective, build_replay
 from service.errors import ApiError
 from service.game import Game, apply, apply_engine, engine_envelope, envelope, load, redact_envelope
 from service.players import Player, PlayerStore, new_id
-from service.store import Appended, EventStore, Idempotency, IdempotencyMismatch, Replayed, VersionConflict
+from service.store import EventStore, Idempotency, IdempotencyMismatch, NotReplicated, Replayed, VersionConflict
 
 log = logging.getLogger("red7.games")
 
@@ -122,6 +122,7 @@ class GameService:
         recover_after: float = 5.0,
         clock: Callable[[], str] = utc_now,
         on_append: OnAppend | None = None,
+        on_quiet_read: Callable[[Game], None] | None = None,
     ) -> None:
         self.store = store
         self.players = players
@@ -131,9 +132,10 @@ class GameService:
         self.recover_after = recover_after
         self.clock = clock
         self.on_append = on_append
+        self.on_quiet_read = on_quiet_read
         self._cache = GameCache()
         self._snapshot_at: dict[str, int] = {}  # the version of the newest snapshot this process knows of
-        self._replays: OrderedDict[tuple[str, int, str], dict[str, Any]] = OrderedDict()  # finished games' replays
+        self._replays: OrderedDict[tuple[str, int, str, str], dict[str, Any]] = OrderedDict()  # finished games' replays
         self._replays_lock = threading.Lock()
 
     # --- reading ----------------------------------------------------------------------
@@ -142,7 +144,12 @@ class GameService:
         """The game now: this process's newest fold of it (or the stored snapshot) plus the events after it.
 
         Events are never changed once appended, so a fold at version v plus
-        the events after v is the game: the cache can be behind, never wrong.
+        the events after v is the game — as long as Redis still holds the
+        history the fold came from.  It may not: a crash between fsyncs or a
+        failover to a lagging replica loses the last writes, and the numbers
+        are then given to other events.  So the read starts *at* v, and a fold
+        whose last event is not what the stream holds there is dropped and the
+        game folded again from what Redis has (:meth:`_rebase`).
         The game returned may be shared with the cache: never change it in place
         (writers fold into ``game.copy()``).
         """
@@ -152,12 +159,40 @@ class GameService:
             if snapshot is not None:
                 start = Game.from_dict(json.loads(snapshot[1]))
                 self._snapshot_at[game_id] = start.version
-        tail = [(e.number, e.payload) for e in self.store.read_all(game_id, after=start.version if start else 0)]
+        if start is None:
+            tail = [(e.number, e.payload) for e in self.store.read_all(game_id)]
+        else:
+            stored = [(e.number, e.payload) for e in self.store.read_all(game_id, after=start.version - 1)]
+            if not stored or stored[0][0] != start.version or (start.head and stored[0][1] != start.head):
+                return self._rebase(game_id, start, cached is not None)
+            base, tail = stored[0], stored[1:]
+            if not start.head:  # a snapshot written before games kept their head
+                start = start.copy() if cached is not None else start
+                start.head = base[1]
         if start is None and not tail:
             raise ApiError("game_not_found", f"There is no game {game_id!r}.")
         if cached is not None and not tail:
             return cached  # shared with the cache: callers that change a game work on a copy
         game = load(game_id, tail, start.copy() if cached is not None else start)
+        self._remember(game)
+        return game
+
+    def _rebase(self, game_id: str, stale: Game, from_cache: bool) -> Game:
+        """Fold the game again from the stream alone: ``stale`` came from a history that Redis no longer holds."""
+        version = self.store.version(game_id)
+        log.warning(
+            "game %s: Redis no longer holds the history of this process's %s at version %s (the stream is at %s): "
+            "folding it again from the stream",
+            game_id, "cached game" if from_cache else "snapshot", stale.version, version,
+        )
+        self._cache.drop(game_id)
+        self._snapshot_at.pop(game_id, None)
+        if not from_cache:
+            self.store.drop_snapshot(game_id)  # written from a history that was lost: it would only mislead
+        tail = [(e.number, e.payload) for e in self.store.read_all(game_id)]
+        if not tail:
+            raise ApiError("game_not_found", f"There is no game {game_id!r}.")
+        game = load(game_id, tail)
         self._remember(game)
         return game
 
@@ -267,7 +302,7 @@ class GameService:
     def replay(self, game: Game, viewer: str | None) -> dict[str, Any]:
         """The replay of ``game`` for ``viewer``: all of it once the game is finished, else what the viewer has seen."""
         perspective: Perspective = FULL if game.status == "finished" else game.sight_of(viewer)
-        key = (game.id, game.version, str(perspective))
+        key = (game.id, game.version, game.head, str(perspective))
         with self._replays_lock:
             cached = self._replays.get(key)
         if cached is not None:
@@ -316,7 +351,7 @@ class GameService:
             payloads.append(self._take_seat(game, first_human, creator, at, by))
         started = self._start_if_full(game, at, by)
         self.players.add_game(creator.id, game_id)
-        self._append(game, 0, payloads + [p for p, _ in started], [e for _, e in started])
+        self._append(game, 0, "", payloads + [p for p, _ in started], [e for _, e in started])
         return game
 
     def join(self, game_id: str, player: Player, code: str, seat: int | None = None, attempts: int = 5) -> Game:
@@ -335,13 +370,13 @@ class GameService:
             if seat is not None and seat not in open_seats:
                 raise ApiError("seat_not_open", f"Seat {seat} is not open; open seats: {open_seats}.", open_seats=open_seats)
             chosen = open_seats[0] if seat is None else seat
-            expected = game.version
+            expected, head = game.version, game.head
             at, by = self.clock(), f"player:{player.id}"
             payloads = [self._take_seat(game, chosen, player, at, by)]
             started = self._start_if_full(game, at, by)
             self.players.add_game(player.id, game_id)
             try:
-                self._append(game, expected, payloads + [p for p, _ in started], [e for _, e in started])
+                self._append(game, expected, head, payloads + [p for p, _ in started], [e for _, e in started])
             except ApiError as error:
                 if error.code == "version_conflict":
                     continue  # someone else joined or acted first: look again
@@ -390,10 +425,10 @@ class GameService:
         for _ in range(attempts):
             game = self.load(game_id).copy()  # the change is folded into it below
             fields = change(game)
-            expected, at = game.version, self.clock()
+            expected, head, at = game.version, game.head, self.clock()
             apply(game, expected + 1, {**fields, "at": at})
             try:
-                self._append(game, expected, [envelope(fields, at=at, by=f"player:{player.id}")], [])
+                self._append(game, expected, head, [envelope(fields, at=at, by=f"player:{player.id}")], [])
             except ApiError as error:
                 if error.code == "version_conflict":
                     continue
@@ -515,28 +550,47 @@ class GameService:
             apply(after, after.version + 1, {**fields, "at": at})
         for event in events:
             apply_engine(after, after.version + 1, event, at)
+        after.head = payloads[-1]
         response = respond(after) if respond else ""
         try:
-            result = self.store.append(game.id, expected, payloads, idempotency=idempotency, response=response)
+            result = self.store.append(
+                game.id, expected, payloads, expected_head=game.head, idempotency=idempotency, response=response
+            )
         except VersionConflict as conflict:
-            raise _conflict(expected, conflict.current) from None
+            raise self._conflict(game.id, conflict) from None
         except IdempotencyMismatch as exc:
             raise ApiError("idempotency_key_reused", str(exc)) from None
+        except NotReplicated as short:
+            self._stored(after, events)
+            raise _not_replicated(short) from None
         if isinstance(result, Replayed):
             return Outcome(replayed=result.response)
-        self._remember(after)
-        self._appended(after, events)
+        self._stored(after, events)
         return Outcome(game=after)
 
-    def _append(self, game: Game, expected: int, payloads: list[str], events: Sequence[Event]) -> None:
-        """Append payloads already folded into ``game`` (``events``: the engine events among them)."""
+    def _append(self, game: Game, expected: int, head: str, payloads: list[str], events: Sequence[Event]) -> None:
+        """Append payloads already folded into ``game`` (``events``: the engine events among them).
+
+        ``expected`` and ``head`` name the game the payloads were decided on.
+        """
+        game.head = payloads[-1]
         try:
-            result = self.store.append(game.id, expected, payloads)
+            self.store.append(game.id, expected, payloads, expected_head=head)
         except VersionConflict as conflict:
-            raise _conflict(expected, conflict.current) from None
-        assert isinstance(result, Appended)
+            raise self._conflict(game.id, conflict) from None
+        except NotReplicated as short:
+            self._stored(game, events)
+            raise _not_replicated(short) from None
+        self._stored(game, events)
+
+    def _stored(self, game: Game, events: Sequence[Event]) -> None:
         self._remember(game)
         self._appended(game, events)
+
+    def _conflict(self, game_id: str, conflict: VersionConflict) -> ApiError:
+        """A refused append: this process's fold was behind, or (diverged) of a history Redis lost — drop it."""
+        self._cache.drop(game_id)
+        return _conflict(conflict.expected, conflict.current)
 
     def _appended(self, game: Game, events: Sequence[Event]) -> None:
         """Index a game that has finished and hand the new game to the dispatcher.
@@ -557,16 +611,22 @@ class GameService:
             log.exception("could not enqueue what game %s needs at version %s; the next read will retry", game.id, game.version)
 
     def ensure_progress(self, game: Game) -> None:
-        """Re-offer what the game needs now (deduplicated), if an enqueue after an append may have been lost.
+        """Re-offer what a game quiet for ``recover_after`` seconds needs: a read must never find it stalled.
 
-        Only for a game quiet for ``recover_after`` seconds: a game in play is
-        moved on by its appends themselves.
+        A game in play is moved on by its appends themselves; a quiet one may
+        be waiting on a job that was lost, killed with its worker or never
+        queued (the dispatcher queues again only what is not on its way).
+        Never fails the read: the ticker's sweep does the same a moment later.
         """
-        if game.status != "active" or not game.updated_at:
+        if game.status != "active" or not game.updated_at or self.on_quiet_read is None:
             return
         updated = datetime.fromisoformat(game.updated_at.replace("Z", "+00:00"))
-        if (datetime.now(UTC) - updated).total_seconds() >= self.recover_after:
-            self._appended(game, ())
+        if (datetime.now(UTC) - updated).total_seconds() < self.recover_after:
+            return
+        try:
+            self.on_quiet_read(game)
+        except Exception:
+            log.exception("could not re-offer what game %s needs at version %s", game.id, game.version)
 
     def _take_seat(self, game: Game, seat: int, player: Player, at: str, by: str) -> str:
         fields = {"type": "seat_taken", "seat": seat, "player_id": player.id, "name": player.name}
@@ -607,6 +667,10 @@ class GameCache:
                 self._games.move_to_end(game_id)
             return game
 
+    def drop(self, game_id: str) -> None:
+        with self._lock:
+            self._games.pop(game_id, None)
+
     def put(self, game: Game) -> None:
         with self._lock:
             known = self._games.get(game.id)
@@ -615,6 +679,17 @@ class GameCache:
             self._games.move_to_end(game.id)
             while len(self._games) > self.size:
                 self._games.popitem(last=False)
+
+
+def _not_replicated(short: NotReplicated) -> ApiError:
+    error = ApiError(
+        "store_unavailable",
+        f"Your action was stored as version {short.version}, but only {short.replicas} of {short.wanted} Redis replicas "
+        "confirmed it in time, so it could still be lost; reload the game, or retry with the same Idempotency-Key.",
+        current_version=short.version,
+    )
+    error.headers["Retry-After"] = "1"
+    return error
 
 
 def rule_error(refusal: RuleViolation) -> ApiError:

@@ -20,6 +20,7 @@ from service.games import GameService
 from service.players import PlayerStore
 from service.replay_store import ReplayStore
 from service.store import EventStore
+from workers.agenda import Agenda
 from workers.dispatch import Dispatcher
 
 
@@ -47,12 +48,19 @@ def connect(settings: Settings) -> tuple[redis.Redis, redis.Redis]:
 def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, redis.Redis] | None = None) -> Runtime:
     settings = settings or Settings.from_env()
     text, raw = clients or connect(settings)
-    store = EventStore(text, settings.key_prefix)
+    store = EventStore(
+        text, settings.key_prefix, replicas=settings.wait_replicas, replica_timeout_ms=settings.wait_replicas_timeout_ms
+    )
     players = PlayerStore(text, settings.key_prefix)
     queue = Queue(settings.queue_name, connection=raw, serializer=JSONSerializer)
     namespace = re.sub(r"[^A-Za-z0-9_-]", "_", settings.key_prefix).strip("_") or "red7"
     dispatcher = Dispatcher(
-        queue, marker_prefix=settings.key_prefix, namespace=namespace, ai_delay=settings.ai_delay, notifiable=players.has_webhook
+        queue,
+        Agenda(raw, settings.key_prefix),
+        marker_prefix=settings.key_prefix,
+        namespace=namespace,
+        ai_delay=settings.ai_delay,
+        notifiable=players.has_webhook,
     )
     games = GameService(
         store,
@@ -62,5 +70,6 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
         idempotency_ttl=settings.idempotency_ttl,
         recover_after=settings.recover_after,
         on_append=dispatcher.after_append,
+        on_quiet_read=dispatcher.reoffer,
     )
     return Runtime(settings, text, raw, store, players, games, ReplayStore(text, settings.key_prefix), queue, dispatcher)

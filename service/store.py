@@ -11,12 +11,20 @@ Redis Cluster slot and a Lua script may touch all of them:
 The version lives in its own key rather than being read with ``XLEN``: the
 check and the append happen inside one script, and the key makes the
 contract explicit (and cheap) for readers that only want the version.
+
+A version number alone does not name a history: after Redis loses its last
+writes (a crash between fsyncs, a failover to a lagging replica) the same
+numbers are given again to other events.  So a writer that folded its game
+from events it remembers passes the payload of the last one (the *head*),
+and the append refuses when the stream holds something else at that number.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,20 +33,25 @@ import redis
 
 APPEND_SCRIPT = """
 -- KEYS: 1 version, 2 events, 3 idempotency record
--- ARGV: 1 expected version, 2 idempotency record ('' for none), 3 its ttl (s), 4.. payloads
-if ARGV[2] ~= '' then
+-- ARGV: 1 expected version, 2 expected head ('' unchecked), 3 idempotency record ('' for none), 4 its ttl (s),
+--       5.. payloads
+if ARGV[3] ~= '' then
   local seen = redis.call('GET', KEYS[3])
   if seen then return {'replay', seen} end
 end
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
 if current ~= tonumber(ARGV[1]) then return {'conflict', tostring(current)} end
+if ARGV[2] ~= '' and current > 0 then
+  local last = redis.call('XRANGE', KEYS[2], current .. '-0', current .. '-0')
+  if #last == 0 or last[1][2][2] ~= ARGV[2] then return {'diverged', tostring(current)} end
+end
 local n = current
-for i = 4, #ARGV do
+for i = 5, #ARGV do
   n = n + 1
   redis.call('XADD', KEYS[2], n .. '-0', 'e', ARGV[i])
 end
 redis.call('SET', KEYS[1], n)
-if ARGV[2] ~= '' then redis.call('SET', KEYS[3], ARGV[2], 'EX', tonumber(ARGV[3])) end
+if ARGV[3] ~= '' then redis.call('SET', KEYS[3], ARGV[3], 'EX', tonumber(ARGV[4])) end
 return {'ok', tostring(n)}
 """
 
@@ -54,12 +67,28 @@ PAGE = 500
 
 
 class VersionConflict(Exception):
-    """The stream moved on since the writer read it."""
+    """The stream moved on since the writer read it, or (``diverged``) holds other events than the writer folded."""
 
-    def __init__(self, expected: int, current: int) -> None:
-        super().__init__(f"expected version {expected}, the stream is at {current}")
+    def __init__(self, expected: int, current: int, *, diverged: bool = False) -> None:
+        what = "other events than the writer read" if diverged else f"version {current}"
+        super().__init__(f"expected version {expected}, the stream holds {what}")
         self.expected = expected
         self.current = current
+        self.diverged = diverged
+
+
+class NotReplicated(Exception):
+    """An append that Redis stored but fewer replicas than asked for acknowledged in time.
+
+    The events are on the primary (and in the stream); they may be lost if
+    the primary fails before its replicas catch up.
+    """
+
+    def __init__(self, version: int, replicas: int, wanted: int) -> None:
+        super().__init__(f"version {version} reached {replicas} of {wanted} replicas in time")
+        self.version = version
+        self.replicas = replicas
+        self.wanted = wanted
 
 
 class IdempotencyMismatch(Exception):
@@ -100,11 +129,19 @@ class StoredEvent:
 
 
 class EventStore:
-    """Streams of JSON payloads with optimistic concurrency; knows nothing of games."""
+    """Streams of JSON payloads with optimistic concurrency; knows nothing of games.
 
-    def __init__(self, client: redis.Redis, prefix: str = "red7:") -> None:
+    ``replicas`` > 0 makes every append wait (Redis ``WAIT``) until that many
+    replicas hold it, up to ``replica_timeout_ms``; an append they do not
+    confirm in time raises :class:`NotReplicated` after it is stored.
+    """
+
+    def __init__(self, client: redis.Redis, prefix: str = "red7:", *, replicas: int = 0, replica_timeout_ms: int = 1000) -> None:
         self.redis = client
         self.prefix = prefix
+        self.replicas = replicas
+        self.replica_timeout_ms = replica_timeout_ms
+        self._block_slice = _block_slice(client)
         self._append = client.register_script(APPEND_SCRIPT)
         self._snapshot = client.register_script(SNAPSHOT_SCRIPT)
 
@@ -124,11 +161,15 @@ class EventStore:
         expected_version: int,
         payloads: Sequence[str],
         *,
+        expected_head: str = "",
         idempotency: Idempotency | None = None,
         response: str = "",
     ) -> Appended | Replayed:
         """Append ``payloads`` if the stream is at ``expected_version``; all or nothing.
 
+        ``expected_head``, if given, must be the stored payload of event
+        ``expected_version``: a writer whose fold came from a history Redis no
+        longer has gets :class:`VersionConflict` (``diverged``), never an append.
         With ``idempotency``, ``response`` is stored with the append (atomically)
         so that a retry gets it back instead of appending again.
         """
@@ -139,13 +180,25 @@ class EventStore:
         if idempotency is not None:
             idem_key = self._idem_key(stream, idempotency)
             record = json.dumps({"fingerprint": idempotency.fingerprint, "response": response})
-        args = [expected_version, record, idempotency.ttl if idempotency else 0, *payloads]
-        status, value = self._append(keys=[self._key(stream, "version"), self.events_key(stream), idem_key], args=args)
+        keys = [self._key(stream, "version"), self.events_key(stream), idem_key]
+        args = [expected_version, expected_head, record, idempotency.ttl if idempotency else 0, *payloads]
+        acknowledged = None
+        if self.replicas > 0:
+            # WAIT counts the writes of its own connection: the script and WAIT go down one pipeline.
+            with self.redis.pipeline(transaction=False) as pipe:
+                self._append(keys=keys, args=args, client=pipe)
+                pipe.wait(self.replicas, self.replica_timeout_ms)
+                (status, value), acknowledged = pipe.execute()
+        else:
+            status, value = self._append(keys=keys, args=args)
         status = _text(status)
         if status == "ok":
-            return Appended(int(_text(value)))
-        if status == "conflict":
-            raise VersionConflict(expected_version, int(_text(value)))
+            version = int(_text(value))
+            if acknowledged is not None and acknowledged < self.replicas:
+                raise NotReplicated(version, acknowledged, self.replicas)
+            return Appended(version)
+        if status in ("conflict", "diverged"):
+            raise VersionConflict(expected_version, int(_text(value)), diverged=status == "diverged")
         return self._replay(_text(value), idempotency)
 
     def _idem_key(self, stream: str, idempotency: Idempotency) -> str:
@@ -187,13 +240,21 @@ class EventStore:
             after = page[-1].number
 
     def wait(self, stream: str, after: int, timeout: float) -> bool:
-        """Block up to ``timeout`` seconds until the stream holds an event above ``after``."""
+        """Block up to ``timeout`` seconds until the stream holds an event above ``after``.
+
+        The blocking read goes in slices shorter than the client's socket
+        timeout (redis-py 8 defaults to 5 s): one long ``XREAD BLOCK`` would be
+        cut by the client as a dead connection however long the caller waits.
+        """
         if self.version(stream) > after:
             return True
-        if timeout <= 0:
-            return False
-        found = self.redis.xread({self.events_key(stream): f"{after}-0"}, count=1, block=max(1, int(timeout * 1000)))
-        return bool(found)
+        deadline = time.monotonic() + timeout
+        key = self.events_key(stream)
+        while (left := deadline - time.monotonic()) > 0:
+            block = min(left, self._block_slice) if self._block_slice else left
+            if self.redis.xread({key: f"{after}-0"}, count=1, block=max(1, int(block * 1000))):
+                return True
+        return False
 
     # --- snapshots ----------------------------------------------------------------
 
@@ -209,6 +270,25 @@ class EventStore:
 
     def drop_snapshot(self, stream: str) -> None:
         self.redis.delete(self._key(stream, "snapshot"))
+
+
+#: Assumed when a client does not tell its socket timeout: redis-py's own default.
+ASSUMED_SOCKET_TIMEOUT = 5.0
+
+
+def _block_slice(client: Any) -> float | None:
+    """How long one blocking read may last on ``client``: well inside its socket timeout (``None``: no limit).
+
+    The timeout is the one its connections get: what ``REDIS_URL`` or the
+    caller set, else the connection class's default (redis-py 8: 5 s).
+    """
+    timeout: float | None = ASSUMED_SOCKET_TIMEOUT
+    pool = getattr(client, "connection_pool", None)
+    with contextlib.suppress(Exception):  # a client of another shape: keep the assumption
+        timeout = pool.connection_class(**pool.connection_kwargs).socket_timeout  # built, never connected
+    if not timeout:
+        return None
+    return timeout - 1.0 if timeout >= 2 else timeout / 2
 
 
 def _text(value: bytes | str) -> str:

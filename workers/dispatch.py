@@ -11,6 +11,7 @@ is how a game stalled by a lost job recovers on its next read.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -22,9 +23,10 @@ from rq.job import Job, JobStatus
 
 from engine import Event, GameFinished, Phase, RoundDealt, RoundWon, TurnStarted
 from service.game import Game
+from workers.agenda import Agenda
+from workers.liveness import is_alive
 
-#: A job in one of these states may be queued again under the same id.
-RESTARTABLE = frozenset({JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED})
+log = logging.getLogger("red7.dispatch")
 
 #: Transient failures (a Redis hiccup, a timeout) are retried with these pauses (seconds).
 RETRY = Retry(max=4, interval=[1, 3, 10, 30])
@@ -70,11 +72,37 @@ def due(game: Game, appended: Sequence[Event] = ()) -> list[Due]:
     return out
 
 
+#: The jobs that move a game on (the others only tell players about it).
+MOVES_GAME = frozenset({"ai_turn", "score_round", "turn_deadline"})
+
+#: After queueing a job that moves a game on, look at the game again this long after (seconds) in
+#: case the job never runs: its worker killed, its queue lost with Redis.
+RECHECK_AFTER = 3.0
+
+#: A job queued this long ago (seconds) and no longer in its queue was lost on its way to a worker.
+QUEUED_LOST_AFTER = 10.0
+
+#: A scheduled job (a retry's pause) overdue by this long (seconds) has no scheduler to move it.
+SCHEDULED_LOST_AFTER = 5.0
+
+
+def _ms(at: datetime) -> int:
+    return int(at.timestamp() * 1000)
+
+
 @dataclass
 class Dispatcher:
-    """Enqueues what :func:`due` finds onto an RQ queue (JSON-serialised jobs)."""
+    """Enqueues what :func:`due` finds onto an RQ queue (JSON-serialised jobs), and keeps the agenda.
+
+    Jobs that are due now are queued at once; those due later (deadlines, a
+    paced AI) wait on the agenda until the ticker finds them due.  A job is
+    queued again only when it will not run: it failed, or finished without
+    moving the game (its append lost with Redis), or its worker stopped
+    pulsing, or it fell out of its queue or schedule.
+    """
 
     queue: Queue
+    agenda: Agenda
     marker_prefix: str = "red7:"
     #: Prepended to job ids (letters, digits, _ and - only), so that several deployments can share a Redis.
     namespace: str = "red7"
@@ -83,15 +111,50 @@ class Dispatcher:
     ai_delay: float = 0.0
     #: Whether a player wants notifications (has a webhook); without it every "your turn" is queued.
     notifiable: Callable[[str], bool] | None = None
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC)
 
     def after_append(self, game: Game, appended: Sequence[Event] = ()) -> None:
-        for item in due(game, appended):
-            if item.job == "notify" and self.notifiable is not None and not self.notifiable(item.args[0]):
-                continue
-            self.enqueue(item)
+        """What an append makes due: notifications now, the game's next move now or on the agenda."""
+        items = due(game, appended)
+        for item in items:
+            if item.job == "notify" and (self.notifiable is None or self.notifiable(item.args[0])):
+                self.enqueue(item)
+        next_look = self._offer(game, [i for i in items if i.job in MOVES_GAME])
+        if next_look is None:
+            self.agenda.forget(game.id)
+        else:
+            self.agenda.look_at(game.id, next_look)
+
+    def reoffer(self, game: Game, seen_ms: int | None = None) -> None:
+        """Offer again what the game needs now (a read of a quiet game, or the ticker's look at it).
+
+        Jobs still on their way are left alone; the others are queued again.
+        ``seen_ms``: the agenda's time for the game when the ticker read it;
+        the agenda is changed only if no append changed it since.
+        """
+        next_look = self._offer(game, [i for i in due(game) if i.job in MOVES_GAME])
+        if seen_ms is not None:
+            self.agenda.reschedule(game.id, seen_ms, next_look)
+        elif next_look is not None:
+            self.agenda.look_at(game.id, next_look)
+
+    def _offer(self, game: Game, items: Sequence[Due]) -> int | None:
+        """Queue the items due now; the time (epoch ms) to look at the game next, ``None`` if it waits on nobody."""
+        now = self.clock()
+        looks = []
+        for item in items:
+            at = item.at
+            if item.job == "ai_turn" and self.ai_delay > 0 and game.updated_at:
+                at = datetime.fromisoformat(game.updated_at.replace("Z", "+00:00")) + timedelta(seconds=self.ai_delay)
+            if at is not None and at > now:
+                looks.append(_ms(at))
+            else:
+                self.enqueue(item)
+                looks.append(_ms(now + timedelta(seconds=RECHECK_AFTER)))
+        return min(looks, default=None)
 
     def enqueue(self, item: Due) -> bool:
-        """Queue ``item`` unless the same job is queued, running or done already; ``True`` if queued now."""
+        """Queue ``item`` now unless the same job is on its way already; ``True`` if queued now."""
         job_id = item.job_id(self.namespace)
         # Job.fetch, not Queue.fetch_job: the latter LREMs ids whose hash it cannot find yet,
         # which drops a job that another process is enqueueing at that very moment.
@@ -99,25 +162,36 @@ class Dispatcher:
             existing = Job.fetch(job_id, connection=self.queue.connection, serializer=self.queue.serializer)
         except NoSuchJobError:
             existing = None
-        if existing is not None and existing.get_status(refresh=False) not in RESTARTABLE:
+        if existing is not None and self._on_its_way(existing):
             return False
         marker = f"{self.marker_prefix}jobs:{{{item.game_id}}}:{job_id}"
         if not self.queue.connection.set(marker, b"1", nx=True, ex=self.marker_ttl):
             return False
+        if existing is not None:
+            log.info("job %s (%s) will not run as it is; queueing it again", job_id, existing.get_status(refresh=False))
+            existing.delete(remove_from_queue=True)  # its registries too, so RQ does not clean up after it later
         func = f"workers.jobs.{item.job}"
         args = (item.game_id, item.version, *item.args)
-        options: dict[str, Any] = {"job_id": job_id, "retry": RETRY, "failure_ttl": 7 * 24 * 3600, "result_ttl": 3600}
-        at = item.at
-        if item.job == "ai_turn" and self.ai_delay > 0:
-            at = datetime.now(UTC) + timedelta(seconds=self.ai_delay)
-        if at is not None and at > datetime.now(UTC):
-            self.queue.enqueue_at(_next_whole_second(at), func, *args, **options)
-        else:
-            self.queue.enqueue(func, *args, **options)
+        self.queue.enqueue(func, *args, job_id=job_id, retry=RETRY, failure_ttl=7 * 24 * 3600, result_ttl=3600)
         return True
 
-
-def _next_whole_second(at: datetime) -> datetime:
-    """``at``, rounded up: RQ's scheduler keeps whole seconds, rounding *down*, which would run a job up to 1 s early."""
-    whole = at.replace(microsecond=0)
-    return whole if whole == at else whole + timedelta(seconds=1)
+    def _on_its_way(self, job: Job) -> bool:
+        """Whether the job will still run, or is running on a live worker."""
+        status = job.get_status(refresh=False)
+        now = self.clock()
+        if status == JobStatus.STARTED:
+            return is_alive(self.queue.connection, self.marker_prefix, job.worker_name)
+        if status == JobStatus.QUEUED:
+            enqueued = job.enqueued_at.replace(tzinfo=UTC) if job.enqueued_at else now
+            if (now - enqueued).total_seconds() < QUEUED_LOST_AFTER:
+                return True
+            return self.queue.connection.lpos(self.queue.key, job.id) is not None  # a long queue, or lost on its way
+        if status == JobStatus.SCHEDULED:
+            try:
+                at = self.queue.scheduled_job_registry.get_scheduled_time(job)
+            except NoSuchJobError:
+                return False
+            return (now - at).total_seconds() < SCHEDULED_LOST_AFTER
+        # Deferred waits on another job; finished (without moving the game, or it would not be due),
+        # failed, stopped and canceled ones will not run again by themselves.
+        return status == JobStatus.DEFERRED

@@ -1,31 +1,39 @@
 """Running the jobs: a ``red7 worker`` process, or threads inside the embedded server.
 
-``red7 worker`` is an ordinary RQ worker on the configured Redis; the same
-can be had with plain RQ::
-
-    rq worker red7 --url $REDIS_URL --serializer rq.serializers.JSONSerializer \\
-       --with-scheduler --exception-handler workers.runner.fail_fast_on_permanent_errors
+``red7 worker`` is an RQ worker on the configured Redis with two threads
+beside it: a pulse (:mod:`workers.liveness`: the jobs it runs are its own
+only while it pulses) and a ticker (:mod:`workers.ticker`: deadlines,
+retries and the sweep of stalled games, one worker at a time).  It outlives
+Redis: when Redis goes away, mid-job or idle, it waits for it with backoff
+and starts working again, where a plain RQ worker exits.
 
 The embedded server has no second process and no Redis: it runs a worker
-thread and a scheduler thread against its in-memory store.
+thread, a pulse and a ticker against its in-memory store.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import signal
+import socket
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import TracebackType
 from typing import Any
 
+import redis
 from rq import SimpleWorker, Worker
 from rq.job import Job
-from rq.scheduler import RQScheduler
 from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
 
-from service.runtime import Runtime
+from service.runtime import Runtime, build_runtime
 from workers import context
 from workers.jobs import PermanentJobError
+from workers.liveness import start_pulse
+from workers.ticker import Ticker, start_ticker
 
 log = logging.getLogger("red7.worker")
 
@@ -37,10 +45,20 @@ def fail_fast_on_permanent_errors(job: Job, exc_type: type[BaseException], exc: 
     return True  # let RQ's default handling (retry or failed registry) go on
 
 
-def process_worker(runtime: Runtime, *, burst: bool = False) -> Worker:
+class ProcessWorker(Worker):
+    """RQ's forking worker, which remembers that it was asked to stop (RQ's own flag misses an idle worker's stop)."""
+
+    stop_asked = False
+
+    def request_stop(self, signum: Any, frame: Any) -> None:
+        self.stop_asked = True
+        super().request_stop(signum, frame)
+
+
+def process_worker(runtime: Runtime, *, burst: bool = False) -> ProcessWorker:
     """The worker of a ``red7 worker`` process (forks a work horse per job)."""
     context.install(runtime)
-    worker = Worker([runtime.queue], connection=runtime.raw_redis, serializer=JSONSerializer)
+    worker = ProcessWorker([runtime.queue], connection=runtime.raw_redis, serializer=JSONSerializer)
     worker.push_exc_handler(fail_fast_on_permanent_errors)
     return worker
 
@@ -61,36 +79,30 @@ def thread_worker(runtime: Runtime) -> ThreadWorker:
     return worker
 
 
-def enqueue_scheduled(runtime: Runtime) -> None:
-    """Move scheduled jobs whose time has come onto the queue (what RQ's scheduler process does)."""
-    scheduler = RQScheduler([runtime.queue], connection=runtime.raw_redis, serializer=JSONSerializer)
-    scheduler.acquire_locks()
-    try:
-        scheduler.enqueue_scheduled_jobs()
-    finally:
-        scheduler.release_locks()
-
-
 def drain(runtime: Runtime, *, rounds: int = 10_000) -> int:
-    """Run every queued job (and the scheduled ones already due) in this thread until none is left."""
+    """Run every queued job (and whatever the ticker finds due now) in this thread until none is left."""
     worker = thread_worker(runtime)
+    ticker = Ticker(runtime, f"drain-{os.getpid()}-{threading.get_ident()}")
     ran = 0
-    for _ in range(rounds):
-        enqueue_scheduled(runtime)
-        if runtime.queue.count == 0:
-            return ran
-        before = runtime.queue.count
-        worker.work(burst=True, logging_level="WARNING")
-        ran += before
+    try:
+        for _ in range(rounds):
+            ticker.tick()
+            if runtime.queue.count == 0:
+                return ran
+            before = runtime.queue.count
+            worker.work(burst=True, logging_level="WARNING")
+            ran += before
+    finally:
+        ticker.release()
     raise RuntimeError("the queue did not drain")
 
 
 def start_embedded(runtime: Runtime, *, poll: float = 0.25) -> threading.Event:
     """Run jobs in background threads of this process; set the returned event to stop them."""
     stop = threading.Event()
+    worker = thread_worker(runtime)
 
     def work() -> None:
-        worker = thread_worker(runtime)
         while not stop.is_set():
             try:
                 worker.work(burst=True, logging_level="WARNING")
@@ -98,21 +110,76 @@ def start_embedded(runtime: Runtime, *, poll: float = 0.25) -> threading.Event:
                 log.exception("embedded worker loop")
             stop.wait(poll / 5)
 
-    def schedule() -> None:
-        while not stop.is_set():
-            try:
-                enqueue_scheduled(runtime)
-            except Exception:
-                log.exception("embedded scheduler loop")
-            stop.wait(poll)
-
-    for target, name in ((work, "red7-worker"), (schedule, "red7-scheduler")):
-        threading.Thread(target=target, name=name, daemon=True).start()
+    threading.Thread(target=work, name="red7-worker", daemon=True).start()
+    start_pulse(runtime.raw_redis, runtime.settings.key_prefix, lambda: worker.name, stop)
+    start_ticker(runtime, f"embedded-{os.getpid()}", stop)
     return stop
 
 
-def run_forever(runtime: Runtime, **options: Any) -> None:
-    """``red7 worker``: work until SIGTERM/SIGINT (RQ finishes the current job first)."""
-    worker = process_worker(runtime)
-    log.info("red7 worker on queue %s", runtime.queue.name)
-    worker.work(with_scheduler=True, **options)
+#: Pauses between attempts to reach Redis again (seconds), the last one repeated.
+RECONNECT_PAUSES = (0.5, 1.0, 2.0, 4.0)
+
+
+def wait_for_redis(connection: redis.Redis, stop: threading.Event) -> None:
+    """Return once Redis answers a PING (or ``stop`` is set), trying with backoff and a log line each time."""
+    attempt = 0
+    while not stop.is_set():
+        try:
+            connection.ping()
+            log.info("red7 worker: Redis is reachable again")
+            return
+        except redis.RedisError as error:
+            pause = RECONNECT_PAUSES[min(attempt, len(RECONNECT_PAUSES) - 1)]
+            log.warning("red7 worker: Redis is unreachable (%s); trying again in %.1f s", error, pause)
+            stop.wait(pause)
+            attempt += 1
+
+
+@contextmanager
+def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
+    """SIGTERM and SIGINT set ``stop`` while no RQ worker is there to handle them."""
+    previous = {number: signal.signal(number, lambda *_: stop.set()) for number in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def run_forever(runtime: Runtime, *, burst: bool = False, **options: Any) -> None:
+    """``red7 worker``: work until SIGTERM/SIGINT (RQ finishes the current job first), through Redis outages.
+
+    The pulse and the ticker get a runtime of their own (their own clients,
+    caches and locks): a work horse forks from this process while they run,
+    and must not inherit a lock one of them holds.
+    """
+    identity = f"{socket.gethostname()}-{os.getpid()}"
+    stop = threading.Event()
+    current: list[ProcessWorker] = []
+    clock_runtime = build_runtime(runtime.settings)
+    start_pulse(clock_runtime.raw_redis, runtime.settings.key_prefix, lambda: current[-1].name if current else None, stop)
+    if not burst:
+        start_ticker(clock_runtime, identity, stop)
+    log.info("red7 worker %s on queue %s", identity, runtime.queue.name)
+    try:
+        while not stop.is_set():
+            worker = process_worker(runtime)
+            current.append(worker)
+            try:
+                worker.work(burst=burst, with_scheduler=False, **options)
+            except redis.RedisError as error:
+                log.warning("red7 worker: lost Redis (%s)", error)
+            if worker.stop_asked or (burst and _redis_answers(runtime.raw_redis)):
+                return
+            log.warning("red7 worker: RQ's worker stopped without being asked to (Redis went away?); starting another")
+            with _stop_on_signals(stop):
+                wait_for_redis(runtime.raw_redis, stop)
+    finally:
+        stop.set()
+
+
+def _redis_answers(connection: redis.Redis) -> bool:
+    try:
+        return bool(connection.ping())
+    except redis.RedisError:
+        return False

@@ -78,15 +78,11 @@ def test_a_failed_job_can_be_queued_again_so_a_stalled_game_recovers_on_read(api
     assert api.view(game["id"], token)["status"] == "finished"
 
 
-def test_deadlines_are_scheduled_not_queued(api):
+def test_deadlines_wait_on_the_agenda_at_their_exact_time_not_in_the_queue(api):
     token = api.player()["token"]
     game = api.game(token, [HUMAN, ai()], turn_timeout=600, seed=4)
     api.run_jobs()
-    registry = api.runtime.queue.scheduled_job_registry
-    assert registry.count == 1
-    job = api.runtime.queue.fetch_job(registry.get_job_ids()[0])
-    assert job.func_name == "workers.jobs.turn_deadline"
+    assert api.runtime.queue.count == 0
+    assert api.runtime.queue.scheduled_job_registry.count == 0  # RQ's scheduler keeps whole seconds, rounded down
     deadline = datetime.fromisoformat(api.view(game["id"], token)["turn"]["deadline"].replace("Z", "+00:00"))
-    # RQ keeps whole seconds, rounding down: the job is scheduled at the next whole second, never before the deadline.
-    scheduled = registry.get_scheduled_time(job)
-    assert deadline <= scheduled < deadline + timedelta(seconds=1)
+    assert api.runtime.dispatcher.agenda.when(game["id"]) == int(deadline.timestamp() * 1000)

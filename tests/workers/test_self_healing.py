@@ -1,0 +1,191 @@
+"""Games never stall: whatever happened to the job meant to move a game, a read or the ticker queues it again.
+
+Each test breaks the job of a game that waits on an AI (killed with its
+worker, lost from its queue, finished without its append, lost with its
+schedule) and checks that the next look at the game queues it again — and
+that a job still on its way is left alone, so a job is never run twice for
+nothing.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from rq.job import Job, JobStatus
+
+from tests.service.conftest import HUMAN, ai
+from workers.dispatch import QUEUED_LOST_AFTER, RECHECK_AFTER, Due
+from workers.liveness import is_alive, pulse_key
+from workers.ticker import ROLE_TTL, Ticker
+
+
+def waiting_on_an_ai(api):
+    """A game whose next move is an AI's, with that job queued; the job is returned."""
+    token = api.player()["token"]
+    game = api.game(token, [ai("random"), ai("greedy")])
+    item = Due("ai_turn", game["id"], game["version"])
+    job = Job.fetch(item.job_id(api.runtime.dispatcher.namespace), connection=api.runtime.raw_redis,
+                    serializer=api.runtime.queue.serializer)
+    return token, game, job
+
+
+def clear_marker(api, game_id: str, job: Job) -> None:
+    """The enqueue marker only stops racing enqueuers for a few seconds; tests skip that wait."""
+    api.runtime.raw_redis.delete(f"{api.runtime.settings.key_prefix}jobs:{{{game_id}}}:{job.id}")
+
+
+def mark_started_by(api, job: Job, worker_name: str) -> None:
+    """The job as RQ leaves it when its worker dies mid-run: started, with the worker's name."""
+    api.runtime.queue.remove(job)
+    job.worker_name = worker_name
+    job.save()
+    job.set_status(JobStatus.STARTED)
+
+
+def reoffer(api, game_id: str, *, later: float = 0.0) -> None:
+    dispatcher = api.runtime.dispatcher
+    if later:
+        dispatcher.clock = lambda: datetime.now(UTC) + timedelta(seconds=later)
+    dispatcher.reoffer(api.runtime.games.load(game_id))
+
+
+def test_a_job_started_by_a_worker_that_stopped_pulsing_is_taken_over(api):
+    token, game, job = waiting_on_an_ai(api)
+    mark_started_by(api, job, "gone-worker")
+    clear_marker(api, game["id"], job)
+    assert not is_alive(api.runtime.raw_redis, api.runtime.settings.key_prefix, "gone-worker")
+    reoffer(api, game["id"])
+    assert api.runtime.queue.count == 1
+    assert Job.fetch(job.id, connection=api.runtime.raw_redis).get_status() == JobStatus.QUEUED
+    assert job.id not in api.runtime.queue.started_job_registry.get_job_ids()
+    api.run_jobs()
+    assert api.view(game["id"], token)["status"] == "finished"
+
+
+def test_a_job_running_on_a_worker_that_pulses_is_left_alone(api):
+    _, game, job = waiting_on_an_ai(api)
+    mark_started_by(api, job, "busy-worker")
+    api.runtime.raw_redis.set(pulse_key(api.runtime.settings.key_prefix, "busy-worker"), b"1", px=4000)
+    clear_marker(api, game["id"], job)
+    reoffer(api, game["id"])
+    assert api.runtime.queue.count == 0
+    assert Job.fetch(job.id, connection=api.runtime.raw_redis).get_status() == JobStatus.STARTED
+
+
+def test_a_job_lost_from_its_queue_is_queued_again_once_it_should_have_run(api):
+    token, game, job = waiting_on_an_ai(api)
+    api.runtime.raw_redis.lrem(api.runtime.queue.key, 0, job.id)  # Redis lost the push, or a worker died after popping it
+    clear_marker(api, game["id"], job)
+    reoffer(api, game["id"])
+    assert api.runtime.queue.count == 0, "just queued: it may be in a worker's hands this very moment"
+    reoffer(api, game["id"], later=QUEUED_LOST_AFTER + 1)
+    assert api.runtime.queue.count == 1
+    api.run_jobs()
+    assert api.view(game["id"], token)["status"] == "finished"
+
+
+def test_a_job_waiting_in_a_long_queue_is_left_alone(api):
+    _, game, job = waiting_on_an_ai(api)
+    clear_marker(api, game["id"], job)
+    reoffer(api, game["id"], later=QUEUED_LOST_AFTER + 1)
+    assert api.runtime.queue.count == 1  # still there once: not queued twice
+
+
+def test_a_job_that_finished_without_moving_the_game_runs_again(api):
+    """Redis lost the append but kept the job's end (a failover to a replica that had only part of it)."""
+    token, game, job = waiting_on_an_ai(api)
+    api.runtime.queue.remove(job)
+    job.set_status(JobStatus.FINISHED)
+    clear_marker(api, game["id"], job)
+    reoffer(api, game["id"])
+    assert api.runtime.queue.count == 1
+    api.run_jobs()
+    assert api.view(game["id"], token)["status"] == "finished"
+
+
+def test_a_retry_overdue_in_a_schedule_nobody_keeps_is_queued(api):
+    _, game, job = waiting_on_an_ai(api)
+    api.runtime.queue.remove(job)
+    api.runtime.queue.schedule_job(job, datetime.now(UTC) - timedelta(seconds=30))
+    clear_marker(api, game["id"], job)
+    reoffer(api, game["id"])
+    assert api.runtime.queue.count == 1
+    assert api.runtime.queue.scheduled_job_registry.count == 0
+
+
+@pytest.mark.parametrize("path", ["", "/events", "/events?wait=1", "/stream"])
+def test_every_read_of_a_quiet_game_reoffers_what_it_needs(api, path):
+    api.runtime.games.recover_after = 0  # quiet at once
+    token, game, job = waiting_on_an_ai(api)
+    mark_started_by(api, job, "gone-worker")
+    clear_marker(api, game["id"], job)
+    response = api.call("GET", f"/v1/games/{game['id']}{path}", token)
+    assert response.status_code == 200
+    response.get_data()  # a stream's body is produced as it is read
+    assert api.runtime.queue.count == 1
+
+
+def test_the_agenda_holds_games_that_wait_on_the_service_and_drops_the_others(api):
+    agenda = api.runtime.dispatcher.agenda
+    token, game, _ = waiting_on_an_ai(api)
+    before = int(datetime.now(UTC).timestamp() * 1000)
+    when = agenda.when(game["id"])
+    assert when is not None and 0 < when - before <= RECHECK_AFTER * 1000 + 1000  # a look in case the job never runs
+    api.run_jobs()
+    assert api.view(game["id"], token)["status"] == "finished"
+    assert agenda.when(game["id"]) is None
+    human = api.game(token, [HUMAN, HUMAN])
+    assert agenda.when(human["id"]) is None  # waits on its players only
+
+
+def test_the_ticker_moves_on_a_game_nobody_reads(api):
+    """The job of a game was lost (Redis lost it, or it was never queued): its agenda entry brings it back."""
+    token, game, job = waiting_on_an_ai(api)
+    job.delete()
+    clear_marker(api, game["id"], job)
+    agenda = api.runtime.dispatcher.agenda
+    agenda.look_at(game["id"], 0)  # its time has come
+    ticker = Ticker(api.runtime, "test")
+    assert ticker.tick() == 1
+    assert api.runtime.queue.count == 1
+    assert agenda.when(game["id"]) > int(datetime.now(UTC).timestamp() * 1000)  # looked at again later, not at every tick
+    api.run_jobs()
+    assert api.view(game["id"], token)["status"] == "finished"
+
+
+def test_a_look_does_not_undo_an_append_made_meanwhile(api):
+    _, game, _ = waiting_on_an_ai(api)
+    agenda = api.runtime.dispatcher.agenda
+    agenda.look_at(game["id"], 1000)
+    seen = 1000
+    agenda.look_at(game["id"], 5000)  # an append rescheduled it after the ticker read it
+    assert not agenda.reschedule(game["id"], seen, None)
+    assert agenda.when(game["id"]) == 5000
+    assert agenda.reschedule(game["id"], 5000, None)
+    assert agenda.when(game["id"]) is None
+
+
+def test_a_deadline_is_queued_by_the_ticker_once_it_comes(api):
+    token = api.player()["token"]
+    game = api.game(token, [HUMAN, ai()], turn_timeout=600, seed=4)
+    api.run_jobs()
+    ticker = Ticker(api.runtime, "test")
+    ticker.tick()
+    assert api.runtime.queue.count == 0  # not yet
+    api.runtime.dispatcher.agenda.look_at(game["id"], 0)
+    api.runtime.dispatcher.clock = lambda: datetime.now(UTC) + timedelta(seconds=601)
+    ticker.tick()
+    assert [j.func_name for j in api.runtime.queue.get_jobs()] == ["workers.jobs.turn_deadline"]
+
+
+def test_one_ticker_holds_the_role_and_another_takes_it_when_the_holder_stops(api):
+    first, second = Ticker(api.runtime, "first"), Ticker(api.runtime, "second")
+    assert first.holds_role()
+    assert not second.holds_role()
+    assert first.holds_role()  # renewed
+    ttl = api.runtime.raw_redis.pttl(first.role_key)
+    assert 0 < ttl <= ROLE_TTL * 1000
+    api.runtime.raw_redis.delete(first.role_key)  # the holder died: its key expired
+    assert second.holds_role()
+    assert not first.holds_role()

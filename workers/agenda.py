@@ -1,0 +1,54 @@
+"""The agenda: every game that waits on the service (an AI turn, scoring, a deadline) and when to look at it next.
+
+A sorted set, member the game id, score the time in epoch milliseconds.  The
+dispatcher writes it after every append — "look at this game at its deadline",
+or "a few seconds from now, in case the job just queued never runs" — and
+clears it when the game waits on nobody but its players.  The ticker
+(:mod:`workers.ticker`) reads what has come due.  So a game moves on even
+when nobody reads it and whatever happened to the job meant to move it.
+
+It is written next to the append, never inside it, so that it can live on
+another Redis than the game (the queue's) and a Redis Cluster never sees a
+cross-slot write.  A lost write heals on the game's next read or append.
+"""
+
+from __future__ import annotations
+
+import redis
+
+#: Set a game's next look only if nobody changed it since it was read (an append may have, meanwhile).
+RESCHEDULE_SCRIPT = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score or tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
+if ARGV[3] == '' then redis.call('ZREM', KEYS[1], ARGV[1]) else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end
+return 1
+"""
+
+
+class Agenda:
+    def __init__(self, connection: redis.Redis, prefix: str = "red7:") -> None:
+        self.redis = connection
+        self.key = f"{prefix}agenda"
+        self._reschedule = connection.register_script(RESCHEDULE_SCRIPT)
+
+    def look_at(self, game_id: str, at_ms: int) -> None:
+        self.redis.zadd(self.key, {game_id: at_ms})
+
+    def forget(self, game_id: str) -> None:
+        self.redis.zrem(self.key, game_id)
+
+    def when(self, game_id: str) -> int | None:
+        score = self.redis.zscore(self.key, game_id)
+        return None if score is None else int(score)
+
+    def due(self, now_ms: int, limit: int = 100) -> list[tuple[str, int]]:
+        """Games whose time has come, earliest first, with the score each was read at."""
+        found = self.redis.zrangebyscore(self.key, "-inf", now_ms, start=0, num=limit, withscores=True)
+        return [(member.decode() if isinstance(member, bytes) else member, int(score)) for member, score in found]
+
+    def reschedule(self, game_id: str, seen_ms: int, at_ms: int | None) -> bool:
+        """Look at the game next at ``at_ms`` (``None``: no more), unless it was rescheduled since it was read."""
+        return bool(self._reschedule(keys=[self.key], args=[game_id, seen_ms, "" if at_ms is None else at_ms]))
+
+    def __len__(self) -> int:
+        return int(self.redis.zcard(self.key))

@@ -1,0 +1,137 @@
+"""The ticker: the one process at a time that keeps time for the games.
+
+Every quarter second it moves RQ's scheduled jobs (retries waiting out
+their pause) onto the queue, and looks at the games on the agenda whose time
+has come: a deadline reached, a paced AI due, a job queued a few seconds ago
+that has not moved its game.  Whatever is due and not on its way is queued
+(:meth:`workers.dispatch.Dispatcher.reoffer`).
+
+Every ``red7 worker`` runs a ticker; one holds the role at a time, through a
+key that lives ``ROLE_TTL`` seconds and that its holder renews on every tick.
+When the holder dies, another worker takes the role within that time — RQ's
+own scheduler lock lasts a minute and is looked for again only every ten.
+A ticker that loses Redis keeps trying, with a pause, and never dies of it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from datetime import UTC, datetime
+
+import redis
+from rq.exceptions import NoSuchJobError
+from rq.job import Job
+
+from service.errors import ApiError
+from service.runtime import Runtime
+
+log = logging.getLogger("red7.ticker")
+
+TICK = 0.25
+ROLE_TTL = 1.5
+
+#: Take the role if nobody holds it, renew it if we do.
+HOLD_ROLE_SCRIPT = """
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if not holder then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
+return 0
+"""
+
+#: Give the role up, if we hold it.
+RELEASE_ROLE_SCRIPT = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+class Ticker:
+    def __init__(self, runtime: Runtime, identity: str, *, batch: int = 100) -> None:
+        self.runtime = runtime
+        self.identity = identity
+        self.batch = batch
+        connection = runtime.dispatcher.queue.connection
+        self.role_key = f"{runtime.settings.key_prefix}ticker"
+        self._hold_role = connection.register_script(HOLD_ROLE_SCRIPT)
+        self._release_role = connection.register_script(RELEASE_ROLE_SCRIPT)
+
+    def holds_role(self) -> bool:
+        return bool(self._hold_role(keys=[self.role_key], args=[self.identity, int(ROLE_TTL * 1000)]))
+
+    def release(self) -> None:
+        """Give the role up (a worker that stops lets another take it at once)."""
+        self._release_role(keys=[self.role_key], args=[self.identity])
+
+    def tick(self) -> int:
+        """One tick, if this ticker holds the role: how many games it looked at."""
+        if not self.holds_role():
+            return 0
+        self.enqueue_scheduled()
+        return self.sweep()
+
+    def enqueue_scheduled(self) -> None:
+        """Queue RQ's scheduled jobs whose time has come (what RQ's scheduler does, without its minute-long lock)."""
+        queue = self.runtime.queue
+        registry = queue.scheduled_job_registry
+        for job_id in registry.get_jobs_to_schedule(int(time.time())):
+            try:
+                job = Job.fetch(job_id, connection=queue.connection, serializer=queue.serializer)
+            except NoSuchJobError:
+                registry.remove(job_id)
+                continue
+            with queue.connection.pipeline() as pipe:
+                queue.enqueue_job(job, pipeline=pipe)
+                registry.remove(job, pipeline=pipe)
+                pipe.execute()
+
+    def sweep(self) -> int:
+        """Look at every game on the agenda whose time has come."""
+        dispatcher = self.runtime.dispatcher
+        now_ms = int(datetime.now(UTC).timestamp() * 1000)
+        looked = 0
+        for game_id, seen_ms in dispatcher.agenda.due(now_ms, self.batch):
+            looked += 1
+            try:
+                game = self.runtime.games.load(game_id)
+            except ApiError as error:
+                if error.code == "game_not_found":
+                    dispatcher.agenda.reschedule(game_id, seen_ms, None)
+                    continue
+                raise
+            except redis.RedisError:
+                raise
+            except Exception:  # a game that cannot be folded must not stop every other game's clock
+                log.exception("ticker: cannot load game %s; looking again in a minute", game_id)
+                dispatcher.agenda.reschedule(game_id, seen_ms, seen_ms + 60_000)
+                continue
+            dispatcher.reoffer(game, seen_ms)
+        return looked
+
+    def run(self, stop: threading.Event, every: float = TICK) -> None:
+        """Tick until ``stop``, through any Redis outage."""
+        pause = every
+        while not stop.is_set():
+            try:
+                self.tick()
+                if pause > every:
+                    log.info("ticker: Redis is reachable again")
+                pause = every
+            except redis.RedisError as error:
+                if pause == every:
+                    log.warning("ticker: Redis is unreachable (%s); trying again with backoff", error)
+                pause = min(max(pause * 2, 0.5), 5.0)
+            except Exception:
+                log.exception("ticker: unexpected error; going on")
+                pause = every
+            stop.wait(pause)
+        with contextlib.suppress(redis.RedisError):  # else it expires by itself
+            self.release()
+
+
+def start_ticker(runtime: Runtime, identity: str, stop: threading.Event) -> threading.Thread:
+    thread = threading.Thread(target=Ticker(runtime, identity).run, args=(stop,), name="red7-ticker", daemon=True)
+    thread.start()
+    return thread
