@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 import sys
 import venv
@@ -39,6 +40,43 @@ def ensure_env() -> Path:
     return python
 
 
+def run_suites(python: Path) -> int:
+    """The whole suite: the fault tests (slow, mostly waiting) in a process of their own beside the rest.
+
+    They start their own redis-servers, gunicorns and workers on free ports,
+    so the two runs share nothing but the cores.  The rest prints as it runs;
+    the fault tests' output follows, then one line that counts both runs.
+    """
+    log = ROOT / ".faults.log"
+    with open(log, "w") as out:
+        faults = subprocess.Popen(
+            [str(python), "-m", "pytest", "tests/faults", "-p", "no:cacheprovider", "-s"],
+            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+        )
+        try:
+            suite = subprocess.Popen(
+                [str(python), "-m", "pytest", "--ignore=tests/faults"], cwd=ROOT, stdout=subprocess.PIPE, text=True
+            )
+            tail: list[str] = []
+            assert suite.stdout is not None
+            for line in suite.stdout:
+                print(line, end="", flush=True)
+                tail = [*tail[-4:], line]
+            suite_code, fault_code = suite.wait(), faults.wait()
+        finally:
+            if faults.poll() is None:
+                faults.kill()
+    fault_text = log.read_text()
+    print("\n===== the fault tests (tests/faults), run beside the rest =====", flush=True)
+    print(fault_text, end="", flush=True)
+    counts = dict.fromkeys(("passed", "failed", "skipped", "error"), 0)
+    for summary in ("".join(tail), "".join(fault_text.splitlines(keepends=True)[-5:])):
+        for number, word in re.findall(r"(\d+) (passed|failed|skipped|errors?)\b", summary):
+            counts[word.rstrip("s") if word.startswith("error") else word] += int(number)
+    print(f"\ntotal: {counts['passed']} passed, {counts['failed'] + counts['error']} failed, {counts['skipped']} skipped")
+    return suite_code or fault_code
+
+
 def main(argv: list[str]) -> int:
     command = argv[0] if argv else "help"
     rest = argv[1:]
@@ -48,8 +86,9 @@ def main(argv: list[str]) -> int:
     if command == "test":
         python = ensure_env()
         lint = subprocess.call([str(python), "-m", "ruff", "check", "."], cwd=ROOT)
-        tests = subprocess.call([str(python), "-m", "pytest", *rest], cwd=ROOT)
-        return tests or lint
+        if rest:  # the caller chose what to run
+            return subprocess.call([str(python), "-m", "pytest", *rest], cwd=ROOT) or lint
+        return run_suites(python) or lint
     if command == "env":
         print(ensure_env())
         return 0

@@ -117,7 +117,7 @@ def start_embedded(runtime: Runtime, *, poll: float = 0.25) -> threading.Event:
 
 
 #: Pauses between attempts to reach Redis again (seconds), the last one repeated.
-RECONNECT_PAUSES = (0.5, 1.0, 2.0, 4.0)
+RECONNECT_PAUSES = (0.25, 0.5, 1.0, 2.0)
 
 
 def wait_for_redis(connection: redis.Redis, stop: threading.Event) -> None:

@@ -31,7 +31,7 @@ from service.runtime import Runtime
 log = logging.getLogger("red7.ticker")
 
 TICK = 0.25
-ROLE_TTL = 1.5
+ROLE_TTL = 1.0
 
 #: Take the role if nobody holds it, renew it if we do.
 HOLD_ROLE_SCRIPT = """

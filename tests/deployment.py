@@ -1,0 +1,319 @@
+"""The production shape, run by tests: a redis-server, gunicorn, and `red7 worker` processes of their own.
+
+Every process binds loopback only, on a free port, lives in its own process
+group (so a test can ``kill -9`` a whole tree, work horses included), and is
+stopped by the fixture that started it, whatever the test did.  Clients speak
+HTTP to gunicorn as a frontend would and record every answer, so that a test
+can say "no 500, ever".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import redis
+import requests
+
+REDIS_SERVER = shutil.which("redis-server")
+NO_REDIS_SERVER = "redis-server is not on PATH (apt-get install redis-server)"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_until(check: Any, timeout: float, what: str, every: float = 0.05) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {timeout} s")
+        time.sleep(every)
+
+
+class RedisServer:
+    """A redis-server of the test's own: AOF on (``appendfsync`` as given), no RDB, restartable on its data."""
+
+    def __init__(self, directory: Path, port: int | None = None, appendfsync: str = "always") -> None:
+        self.directory = directory
+        self.port = port or free_port()
+        self.appendfsync = appendfsync
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log = directory / "redis.log"
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        assert REDIS_SERVER is not None, NO_REDIS_SERVER
+        args = [
+            REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
+            "--appendonly", "yes", "--appendfsync", self.appendfsync, "--save", "", "--daemonize", "no",
+            "--logfile", str(self.log),
+        ]
+        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        probe = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.5)
+
+        def answers() -> bool:
+            assert self.process is not None
+            if self.process.poll() is not None:
+                raise RuntimeError(f"redis-server exited with {self.process.returncode}: {self.tail()}")
+            try:
+                return bool(probe.ping())
+            except (redis.ConnectionError, redis.BusyLoadingError, redis.TimeoutError):
+                return False
+
+        try:
+            wait_until(answers, 20, f"redis-server on port {self.port}")
+        finally:
+            probe.close()
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no last fsync, no rewrite."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def aof_tail_file(self) -> Path:
+        """The AOF file that takes new writes (Redis 7 keeps a base file and incremental ones)."""
+        files = sorted((self.directory / "appendonlydir").glob("*.incr.aof"), key=lambda p: int(p.name.split(".")[-3]))
+        assert files, "no incremental AOF file"
+        return files[-1]
+
+    def tail(self) -> str:
+        try:
+            return self.log.read_text(errors="replace")[-2000:]
+        except OSError:
+            return "(no log)"
+
+    def client(self, **options: Any) -> redis.Redis:
+        return redis.Redis(host="127.0.0.1", port=self.port, decode_responses=True, **options)
+
+
+@contextmanager
+def redis_server(directory: Path, appendfsync: str = "always") -> Iterator[RedisServer]:
+    server = RedisServer(directory, appendfsync=appendfsync)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+class Processes:
+    """The service's processes (gunicorn, workers) of one test, each in its own process group."""
+
+    def __init__(self, directory: Path, redis_url: str, **env: str) -> None:
+        self.directory = directory
+        self.prefix = f"red7-fault:{uuid.uuid4().hex[:8]}:"
+        self.env = {
+            **os.environ,
+            "REDIS_URL": redis_url,
+            "RED7_KEY_PREFIX": self.prefix,
+            "RED7_QUEUE": self.prefix.replace(":", "_").strip("_"),
+            "RED7_EXPERT_SECONDS": "0.2",
+            "PYTHONUNBUFFERED": "1",
+            **env,
+        }
+        self.started: list[subprocess.Popen[bytes]] = []
+
+    def _start(self, name: str, args: list[str], **env: str) -> subprocess.Popen[bytes]:
+        log = open(self.directory / f"{name}.log", "ab")  # noqa: SIM115 (the process holds it)
+        process = subprocess.Popen(
+            args, env={**self.env, **env}, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True, cwd=Path(__file__).resolve().parent.parent,
+        )
+        log.close()
+        self.started.append(process)
+        return process
+
+    def worker(self, name: str = "worker", **env: str) -> subprocess.Popen[bytes]:
+        return self._start(f"{name}-{len(self.started)}", [sys.executable, "-m", "service.cli", "worker"], **env)
+
+    def api(self, *, workers: int = 2, threads: int = 8, name: str = "api", **env: str) -> str:
+        """gunicorn as the Dockerfile runs it (gthread), on a port of its own; its base URL once it is ready."""
+        port = free_port()
+        args = [
+            sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread",
+            "--threads", str(threads), "--workers", str(workers), "service.wsgi:app",
+        ]
+        process = self._start(f"{name}-{port}", args, **env)
+        base = f"http://127.0.0.1:{port}"
+
+        def ready() -> bool:
+            if process.poll() is not None:
+                raise RuntimeError(f"gunicorn exited with {process.returncode}: {self.log_of(process)}")
+            try:
+                return requests.get(f"{base}/readyz", timeout=1).status_code == 200
+            except requests.RequestException:
+                return False
+
+        wait_until(ready, 30, "gunicorn ready", every=0.1)
+        return base
+
+    def log_of(self, process: subprocess.Popen[bytes]) -> str:
+        index = self.started.index(process)
+        for path in sorted(self.directory.glob("*.log")):
+            if path.name.endswith(f"-{index}.log") or str(process.args[-1]) in path.name:
+                return path.read_text(errors="replace")[-3000:]
+        return "(no log)"
+
+    def log_named(self, name: str) -> str:
+        return "\n".join(p.read_text(errors="replace") for p in sorted(self.directory.glob(f"{name}-*.log")))
+
+    def logs(self) -> str:
+        return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-4000:]}" for p in sorted(self.directory.glob("*.log")))
+
+    @staticmethod
+    def kill_tree(process: subprocess.Popen[bytes]) -> None:
+        """kill -9 of the process and everything it started, as a container kill does.
+
+        Not only its process group: RQ's work horse moves to a group of its own.
+        """
+        tree = [process.pid, *descendants(process.pid)]
+        for pid in tree:
+            with _gone():
+                os.kill(pid, signal.SIGKILL)
+        process.wait(timeout=10)
+
+    def stop(self) -> None:
+        trees = {process.pid: descendants(process.pid) for process in self.started if process.poll() is None}
+        for process in self.started:
+            if process.poll() is None:
+                with _gone():
+                    os.killpg(process.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 15
+        for process in self.started:
+            try:
+                process.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                self.kill_tree(process)
+        for pid in (pid for tree in trees.values() for pid in tree):  # a work horse left behind
+            with _gone():
+                os.kill(pid, signal.SIGKILL)
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (from /proc; an empty list elsewhere)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _gone() -> suppress:
+    """Signalling a process that is gone already is no error here."""
+    return suppress(ProcessLookupError)
+
+
+@contextmanager
+def processes(directory: Path, redis_url: str, **env: str) -> Iterator[Processes]:
+    started = Processes(directory, redis_url, **env)
+    try:
+        yield started
+    finally:
+        started.stop()
+
+
+@dataclass
+class Answer:
+    method: str
+    path: str
+    status: int  # 0: no answer (the connection failed)
+    at: float
+    body: Any = None
+
+
+@dataclass
+class Client:
+    """A frontend's HTTP client: one player's token, and every answer it got."""
+
+    base: str
+    token: str | None = None
+    player_id: str | None = None
+    answers: list[Answer] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def call(self, method: str, path: str, *, timeout: float = 30, **kwargs: Any) -> requests.Response | None:
+        headers = dict(kwargs.pop("headers", {}) or {})
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        try:
+            response = requests.request(method, f"{self.base}/v1{path}", headers=headers, timeout=timeout, **kwargs)
+        except requests.RequestException:
+            self._record(Answer(method, path, 0, time.time()))
+            return None
+        body = response.json() if response.headers.get("Content-Type", "").endswith("json") else None
+        self._record(Answer(method, path, response.status_code, time.time(), body))
+        return response
+
+    def _record(self, answer: Answer) -> None:
+        with self.lock:
+            self.answers.append(answer)
+
+    def statuses(self) -> list[int]:
+        return [a.status for a in self.answers]
+
+    def server_errors(self) -> list[Answer]:
+        """Answers no client should ever get: a 500 (a 503 while Redis is away is expected)."""
+        return [a for a in self.answers if a.status >= 500 and a.status != 503]
+
+    def sign_up(self, name: str) -> Client:
+        for _ in range(100):
+            response = self.call("POST", "/players", json={"name": name})
+            if response is not None and response.status_code == 201:
+                body = response.json()
+                return Client(self.base, body["token"], body["id"])
+            time.sleep(0.2)
+        raise AssertionError("could not sign up")
+
+    def json(self, method: str, path: str, expect: int = 200, **kwargs: Any) -> Any:
+        response = self.call(method, path, **kwargs)
+        assert response is not None and response.status_code == expect, (path, response and response.text)
+        return response.json()
+
+
+def stream_events(redis_client: redis.Redis, prefix: str, game_id: str) -> list[dict[str, Any]]:
+    """The game's stored events, read straight from Redis."""
+    entries = redis_client.xrange(f"{prefix}game:{{{game_id}}}:events")
+    return [{"n": int(entry_id.split("-")[0]), **json.loads(fields["e"])} for entry_id, fields in entries]
+
+
+def stored_version(redis_client: redis.Redis, prefix: str, game_id: str) -> int:
+    return int(redis_client.get(f"{prefix}game:{{{game_id}}}:version") or 0)

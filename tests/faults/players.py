@@ -1,0 +1,93 @@
+"""Players that drive games over HTTP as a frontend does, through Redis outages, and keep what was acknowledged."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from tests.deployment import Client
+
+UNANSWERED = (0, 502, 503, 504)  # no answer, or the store was away: ask again (the same Idempotency-Key)
+
+
+@dataclass(frozen=True)
+class Ack:
+    """An acknowledged action: the player, the version acted on, the version it made, when."""
+
+    player_id: str
+    before: int
+    version: int
+    at: float
+
+
+@dataclass
+class Human:
+    """One human seat, played through one or more API processes (taken in turn, request by request)."""
+
+    clients: list[Client]
+    game_id: str
+    acks: list[Ack] = field(default_factory=list)
+    failure: BaseException | None = None  # what stopped the player, if anything did
+    _turn: Any = field(default_factory=lambda: itertools.cycle(range(8)))
+
+    def client(self) -> Client:
+        return self.clients[next(self._turn) % len(self.clients)]
+
+    def ask(self, method: str, path: str, **kwargs: Any) -> Any:
+        """An answer other than 'the store is away' (retried as a client would, the request unchanged)."""
+        for _ in range(600):
+            response = self.client().call(method, path, **kwargs)
+            if response is not None and response.status_code not in UNANSWERED:
+                assert response.status_code < 500, f"{method} {path} -> {response.status_code}: {response.text[:300]}"
+                return response
+            time.sleep(0.2)
+        raise AssertionError(f"{method} {path}: no answer for two minutes")
+
+    def play(self, stop: threading.Event, deadline: float) -> None:
+        """Play every turn of this seat, looking in now and then once the game is over, until ``stop``.
+
+        A failure is kept in ``failure``.
+        """
+        try:
+            self._play(stop, deadline)
+        except BaseException as error:
+            self.failure = error
+            raise
+
+    def _play(self, stop: threading.Event, deadline: float) -> None:
+        while not stop.is_set() and time.monotonic() < deadline:
+            view = self.ask("GET", f"/games/{self.game_id}").json()
+            if view["status"] in ("finished", "cancelled"):
+                # Over, as far as the player has seen; a Redis that lost its last writes may bring it back.
+                stop.wait(1.0)
+                continue
+            if not view["legal_steps"]:
+                self.ask("GET", f"/games/{self.game_id}/events?after={view['version']}&wait=5", timeout=20)
+                continue
+            steps = [pick(view["legal_steps"])]
+            headers = {"If-Match": f'"{view["version"]}"', "Idempotency-Key": uuid.uuid4().hex}
+            response = self.ask("POST", f"/games/{self.game_id}/actions", json={"steps": steps}, headers=headers)
+            if response.status_code == 200:
+                self.acks.append(Ack(self.clients[0].player_id or "", view["version"], response.json()["version"], time.time()))
+            else:
+                assert response.status_code in (409, 422), response.text  # another process's state was newer
+
+
+def pick(options: list[dict[str, Any]]) -> dict[str, Any]:
+    """A legal step that keeps the mover in the round if there is one."""
+    keeping = [s for s in options if s["can_win"] and not s["eliminates"]]
+    chosen = (keeping or options)[0]
+    return {k: chosen[k] for k in ("type", "card", "draw", "seat", "to") if k in chosen}
+
+
+def play_all(humans: list[Human], seconds: float) -> tuple[threading.Event, list[threading.Thread]]:
+    stop = threading.Event()
+    deadline = time.monotonic() + seconds
+    threads = [threading.Thread(target=h.play, args=(stop, deadline), daemon=True) for h in humans]
+    for thread in threads:
+        thread.start()
+    return stop, threads

@@ -1,0 +1,65 @@
+"""A worker killed mid-job (kill -9 of its whole process tree, as a container kill does).
+
+Nobody reads the game: the job it was running must be taken over by the
+other worker — through the pulse that stopped and the ticker's sweep, not
+RQ's minute-long heartbeat — and the game must move on within 10 s and
+reach its end.
+"""
+
+from __future__ import annotations
+
+import time
+
+import redis
+from rq.job import Job
+from rq.registry import StartedJobRegistry
+from rq.serializers import JSONSerializer
+
+from tests.deployment import Client, stored_version, stream_events, wait_until
+
+#: Seconds the expert thinks in the worker that is killed: long enough to be caught mid-job.
+SLOW = 4.0
+PROGRESS_BOUND = 10.0
+
+
+def test_a_game_whose_worker_is_killed_mid_job_moves_on_by_itself(deployment, server):
+    base = deployment.api()
+    slow = deployment.worker("slow", RED7_EXPERT_SECONDS=str(SLOW))
+    fast = deployment.worker("fast", RED7_EXPERT_SECONDS="0.05")
+    creator = Client(base).sign_up("Ana")
+    game = creator.json("POST", "/games", expect=201, json={"seats": [{"kind": "ai", "level": "expert"}] * 2})
+    raw = redis.Redis(host="127.0.0.1", port=server.port)
+    text = server.client()
+    queue = deployment.env["RED7_QUEUE"]
+    registry = StartedJobRegistry(queue, connection=raw)
+
+    def thinking_on_the_slow_worker() -> Job | None:
+        """A job the slow worker has been running for a second (one that is not over at once: a forced move)."""
+        for job_id in registry.get_job_ids():
+            job = Job.fetch(job_id, connection=raw, serializer=JSONSerializer)
+            on_slow = job.worker_name and raw.hget(f"rq:worker:{job.worker_name}", "pid") == str(slow.pid).encode()
+            if on_slow and job.started_at and time.time() - job.started_at.timestamp() > 1.0:
+                return job
+        return None
+
+    job = wait_until(thinking_on_the_slow_worker, 90, "the slow worker thinks over an AI turn")
+    version = int(job.args[1])
+    assert stored_version(text, deployment.prefix, game["id"]) == version, "the slow job must still be running"
+    killed = time.monotonic()
+    deployment.kill_tree(slow)
+
+    wait_until(lambda: stored_version(text, deployment.prefix, game["id"]) > version, 30, "the game moves on")
+    moved = time.monotonic() - killed
+    print(f"\nworker killed mid-job: the game moved on {moved:.1f} s later, without anyone reading it")
+    assert moved <= PROGRESS_BOUND
+    assert moved > 1.0, "the job ended by itself: it was not killed mid-run"
+    assert job.id in deployment.log_named("fast"), "the other worker took the job over"
+
+    def finished() -> bool:
+        return any(e["type"] == "game_finished" for e in stream_events(text, deployment.prefix, game["id"]))
+
+    wait_until(finished, 120, "the game finishes", every=0.5)
+    events = stream_events(text, deployment.prefix, game["id"])
+    assert [e["n"] for e in events] == list(range(1, len(events) + 1))
+    assert fast.poll() is None
+    assert not creator.server_errors()
