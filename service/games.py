@@ -484,6 +484,8 @@ class GameService:
                 replay = self.store.idempotent_response(game_id, idempotency)
             except IdempotencyMismatch as exc:
                 raise ApiError("idempotency_key_reused", str(exc)) from None
+            except NotReplicated as short:
+                raise _not_replicated(short) from None
             if replay is not None:
                 return Outcome(replayed=replay.response)
         seat = game.seat_of(player.id)
@@ -561,7 +563,8 @@ class GameService:
         except IdempotencyMismatch as exc:
             raise ApiError("idempotency_key_reused", str(exc)) from None
         except NotReplicated as short:
-            self._stored(after, events)
+            if short.version is not None:  # appended now (not a retry answered from its record)
+                self._stored(after, events)
             raise _not_replicated(short) from None
         if isinstance(result, Replayed):
             return Outcome(replayed=result.response)
@@ -682,11 +685,11 @@ class GameCache:
 
 
 def _not_replicated(short: NotReplicated) -> ApiError:
+    stored = f"stored as version {short.version}" if short.version else "stored"
     error = ApiError(
         "store_unavailable",
-        f"Your action was stored as version {short.version}, but only {short.replicas} of {short.wanted} Redis replicas "
-        "confirmed it in time, so it could still be lost; reload the game, or retry with the same Idempotency-Key.",
-        current_version=short.version,
+        f"Your action was {stored}, but only {short.replicas} of {short.wanted} Redis replicas confirmed it in time, "
+        "so it could still be lost; reload the game, or retry with the same Idempotency-Key.",
     )
     error.headers["Retry-After"] = "1"
     return error

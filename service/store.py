@@ -84,8 +84,8 @@ class NotReplicated(Exception):
     the primary fails before its replicas catch up.
     """
 
-    def __init__(self, version: int, replicas: int, wanted: int) -> None:
-        super().__init__(f"version {version} reached {replicas} of {wanted} replicas in time")
+    def __init__(self, version: int | None, replicas: int, wanted: int) -> None:
+        super().__init__(f"{'version ' + str(version) if version else 'the append'} reached {replicas} of {wanted} replicas")
         self.version = version
         self.replicas = replicas
         self.wanted = wanted
@@ -192,14 +192,12 @@ class EventStore:
         else:
             status, value = self._append(keys=keys, args=args)
         status = _text(status)
-        if status == "ok":
-            version = int(_text(value))
-            if acknowledged is not None and acknowledged < self.replicas:
-                raise NotReplicated(version, acknowledged, self.replicas)
-            return Appended(version)
         if status in ("conflict", "diverged"):
             raise VersionConflict(expected_version, int(_text(value)), diverged=status == "diverged")
-        return self._replay(_text(value), idempotency)
+        result = Appended(int(_text(value))) if status == "ok" else self._replay(_text(value), idempotency)
+        if acknowledged is not None and acknowledged < self.replicas:  # a replayed answer is confirmed the same way
+            raise NotReplicated(result.version if isinstance(result, Appended) else None, acknowledged, self.replicas)
+        return result
 
     def _idem_key(self, stream: str, idempotency: Idempotency) -> str:
         digest = hashlib.sha256(idempotency.key.encode()).hexdigest()[:32]
@@ -213,9 +211,27 @@ class EventStore:
         return Replayed(record["response"])
 
     def idempotent_response(self, stream: str, idempotency: Idempotency) -> Replayed | None:
-        """The stored first response to this idempotent request, if it was made before."""
-        stored = self.redis.get(self._idem_key(stream, idempotency))
-        return None if stored is None else self._replay(_text(stored), idempotency)
+        """The stored first response to this idempotent request, if it was made before.
+
+        With ``replicas``, it is given only once they hold it: the record's
+        TTL is set again (a write) and ``WAIT`` confirms that write, which the
+        replicas receive after the append it answers.
+        """
+        key = self._idem_key(stream, idempotency)
+        if self.replicas <= 0:
+            stored = self.redis.get(key)
+            return None if stored is None else self._replay(_text(stored), idempotency)
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.get(key)
+            pipe.expire(key, idempotency.ttl)
+            pipe.wait(self.replicas, self.replica_timeout_ms)
+            stored, _, acknowledged = pipe.execute()
+        if stored is None:
+            return None
+        replay = self._replay(_text(stored), idempotency)
+        if acknowledged < self.replicas:
+            raise NotReplicated(None, acknowledged, self.replicas)
+        return replay
 
     # --- reading --------------------------------------------------------------------
 

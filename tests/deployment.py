@@ -52,10 +52,11 @@ def wait_until(check: Any, timeout: float, what: str, every: float = 0.05) -> An
 class RedisServer:
     """A redis-server of the test's own: AOF on (``appendfsync`` as given), no RDB, restartable on its data."""
 
-    def __init__(self, directory: Path, port: int | None = None, appendfsync: str = "always") -> None:
+    def __init__(self, directory: Path, port: int | None = None, appendfsync: str = "always", *extra: str) -> None:
         self.directory = directory
         self.port = port or free_port()
         self.appendfsync = appendfsync
+        self.extra = list(extra)  # more redis-server options, e.g. "--replicaof", "127.0.0.1", "6390"
         self.process: subprocess.Popen[bytes] | None = None
         self.log = directory / "redis.log"
 
@@ -68,7 +69,7 @@ class RedisServer:
         args = [
             REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
             "--appendonly", "yes", "--appendfsync", self.appendfsync, "--save", "", "--daemonize", "no",
-            "--logfile", str(self.log),
+            "--logfile", str(self.log), *self.extra,
         ]
         self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         probe = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.5)

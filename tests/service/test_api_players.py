@@ -230,7 +230,10 @@ def all_pages(api, token: str, query: str, cursor: str | None = None) -> list[li
 def test_my_games_come_a_page_at_a_time_each_game_once_in_list_order(api):
     ana = api.player()
     finished = [finished_game(api, ana["token"]) for _ in range(5)]
-    waiting = [api.game(ana["token"], [HUMAN, HUMAN])["id"] for _ in range(2)]
+    waiting = []
+    for _ in range(2):
+        time.sleep(0.002)  # the list orders by the millisecond of the last move; games of one millisecond by id
+        waiting.append(api.game(ana["token"], [HUMAN, HUMAN])["id"])
     pages = all_pages(api, ana["token"], "limit=3")
     assert [len(p) for p in pages] == [3, 3, 1]
     listed = [g for page in pages for g in page]
