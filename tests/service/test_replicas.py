@@ -43,7 +43,7 @@ def primary_and_replica(tmp_path, key_prefix):
 
 def test_actions_wait_for_the_replica_and_say_so_when_it_is_gone(primary_and_replica, key_prefix):
     primary, replica = primary_and_replica
-    settings = settings_for(key_prefix, redis_url=primary.url, wait_replicas=1, wait_replicas_timeout_ms=1500)  # ample under a loaded CI
+    settings = settings_for(key_prefix, redis_url=primary.url, wait_replicas=1, wait_replicas_timeout_ms=1500)
     runtime = build_runtime(settings)
     api = Api(create_app(runtime), runtime)
     ana, bo = api.player("Ana"), api.player("Bo")
