@@ -1,7 +1,8 @@
 """The worker that keeps time (holds the ticker's role) is killed just before a turn's deadline.
 
 Nobody reads the game.  Another worker must take the role over and the
-deadline must still fire within 2 s of its time.
+deadline must still fire within 2 s of its time; the player then comes back
+and plays the game to its end.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import time
 from datetime import datetime, timedelta
 
 from tests.deployment import Client, stream_events, wait_until
+from tests.faults.players import Human, play_all
 
 TIMEOUT = 6  # seconds per human turn
 LATE_BOUND = 2.0
@@ -55,4 +57,12 @@ def test_a_deadline_fires_on_time_when_the_timekeeper_dies(deployment, server):
           f"(the role went from {holder} to {new_holder})")
     assert new_holder and new_holder != holder
     assert 0 <= late <= LATE_BOUND
+
+    player = Human([ana], game["id"])
+    stop, threads = play_all([player], 120)
+    wait_until(lambda: stream_events(text, deployment.prefix, game["id"])[-1]["type"] == "game_finished", 120,
+               "the game finishes", every=0.5)
+    stop.set()
+    threads[0].join(30)
+    assert player.failure is None
     assert not ana.server_errors()

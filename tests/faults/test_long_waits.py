@@ -15,10 +15,12 @@ import time
 import requests
 
 from tests.deployment import Client
+from tests.faults.players import Human, play_all
 
 
 def test_long_polls_and_a_stream_outlast_the_socket_timeout(deployment):
     base = deployment.api()
+    deployment.worker()  # scores the rounds once they play
     ana = Client(base).sign_up("Ana")
     bo = Client(base).sign_up("Bo")
     game = ana.json("POST", "/games", expect=201, json={"seats": [{"kind": "human"}, {"kind": "human"}]})
@@ -68,6 +70,16 @@ def test_long_polls_and_a_stream_outlast_the_socket_timeout(deployment):
     keep_alives = stream["keep_alives"]
     assert len(keep_alives) >= 4, keep_alives
     assert all(abs(at - 15 * (i + 1)) < 2.5 for i, at in enumerate(keep_alives)), keep_alives
+    players = [Human([ana], game["id"]), Human([bo], game["id"])]  # and then they play it out
+    stop, playing = play_all(players, 120)
+    deadline = time.monotonic() + 120
+    while ana.json("GET", f"/games/{game['id']}")["status"] != "finished":
+        assert time.monotonic() < deadline, "the game did not finish"
+        assert all(p.failure is None for p in players), [p.failure for p in players]
+        time.sleep(0.5)
+    stop.set()
+    for thread in playing:
+        thread.join(30)
     assert not ana.server_errors() and not bo.server_errors()
     print(f"\nlong-polls answered 200 after {polls[25][1]:.2f} s and {polls[60][1]:.2f} s; "
           f"the stream's keep-alives came at {', '.join(f'{t:.1f}' for t in keep_alives)} s")
