@@ -26,10 +26,10 @@ import fakeredis
 import redis
 
 from bench.replay_bench import long_game
+from service.application.games import GameService
 from service.game import load
-from service.games import GameService
-from service.players import PlayerStore
-from service.store import EventStore
+from service.storage.events import EventStore
+from service.storage.players import PlayerStore
 
 
 def client() -> tuple[redis.Redis, str]:

@@ -37,8 +37,8 @@ from engine.events import (
     event_from_dict,
     event_to_dict,
 )
-from engine.legal import LegalStep, legal_steps
-from engine.projection import SeatView, TurnView, View, redact, view, visible_cards
+from engine.legal import legal_steps
+from engine.projection import redact, view, visible_cards
 from engine.rules import leader, qualifying_cards
 from engine.state import TARGET_SCORE, CorruptHistory, GameState, Options, Phase, Turn, evolve, fold
 from engine.steps import (
@@ -57,6 +57,7 @@ from engine.steps import (
     step_from_dict,
     step_to_dict,
 )
+from engine.views import LegalStep, SeatView, TurnView, View
 
 __all__ = [
     "ALL_CARDS",

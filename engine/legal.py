@@ -14,18 +14,16 @@ for it at every leaf.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from engine.cards import Card, Color, iter_cards, mask_of
 from engine.events import Destination, Effect, Variant
 from engine.rules import strength, strengths
 from engine.state import GameState, Phase
 from engine.steps import Discard, EndTurn, Fold, Place, Play, Step, Take
-
-if TYPE_CHECKING:
-    from engine.projection import View
+from engine.views import LegalStep as LegalStep  # re-exported: it was defined here once
+from engine.views import View
 
 _NOTHING = (0,) * 7
 _COLOR_RANGE = range(7)
@@ -290,27 +288,6 @@ def _search(
 
 
 # --- legal steps -------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class LegalStep:
-    """A step the seat to move may take, with what a client should know before sending it.
-
-    ``can_win``: some way of finishing the turn after this step keeps the
-    player in the round (unknown draws count as nothing).  ``eliminates``:
-    taking this step ends the turn with the player out.  ``grants_draw``: a
-    discard that allows the advanced draw.  ``draws``: the step draws a card
-    (a 3's action, or a discard that takes the advanced draw), so no step
-    may follow it in the same batch.  ``ends_turn``: nothing more can be
-    done in this turn afterwards.
-    """
-
-    step: Step
-    can_win: bool
-    eliminates: bool = False
-    grants_draw: bool = False
-    ends_turn: bool = False
-    draws: bool = False
 
 
 def legal_steps(state: GameState) -> list[LegalStep]:

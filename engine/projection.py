@@ -9,51 +9,16 @@ deck sizes — is public in the physical game and public here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from engine.cards import Card, Color, cards_in
-from engine.events import CardDrawn, Effect, Event, Finish, GameStarted, RoundDealt, Variant
-from engine.legal import LegalStep, legal_steps
+from engine.cards import Card, cards_in
+from engine.events import CardDrawn, Event, GameStarted, RoundDealt
+from engine.legal import legal_steps
 from engine.state import GameState, Phase
-
-
-@dataclass(frozen=True, slots=True)
-class SeatView:
-    seat: int
-    in_round: bool
-    palette: tuple[Card, ...]  # highest first
-    hand_size: int
-    score: int
-    scored: tuple[Card, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class TurnView:
-    seat: int
-    played: bool
-    pending: Effect | None
-
-
-@dataclass(frozen=True, slots=True)
-class View:
-    viewer: int | None
-    phase: Phase
-    players: int
-    variant: Variant
-    action_rules: bool
-    custom_deal: bool
-    target: int | None
-    round: int
-    rule: Color
-    canvas: tuple[Card, ...]  # bottom first
-    deck_size: int
-    seats: tuple[SeatView, ...]
-    hand: tuple[Card, ...] | None  # the viewer's own hand, highest first
-    turn: TurnView | None
-    legal: tuple[LegalStep, ...]  # only for the viewer, only on the viewer's turn
-    round_winner: int | None
-    winner: int | None
-    finish: Finish | None
+from engine.views import LegalStep as LegalStep  # the view's types live in engine.views, below engine.legal
+from engine.views import SeatView as SeatView
+from engine.views import TurnView as TurnView
+from engine.views import View as View
 
 
 def view(state: GameState, seat: int | None) -> View:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from engine.bots import Bot
 from engine.decision import decide_and_fold, decide_steps
@@ -23,7 +23,10 @@ from engine.events import Event, RoundDealt, RoundWon, TurnStarted, Variant
 from engine.legal import position_of
 from engine.projection import View, redact, view
 from engine.state import GameState, Phase
-from engine.steps import Command, DealRound, ScoreRound, Start, Step
+from engine.steps import DealRound, ScoreRound, Start, Step
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs  # typing.TypeIs from Python 3.13; typing only, no runtime dependency
 
 
 class ViewBot(Protocol):
@@ -48,6 +51,11 @@ class GameRecord:
     final: GameState | None = None
 
 
+def _plans_from_view(bot: Bot | ViewBot) -> TypeIs[ViewBot]:
+    """Whether ``bot`` is told its seat's view and history (``plan_view``) rather than its position."""
+    return hasattr(bot, "plan_view")
+
+
 def play_game(
     bots: Sequence[Bot | ViewBot],
     *,
@@ -58,43 +66,47 @@ def play_game(
 ) -> GameRecord:
     """One game from the deal to the end; ``bots[s]`` plays seat ``s``."""
     record = GameRecord()
-    state = GameState()
-    # What each view bot's seat has seen so far: redacted as the service would redact it.
-    histories: dict[int, list[Event]] = {s: [] for s, bot in enumerate(bots) if hasattr(bot, "plan_view")}
-
-    def run(command: Step | Command | Sequence[Step], seat: int | None = None) -> None:
-        nonlocal state
-        if isinstance(command, list | tuple):
-            events, state = decide_steps(state, command, seat)  # type: ignore[arg-type]
+    view_bots: dict[int, ViewBot] = {}
+    position_bots: dict[int, Bot] = {}
+    for s, bot in enumerate(bots):
+        if _plans_from_view(bot):
+            view_bots[s] = bot
         else:
-            events, state = decide_and_fold(state, command, seat)
+            position_bots[s] = bot
+    # What each view bot's seat has seen so far: redacted as the service would redact it.
+    histories: dict[int, list[Event]] = {s: [] for s in view_bots}
+
+    def note(events: list[Event]) -> None:
         for event in events:
-            kind = type(event)
-            if kind is TurnStarted:
+            if isinstance(event, TurnStarted):
                 record.rounds[-1].turns += 1
-            elif kind is RoundDealt:
+            elif isinstance(event, RoundDealt):
                 record.rounds.append(RoundRecord(event.first_seat))
-            elif kind is RoundWon:
+            elif isinstance(event, RoundWon):
                 record.rounds[-1].winner = event.seat
         record.events.extend(events)
         for viewer, seen in histories.items():
             seen.extend(redact(event, viewer) for event in events)
 
-    run(Start(len(bots), variant, action_rules, seed))
+    events, state = decide_and_fold(GameState(), Start(len(bots), variant, action_rules, seed))
+    note(events)
     for _ in range(max_steps):
         if state.phase is Phase.TURN:
-            seat = state.turn.seat  # type: ignore[union-attr]
-            bot = bots[seat]
+            turn = state.turn
+            assert turn is not None  # the fold gives the TURN phase a turn
+            seat = turn.seat
             if seat in histories:
-                run(bot.plan_view(view(state, seat), tuple(histories[seat])), seat)  # type: ignore[union-attr]
+                steps = view_bots[seat].plan_view(view(state, seat), tuple(histories[seat]))
             else:
-                run(bot.plan(position_of(state)), seat)  # type: ignore[union-attr]
+                steps = position_bots[seat].plan(position_of(state))
+            events, state = decide_steps(state, steps, seat)
         elif state.phase is Phase.ROUND_WON:
-            run(ScoreRound())
+            events, state = decide_and_fold(state, ScoreRound())
         elif state.phase is Phase.ROUND_SCORED:
-            run(DealRound())
+            events, state = decide_and_fold(state, DealRound())
         else:
             break
+        note(events)
     else:
         raise RuntimeError(f"the game did not end within {max_steps} decisions")
     record.final = state

@@ -12,10 +12,10 @@ a wrong state.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar, cast
 
 from engine.cards import FULL_MASK, Card, Color
 from engine.events import (
@@ -203,18 +203,21 @@ def _round_dealt(s: GameState, e: RoundDealt) -> None:
     _require(s.options is not None and s.phase in (Phase.NOT_STARTED, Phase.ROUND_SCORED), "no deal is due")
     n = s.players
     _require(len(e.palettes) == n and len(e.hands) == n, "the deal does not fit the number of players")
-    _require(e.deck is not None and all(h is not None for h in e.hands), "a redacted deal cannot be folded")
-    dealt = [*e.palettes, *e.deck, *(c for hand in e.hands for c in hand)]
+    deck = e.deck
+    hands = [hand for hand in e.hands if hand is not None]
+    if deck is None or len(hands) != n:
+        raise CorruptHistory("a redacted deal cannot be folded")
+    dealt = [*e.palettes, *deck, *(c for hand in hands for c in hand)]
     expected = FULL_MASK & ~sum(s.scored)
     _require(len(dealt) == expected.bit_count() and sum(1 << c for c in dealt) == expected,
              "the deal does not hold exactly the cards that are not in a score pile")
     s.round = e.round
-    s.hands = [sum(1 << c for c in hand) for hand in e.hands]
+    s.hands = [sum(1 << c for c in hand) for hand in hands]
     s.palettes = [1 << c for c in e.palettes]
     s.out = [0] * n
     s.in_round = [True] * n
     s.canvas = []
-    s.deck = list(reversed(e.deck))
+    s.deck = list(reversed(deck))
     s.turn = Turn(e.first_seat)
     s.first_seat = e.first_seat
     s.round_winner = None
@@ -245,14 +248,20 @@ def _card_drawn(s: GameState, e: CardDrawn) -> None:
 
 
 def _card_taken(s: GameState, e: CardTaken) -> None:
+    turn = s.turn
+    if turn is None:
+        raise CorruptHistory("a take outside a turn")
     bit = 1 << e.card
     _require(bool(s.palettes[e.from_seat] & bit), f"{e.card} is not on seat {e.from_seat}'s palette")
     s.palettes[e.from_seat] ^= bit
     s.deck.append(e.card)
-    s.turn = s.turn._replace(pending=None)
+    s.turn = turn._replace(pending=None)
 
 
 def _card_placed(s: GameState, e: CardPlaced) -> None:
+    turn = s.turn
+    if turn is None:
+        raise CorruptHistory("a place outside a turn")
     bit = 1 << e.card
     _require(bool(s.palettes[e.seat] & bit), f"{e.card} is not on seat {e.seat}'s palette")
     s.palettes[e.seat] ^= bit
@@ -260,7 +269,7 @@ def _card_placed(s: GameState, e: CardPlaced) -> None:
         s.canvas.append(e.card)
     else:
         s.deck.append(e.card)
-    s.turn = s.turn._replace(pending=None)
+    s.turn = turn._replace(pending=None)
 
 
 def _card_discarded(s: GameState, e: CardDiscarded) -> None:
@@ -300,17 +309,33 @@ def _game_finished(s: GameState, e: GameFinished) -> None:
     s.phase = Phase.FINISHED
 
 
-_APPLY = {
-    GameStarted: _game_started,
-    RoundDealt: _round_dealt,
-    TurnStarted: _turn_started,
-    CardPlayed: _card_played,
-    CardDrawn: _card_drawn,
-    CardTaken: _card_taken,
-    CardPlaced: _card_placed,
-    CardDiscarded: _card_discarded,
-    PlayerEliminated: _player_eliminated,
-    RoundWon: _round_won,
-    RoundScored: _round_scored,
-    GameFinished: _game_finished,
-}
+_E = TypeVar("_E", bound=Event)
+_Apply = Callable[[GameState, Event], None]
+
+
+def _on(kind: type[_E], apply: Callable[[GameState, _E], None]) -> tuple[type[Event], _Apply]:
+    """One entry of the fold's table, its handler checked against its event class.
+
+    The table hands each handler only events of the class it is filed under
+    (``type(event)`` is the key), which a dict's type cannot say: hence the one
+    cast, made once at import, never per event.
+    """
+    return kind, cast(_Apply, apply)
+
+
+_APPLY: dict[type[Event], _Apply] = dict(
+    (
+        _on(GameStarted, _game_started),
+        _on(RoundDealt, _round_dealt),
+        _on(TurnStarted, _turn_started),
+        _on(CardPlayed, _card_played),
+        _on(CardDrawn, _card_drawn),
+        _on(CardTaken, _card_taken),
+        _on(CardPlaced, _card_placed),
+        _on(CardDiscarded, _card_discarded),
+        _on(PlayerEliminated, _player_eliminated),
+        _on(RoundWon, _round_won),
+        _on(RoundScored, _round_scored),
+        _on(GameFinished, _game_finished),
+    )
+)

@@ -17,8 +17,8 @@ def local_base_url(host: str, port: int) -> str:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from service.app import create_app
     from service.config import Settings
+    from service.http.app import create_app
     from service.runtime import build_runtime
     from workers.runner import start_embedded
 

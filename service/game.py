@@ -105,7 +105,7 @@ class Game:
     cancelled: bool = False  # its creator called it off before it started
     #: The stored payload of event ``version`` (empty before the first): with the version it names
     #: the history this game was folded from, which a version number alone does not once Redis
-    #: has lost writes and numbered other events the same (see :mod:`service.store`).
+    #: has lost writes and numbered other events the same (see :mod:`service.storage.events`).
     head: str = ""
 
     @property

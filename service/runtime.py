@@ -15,11 +15,11 @@ import redis
 from rq import Queue
 from rq.serializers import JSONSerializer
 
+from service.application.games import GameService
 from service.config import Settings
-from service.games import GameService
-from service.players import PlayerStore
-from service.replay_store import ReplayStore
-from service.store import EventStore
+from service.storage.events import EventStore
+from service.storage.players import PlayerStore
+from service.storage.replays import ReplayStore
 from workers.agenda import Agenda
 from workers.dispatch import Dispatcher
 

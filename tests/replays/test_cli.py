@@ -7,8 +7,8 @@ import json
 import pytest
 import redis
 
-from service.app import create_app
 from service.cli import main
+from service.http.app import create_app
 from service.runtime import build_runtime
 from tests.conftest import REAL_REDIS_SKIP, REAL_REDIS_URL, clean_real_redis
 from tests.service.conftest import Api, ai, settings_for

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from replays.viewer import embed_json, render_viewer, template
-from service.app import create_app
+from service.http.app import create_app
 from service.runtime import build_runtime
 from tests.service.conftest import HUMAN, Api, ai, settings_for
 

@@ -21,7 +21,7 @@ from urllib.parse import urldefrag
 
 import pytest
 
-from service.app import create_app
+from service.http.app import create_app
 from service.runtime import build_runtime
 from tests.service.conftest import Api, ai, settings_for
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from service.app import create_app
 from service.config import Settings
+from service.http.app import create_app
 from service.runtime import Runtime, build_runtime
 from workers.runner import drain
 

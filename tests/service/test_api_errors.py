@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.app import create_app
+from service.http.app import create_app
 from service.runtime import build_runtime
 from tests.service.conftest import HUMAN, Api, ai, settings_for
 

@@ -117,7 +117,7 @@ def test_the_same_seed_deals_the_same_cards(api):
 
 
 def test_custom_decks_need_the_server_setting(redis_pair, key_prefix):
-    from service.app import create_app
+    from service.http.app import create_app
     from service.runtime import build_runtime
     from tests.service.conftest import Api, settings_for
 

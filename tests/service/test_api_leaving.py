@@ -164,12 +164,12 @@ def test_a_cancelled_game_left_in_a_list_is_unlisted_by_the_next_listing(api, ru
     ana = api.player("Ana")
     game = api.game(ana["token"], [HUMAN, HUMAN])
     games = runtime.games
-    original = games._forget
-    games._forget = lambda game: None  # the canceller stops before unlisting it
+    original = games.lists.forget
+    games.lists.forget = lambda game: None  # the canceller stops before unlisting it
     try:
         assert api.call("DELETE", f"/v1/games/{game['id']}", ana["token"]).status_code == 200
     finally:
-        games._forget = original
+        games.lists.forget = original
     assert runtime.players.game_ids(ana["id"]) == {game["id"]}
     listed = api.call("GET", "/v1/players/me/games", ana["token"]).get_json()["games"]
     assert game["id"] not in {g["id"] for g in listed}

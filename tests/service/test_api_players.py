@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from service.players import MAX_TOKENS, PlayerStore, hash_token
+from service.storage.players import MAX_TOKENS, PlayerStore, hash_token
 from tests.service.conftest import HUMAN, ai
 
 
@@ -79,7 +79,7 @@ def test_my_games_put_the_ones_where_it_is_my_turn_first(api):
 
 
 def test_api_keys_restrict_creating_players_and_games(redis_pair, key_prefix):
-    from service.app import create_app
+    from service.http.app import create_app
     from service.runtime import build_runtime
     from tests.service.conftest import Api, settings_for
 

@@ -65,8 +65,8 @@ def test_a_move_that_lost_the_race_to_another_process_leaves_no_trace_in_what_is
     append; what the laptop serves afterwards must be the stored game only.
     """
     from engine import Fold
+    from service.http.views import game_json
     from service.runtime import build_runtime
-    from service.views import game_json
 
     three = {"kind": "human"}
     for seed in range(100):

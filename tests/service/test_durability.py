@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 import redis
 
-from service.app import create_app
+from service.http.app import create_app
 from service.runtime import Runtime, build_runtime
 from tests.service.conftest import HUMAN, Api
 

@@ -41,8 +41,8 @@ from openapi_schema_validator import OAS30Validator
 from schemathesis import GenerationMode
 from schemathesis import checks as st_checks
 
-from service.app import create_app
 from service.config import Settings
+from service.http.app import create_app
 from service.runtime import build_runtime
 from tests.service.conftest import HUMAN, Api, ai
 

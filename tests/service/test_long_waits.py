@@ -15,9 +15,9 @@ import time
 import pytest
 import redis
 
-from service.app import create_app
+from service.http.app import create_app
 from service.runtime import build_runtime
-from service.store import EventStore
+from service.storage.events import EventStore
 from tests.conftest import REAL_REDIS_SKIP, REAL_REDIS_URL, clean_real_redis
 from tests.service.conftest import HUMAN, Api, settings_for
 

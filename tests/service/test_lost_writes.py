@@ -16,8 +16,8 @@ import json
 import pytest
 
 from engine import fold
-from service.app import create_app
 from service.game import LOBBY_TYPES, engine_event
+from service.http.app import create_app
 from service.runtime import build_runtime
 from tests.service.conftest import Api
 from tests.service.test_api_games import two_humans
@@ -128,7 +128,7 @@ def test_a_move_decided_on_a_lost_state_is_never_appended(pair):
 
 
 def test_an_append_that_names_another_head_is_refused(api):
-    from service.store import VersionConflict
+    from service.storage.events import VersionConflict
 
     store = api.runtime.store
     store.append("s1", 0, ["one", "two"])

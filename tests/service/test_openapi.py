@@ -12,7 +12,7 @@ import fakeredis
 import pytest
 from openapi_spec_validator import validate
 
-from service.app import create_app
+from service.http.app import create_app
 from service.runtime import build_runtime
 
 try:
@@ -215,7 +215,7 @@ def test_rate_limited_and_unavailable_responses_document_retry_after(spec):
                 if code != "default":
                     assert set(response.get("headers", {})) >= RATE_LIMIT_HEADERS, f"{method} {path} {code}"
     assert limited >= 15
-    assert "429" not in operation(spec, "GET", "/healthz")["responses"]  # never limited (service.app.UNLIMITED)
+    assert "429" not in operation(spec, "GET", "/healthz")["responses"]  # never limited (service.http.app.UNLIMITED)
 
 
 def test_the_request_headers_read_by_the_views_are_parameters(spec):

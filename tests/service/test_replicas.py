@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.app import create_app
+from service.http.app import create_app
 from service.runtime import build_runtime
 from tests.deployment import NO_REDIS_SERVER, REDIS_SERVER, RedisServer, wait_until
 from tests.service.conftest import HUMAN, Api, settings_for

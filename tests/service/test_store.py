@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from service.store import Appended, EventStore, Idempotency, IdempotencyMismatch, Replayed, VersionConflict
+from service.storage.events import Appended, EventStore, Idempotency, IdempotencyMismatch, Replayed, VersionConflict
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ import redis
 from rq.registry import StartedJobRegistry
 
 from engine import fold
-from service.app import create_app
 from service.game import LOBBY_TYPES, engine_event
+from service.http.app import create_app
 from service.runtime import build_runtime
 from tests.conftest import REAL_REDIS_SKIP, REAL_REDIS_URL, clean_real_redis
 from tests.service.conftest import HUMAN, Api, ai, settings_for

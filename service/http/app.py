@@ -25,11 +25,11 @@ from flask_limiter import Limit, Limiter
 from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import BadRequest, HTTPException
 
-from service.api import PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, v1
 from service.errors import PROBLEM_JSON, ApiError, problem
-from service.players import hash_token
+from service.http.api import PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, v1
+from service.http.schemas import ProblemSchema, ReplayAtSchema
 from service.runtime import Runtime, build_runtime
-from service.schemas import ProblemSchema, ReplayAtSchema
+from service.storage.players import hash_token
 
 log = logging.getLogger("red7")
 

@@ -7,7 +7,7 @@ import hmac
 from flask import current_app, g, request
 
 from service.errors import ApiError
-from service.players import Player
+from service.storage.players import Player
 
 
 def bearer_token() -> str | None:

@@ -1,0 +1,190 @@
+"""Serving for the API benchmark (``python -m bench.api_bench``): gunicorn, the bare endpoint, a client, cleanup.
+
+- ``bare_app``: the bare Flask app that answers a small JSON, the benchmark's yardstick;
+- ``start_gunicorn`` / ``stop`` / ``servers_running``: a ``gthread`` gunicorn serving a WSGI app
+  on a free local port, waited on until it answers, stopped gracefully at the end;
+- ``Client``: one keep-alive ``http.client`` connection;
+- ``delete_keys``: every Redis key of a run deleted once it is over.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, request
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# --- the bare endpoint (gunicorn imports it as bench.api_serving:bare_app) --------------------------------------
+
+bare_app = Flask("bare")
+_BARE_BODY = json.dumps({"status": "ok", "version": 1}, separators=(",", ":"))
+
+
+@bare_app.get("/bare")
+def _bare_get() -> Response:
+    return Response(_BARE_BODY, mimetype="application/json")
+
+
+@bare_app.post("/bare")
+def _bare_post() -> Response:
+    request.get_json()
+    return Response(_BARE_BODY, mimetype="application/json")
+
+
+# --- servers ---------------------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class Server:
+    name: str
+    port: int
+    process: subprocess.Popen[bytes]
+    log: Path
+
+
+def start_gunicorn(
+    name: str, target: str, env: dict[str, str], workers: int, threads: int, ready_path: str, logdir: Path
+) -> Server:
+    port = free_port()
+    log = logdir / f"{name}.log"
+    args = [
+        sys.executable, "-m", "gunicorn",
+        "--bind", f"127.0.0.1:{port}",
+        "--worker-class", "gthread",
+        "--workers", str(workers),
+        "--threads", str(threads),
+        "--log-level", "warning",
+        "--error-logfile", str(log),
+        target,
+    ]
+    python_path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    full_env = {**os.environ, **env, "PYTHONPATH": python_path}
+    process = subprocess.Popen(args, cwd=ROOT, env=full_env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True)
+    server = Server(name, port, process, log)
+    deadline = time.monotonic() + 30
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"gunicorn for {name} exited with {process.returncode}:\n{tail(log)}")
+        try:
+            status, _, _ = Client(port).request("GET", ready_path)
+            if status == 200:
+                return server
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            stop(server)
+            raise RuntimeError(f"gunicorn for {name} did not get ready on port {port}:\n{tail(log)}")
+        time.sleep(0.1)
+
+
+def stop(server: Server) -> None:
+    """SIGTERM to the gunicorn master (graceful), SIGKILL to its process group if it lingers."""
+    if server.process.poll() is None:
+        server.process.send_signal(signal.SIGTERM)
+        try:
+            server.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.process.pid, signal.SIGKILL)
+            server.process.wait(timeout=5)
+
+
+def tail(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")[-3000:]
+    except OSError:
+        return "(no log)"
+
+
+# --- a keep-alive client ---------------------------------------------------------------------------------------
+
+
+class Client:
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+
+    def request(self, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, bytes, dict[str, str]]:
+        headers = {"Accept": "application/json"}
+        data = None
+        if body is not None:
+            data = json.dumps(body, separators=(",", ":")).encode()
+            headers["Content-Type"] = "application/json"
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        for attempt in (1, 2):
+            try:
+                self.connection.request(method, path, body=data, headers=headers)
+                response = self.connection.getresponse()
+                payload = response.read()
+                return response.status, payload, dict(response.getheaders())
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                # the server closed an idle keep-alive connection: reconnect once
+                self.connection.close()
+                self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def json(self, method: str, path: str, body: Any = None, token: str | None = None, expect: int = 200) -> Any:
+        status, payload, _ = self.request(method, path, body, token)
+        if status != expect:
+            raise RuntimeError(f"{method} {path} -> {status}: {payload[:500]!r}")
+        return json.loads(payload)
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+# --- cleanup ----------------------------------------------------------------------------------------------------
+
+
+def delete_keys(redis_url: str, prefix: str, namespace: str, queue: str) -> int:
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    deleted = 0
+    try:
+        for pattern in (f"{prefix}*", f"rq:*{namespace}*", f"*{queue}*"):
+            batch = []
+            for key in client.scan_iter(match=pattern, count=1000):
+                batch.append(key)
+                if len(batch) >= 500:
+                    deleted += client.delete(*batch)
+                    batch = []
+            if batch:
+                deleted += client.delete(*batch)
+        client.srem("rq:queues", f"rq:queue:{queue}")
+    finally:
+        client.close()
+    return deleted
+
+
+@contextmanager
+def servers_running(servers: list[Server]) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        for server in servers:
+            stop(server)
+
+

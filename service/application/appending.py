@@ -1,0 +1,145 @@
+"""Appending what was decided: the one atomic append, its refusals, and what every append sets off.
+
+Every write ends here: the events go down in one append checked against the
+version and head the decision was made on; the game after them is cached,
+and handed to ``on_append`` (the dispatcher queues what is due next).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from engine import (
+    Event,
+    RuleViolation,
+)
+from service.application.commands import Outcome
+from service.application.listing import GameLists
+from service.application.loading import GameLoader
+from service.errors import ApiError
+from service.game import Game, apply, apply_engine, engine_envelope, envelope
+from service.storage.events import EventStore, Idempotency, IdempotencyMismatch, NotReplicated, Replayed, VersionConflict
+
+log = logging.getLogger("red7.games")
+
+
+
+
+OnAppend = Callable[[Game, Sequence[Event]], None]
+
+
+class GameWrites:
+    """The append path shared by every command (see :class:`~service.application.games.GameService`)."""
+
+    store: EventStore
+    loader: GameLoader
+    lists: GameLists
+    clock: Callable[[], str]
+    on_append: OnAppend | None
+
+    def _commit(
+        self,
+        game: Game,
+        events: Sequence[Event],
+        by: str,
+        *,
+        lobby: Sequence[dict[str, Any]] = (),
+        idempotency: Idempotency | None = None,
+        respond: Callable[[Game], str] | None = None,
+    ) -> Outcome:
+        expected = game.version
+        at = self.clock()
+        payloads = [envelope(fields, at=at, by=by) for fields in lobby]
+        payloads += [engine_envelope(e, at=at, by=by) for e in events]
+        after = game.copy()
+        for fields in lobby:
+            apply(after, after.version + 1, {**fields, "at": at})
+        for event in events:
+            apply_engine(after, after.version + 1, event, at)
+        after.head = payloads[-1]
+        response = respond(after) if respond else ""
+        try:
+            result = self.store.append(
+                game.id, expected, payloads, expected_head=game.head, idempotency=idempotency, response=response
+            )
+        except VersionConflict as conflict:
+            raise self._conflict(game.id, conflict) from None
+        except IdempotencyMismatch as exc:
+            raise ApiError("idempotency_key_reused", str(exc)) from None
+        except NotReplicated as short:
+            if short.version is not None:  # appended now (not a retry answered from its record)
+                self._stored(after, events)
+            raise not_replicated_error(short) from None
+        if isinstance(result, Replayed):
+            return Outcome(replayed=result.response)
+        self._stored(after, events)
+        return Outcome(game=after)
+
+    def _append(self, game: Game, expected: int, head: str, payloads: list[str], events: Sequence[Event]) -> None:
+        """Append payloads already folded into ``game`` (``events``: the engine events among them).
+
+        ``expected`` and ``head`` name the game the payloads were decided on.
+        """
+        game.head = payloads[-1]
+        try:
+            self.store.append(game.id, expected, payloads, expected_head=head)
+        except VersionConflict as conflict:
+            raise self._conflict(game.id, conflict) from None
+        except NotReplicated as short:
+            self._stored(game, events)
+            raise not_replicated_error(short) from None
+        self._stored(game, events)
+
+    def _stored(self, game: Game, events: Sequence[Event]) -> None:
+        self.loader.remember(game)
+        self._appended(game, events)
+
+    def _conflict(self, game_id: str, conflict: VersionConflict) -> ApiError:
+        """A refused append: this process's fold was behind, or (diverged) of a history Redis lost — drop it."""
+        self.loader.forget(game_id)
+        return conflict_error(conflict.expected, conflict.current)
+
+    def _appended(self, game: Game, events: Sequence[Event]) -> None:
+        """Index a game that has finished and hand the new game to the dispatcher.
+
+        Neither may fail a write that happened: a lost index move is made by
+        the next listing of the game, a lost enqueue by the next read.
+        """
+        if game.status == "finished":
+            try:
+                self.lists.archive(game)
+            except Exception:
+                log.exception("could not index game %s as finished; the next listing will", game.id)
+        if self.on_append is None:
+            return
+        try:
+            self.on_append(game, events)
+        except Exception:
+            log.exception("could not enqueue what game %s needs at version %s; the next read will retry", game.id, game.version)
+
+
+def not_replicated_error(short: NotReplicated) -> ApiError:
+    stored = f"stored as version {short.version}" if short.version else "stored"
+    error = ApiError(
+        "store_unavailable",
+        f"Your action was {stored}, but only {short.replicas} of {short.wanted} Redis replicas confirmed it in time, "
+        "so it could still be lost; reload the game, or retry with the same Idempotency-Key.",
+    )
+    error.headers["Retry-After"] = "1"
+    return error
+
+
+def rule_error(refusal: RuleViolation) -> ApiError:
+    return ApiError(refusal.code, refusal.message, status=422, **refusal.details)
+
+
+def conflict_error(expected: int, current: int) -> ApiError:
+    error = ApiError(
+        "version_conflict",
+        f"You sent version {expected} but the game is at version {current}; reload it and try again.",
+        current_version=current,
+    )
+    error.headers["ETag"] = f'"{current}"'
+    return error

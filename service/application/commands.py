@@ -1,0 +1,54 @@
+"""What callers hand the application layer and get back: new games, seat requests, outcomes, pages of games."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from engine import (
+    Card,
+    Variant,
+)
+from service.game import Game
+
+log = logging.getLogger("red7.games")
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRequest:
+    kind: str
+    level: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    seats: Sequence[SeatRequest]
+    variant: Variant = Variant.ADVANCED
+    action_rules: bool = False
+    seed: int | None = None
+    deck: Sequence[Card] | None = None
+    turn_timeout: int | None = None
+    timeout_action: str = "fold"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A write's result: the game after it, or the stored first response of a retried request."""
+
+    game: Game | None = None
+    replayed: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GamePage:
+    games: list[Game]
+    next_cursor: str | None
+
+
+#: Where a page of a player's games starts: among the games in play after the sort key

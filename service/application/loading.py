@@ -1,0 +1,133 @@
+"""Loading games: a fold of the stream, from this process's cache or the stored snapshot, never of a lost history."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections import OrderedDict
+
+from service.errors import ApiError
+from service.game import Game, load
+from service.storage.events import EventStore
+
+log = logging.getLogger("red7.games")
+
+
+class GameCache:
+    """This process's newest fold of the games it served, least recently used first out.
+
+    It keeps private copies and hands out the shared object: a reader renders
+    it, a writer folds into a copy (``Game.copy``).
+    """
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._games: OrderedDict[str, Game] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, game_id: str) -> Game | None:
+        """The cached game itself, shared: fold into a copy of it, never into it."""
+        with self._lock:
+            game = self._games.get(game_id)
+            if game is not None:
+                self._games.move_to_end(game_id)
+            return game
+
+    def drop(self, game_id: str) -> None:
+        with self._lock:
+            self._games.pop(game_id, None)
+
+    def put(self, game: Game) -> None:
+        with self._lock:
+            known = self._games.get(game.id)
+            if known is None or known.version < game.version:
+                self._games[game.id] = game.copy()
+            self._games.move_to_end(game.id)
+            while len(self._games) > self.size:
+                self._games.popitem(last=False)
+
+
+
+
+class GameLoader:
+    """Games folded from their streams, through this process's cache and the stored snapshots."""
+
+    def __init__(self, store: EventStore, *, snapshot_every: int = 64) -> None:
+        self.store = store
+        self.snapshot_every = snapshot_every
+        self._cache = GameCache()
+        self._snapshot_at: dict[str, int] = {}  # the version of the newest snapshot this process knows of
+
+    def cached(self, game_id: str) -> Game | None:
+        """This process's newest fold of the game, if it has one (shared: fold into a copy)."""
+        return self._cache.get(game_id)
+
+    def forget(self, game_id: str) -> None:
+        """Drop the cached fold (a refused append showed it behind, or of a history Redis lost)."""
+        self._cache.drop(game_id)
+
+    def load(self, game_id: str) -> Game:
+        """The game now: this process's newest fold of it (or the stored snapshot) plus the events after it.
+
+        Events are never changed once appended, so a fold at version v plus
+        the events after v is the game — as long as Redis still holds the
+        history the fold came from.  It may not: a crash between fsyncs or a
+        failover to a lagging replica loses the last writes, and the numbers
+        are then given to other events.  So the read starts *at* v, and a fold
+        whose last event is not what the stream holds there is dropped and the
+        game folded again from what Redis has (:meth:`_rebase`).
+        The game returned may be shared with the cache: never change it in place
+        (writers fold into ``game.copy()``).
+        """
+        start = cached = self._cache.get(game_id)
+        if start is None:
+            snapshot = self.store.snapshot(game_id)
+            if snapshot is not None:
+                start = Game.from_dict(json.loads(snapshot[1]))
+                self._snapshot_at[game_id] = start.version
+        if start is None:
+            tail = [(e.number, e.payload) for e in self.store.read_all(game_id)]
+        else:
+            stored = [(e.number, e.payload) for e in self.store.read_all(game_id, after=start.version - 1)]
+            if not stored or stored[0][0] != start.version or (start.head and stored[0][1] != start.head):
+                return self._rebase(game_id, start, cached is not None)
+            base, tail = stored[0], stored[1:]
+            if not start.head:  # a snapshot written before games kept their head
+                start = start.copy() if cached is not None else start
+                start.head = base[1]
+        if start is None and not tail:
+            raise ApiError("game_not_found", f"There is no game {game_id!r}.")
+        if cached is not None and not tail:
+            return cached  # shared with the cache: callers that change a game work on a copy
+        game = load(game_id, tail, start.copy() if cached is not None else start)
+        self.remember(game)
+        return game
+
+    def _rebase(self, game_id: str, stale: Game, from_cache: bool) -> Game:
+        """Fold the game again from the stream alone: ``stale`` came from a history that Redis no longer holds."""
+        version = self.store.version(game_id)
+        log.warning(
+            "game %s: Redis no longer holds the history of this process's %s at version %s (the stream is at %s): "
+            "folding it again from the stream",
+            game_id, "cached game" if from_cache else "snapshot", stale.version, version,
+        )
+        self._cache.drop(game_id)
+        self._snapshot_at.pop(game_id, None)
+        if not from_cache:
+            self.store.drop_snapshot(game_id)  # written from a history that was lost: it would only mislead
+        tail = [(e.number, e.payload) for e in self.store.read_all(game_id)]
+        if not tail:
+            raise ApiError("game_not_found", f"There is no game {game_id!r}.")
+        game = load(game_id, tail)
+        self.remember(game)
+        return game
+
+    def remember(self, game: Game) -> None:
+        """Cache the game, and store a snapshot every ``snapshot_every`` events (for cold readers)."""
+        self._cache.put(game)
+        if game.version - self._snapshot_at.get(game.id, 0) >= self.snapshot_every:
+            self.store.save_snapshot(game.id, game.version, json.dumps(game.to_dict(), separators=(",", ":")))
+            if len(self._snapshot_at) > 100_000:
+                self._snapshot_at.clear()  # only a hint: forgetting costs one early snapshot per game
+            self._snapshot_at[game.id] = game.version

@@ -1,0 +1,208 @@
+"""What every route shares: the blueprints, JSON responses, the OpenAPI vocabulary, content negotiation
+and the rendered-view cache.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from http import HTTPStatus
+from typing import Any
+
+from flask import Response, current_app, request
+from flask_smorest import Blueprint
+from werkzeug.datastructures import MIMEAccept
+
+from service.application.games import GameService
+from service.errors import PROBLEM_JSON
+from service.http.views import game_json
+from service.storage.players import PlayerStore
+
+log = logging.getLogger("red7.api")
+
+v1 = Blueprint("v1", __name__, url_prefix="/v1", description="Players, games, actions and event feeds")
+health = Blueprint("health", __name__, description="Liveness and readiness")
+
+HTTP_REASONS = {code: HTTPStatus(code).phrase for code in (400, 401, 403, 404, 406, 409, 413, 415, 422, 429, 503)}
+
+
+def red7_runtime() -> Any:
+    return current_app.extensions["red7"]
+
+
+def game_service() -> GameService:
+    return red7_runtime().games
+
+
+def player_store() -> PlayerStore:
+    return red7_runtime().players
+
+
+def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    text = body if isinstance(body, str) else json.dumps(body, separators=(",", ":"))
+    response = Response(text, status=status, mimetype="application/json")
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+# --- what the OpenAPI document says beyond the schemas -------------------------------------
+
+#: The response headers of the API, described once (``service.http.app`` registers them as components.headers).
+RESPONSE_HEADERS: dict[str, dict[str, Any]] = {
+    "ETag": {
+        "description": 'The game version, quoted ("12"): send it back as If-None-Match to poll, or as If-Match to act',
+        "schema": {"type": "string", "pattern": '^"[0-9]+"$'},
+        "required": True,
+    },
+    "Location": {"description": "Where what was created can be found", "schema": {"type": "string"}, "required": True},
+    "Idempotent-Replayed": {
+        "description": "`true`: the stored answer to an earlier request with this Idempotency-Key (nothing was done again)",
+        "schema": {"type": "string", "enum": ["true"]},
+    },
+    "Retry-After": {"description": "Seconds to wait before trying again", "schema": {"type": "integer", "minimum": 1}},
+    "X-RateLimit-Limit": {
+        "description": "Requests allowed in the window of the rate limit nearest to running out (sent while limits are on)",
+        "schema": {"type": "integer", "minimum": 0},
+    },
+    "X-RateLimit-Remaining": {"description": "Requests left in that window", "schema": {"type": "integer", "minimum": 0}},
+    "X-RateLimit-Reset": {"description": "When that window resets, in Unix seconds", "schema": {"type": "integer"}},
+}
+RATE_LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
+
+
+def response_headers(*names: str) -> dict[str, str]:
+    """Response headers by name, for ``headers=``: apispec turns each into a $ref to components.headers."""
+    return {name: name for name in names if name in RESPONSE_HEADERS}
+
+
+#: The schema of a body that is text, not JSON (an HTML page).
+TEXT = {"type": "string"}
+#: One event of a text/event-stream body (as OpenAPI 3.2's ``itemSchema`` would put it, and schemathesis reads it).
+SSE_EVENT = {
+    "type": "object",
+    "required": ["event", "data"],
+    "properties": {
+        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The event number: send it back as Last-Event-ID"},
+        "event": {"type": "string", "description": "The event's type; `end` when the game is over and every event was sent"},
+        "data": {"type": "string", "description": "The event as JSON, as in the events feed (`{}` for `end`)"},
+        "retry": {"type": "integer", "description": "How long to wait before reconnecting, in milliseconds"},
+    },
+}
+
+
+#: Request headers read by the views themselves (not by a schema).
+IF_NONE_MATCH = {
+    "in": "header",
+    "name": "If-None-Match",
+    "schema": {"type": "string"},
+    "description": 'The ETag of the view you hold ("12"): the answer is 304 Not Modified while it is current',
+}
+LAST_EVENT_ID = {
+    "in": "header",
+    "name": "Last-Event-ID",
+    "schema": {"type": "string"},
+    "description": "The id of the last event received (an event number): the stream resumes after it; overrides `after`",
+}
+
+#: Who may call an operation (the schemes are the spec's components.securitySchemes, declared in service.http.app).
+TOKEN = [{"bearer": []}]
+#: Without a token, the spectator's view (no hands).
+TOKEN_OR_NONE = [{"bearer": []}, {}]
+#: X-Api-Key, needed only when the server has keys (RED7_API_KEYS).
+API_KEY = [{"apiKey": []}, {}]
+TOKEN_AND_API_KEY = [{"bearer": [], "apiKey": []}, {"bearer": []}]
+PUBLIC: list[dict[str, list[str]]] = []
+
+
+def best_offer(offers: Sequence[str]) -> str | None:
+    """The media type of ``offers`` the Accept header prefers (the first if it names none), or ``None``.
+
+    Media-type parameters other than q are ignored: werkzeug would match them
+    exactly, so ``application/json; charset=utf-8`` would take no JSON at all.
+    """
+    header = request.headers.get("Accept", "")
+    if not header.strip():  # none, or blank as some clients send: anything goes
+        return offers[0]
+    if header in offers:  # the usual case: one type, exactly one of ours
+        return header
+    if ";" not in header:  # no parameters to drop: werkzeug's parse, cached on the request
+        return request.accept_mimetypes.best_match(offers)
+    ranges = MIMEAccept([(value.split(";", 1)[0].strip(), quality) for value, quality in request.accept_mimetypes])
+    return ranges.best_match(offers)
+
+
+def documented_errors(*codes: int) -> Any:
+    """Document the problem responses of a route (every route may also meet 406, an Accept header it cannot
+    satisfy, and 503: the store is down).
+
+    A route that may answer 429 is rate limited: every one of its responses may carry X-RateLimit-*
+    (``service.http.app._rate_limit_headers``), so this decorator goes above the others of the route, to see
+    the responses they document.  429 and 503 also carry Retry-After.
+
+    The documentation goes straight into the view's ``_apidoc``, which is what
+    ``alt_response`` records too, but without wrapping the view once per code.
+    """
+    limited = 429 in codes
+
+    def decorate(func: Any) -> Any:
+        responses = func.__dict__.setdefault("_apidoc", {}).setdefault("response", {}).setdefault("responses", {})
+        if limited:
+            for documented in responses.values():
+                for response in documented:
+                    if isinstance(response, dict):
+                        response.setdefault("headers", {}).update(response_headers(*RATE_LIMIT_HEADERS))
+        for code in sorted({*codes, 406, 503}):
+            description = f"{HTTP_REASONS[code]}: problem details (RFC 9457)"
+            problem: dict[str, Any] = {"schema": "Problem", "description": description, "content_type": PROBLEM_JSON}
+            retry = ("Retry-After",) if code in (429, 503) else ()
+            headers = response_headers(*retry, *(RATE_LIMIT_HEADERS if limited else ()))
+            if headers:
+                problem["headers"] = headers
+            responses.setdefault(code, []).append(problem)
+        return func
+
+    return decorate
+
+
+class RenderCache:
+    """Rendered views by (game, version, head, viewer): a view of a stored game never changes, and clients poll.
+
+    The head (the last event itself) is in the key because a version number names one game only as long as
+    Redis keeps its history (see :mod:`service.storage.events`).
+    """
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._views: OrderedDict[tuple[str, int, str, str | None], str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def render(self, game: Any, player_id: str | None) -> str:
+        """The view of a stored version of the game (only those: a version number names one game state only once stored)."""
+        key = (game.id, game.version, game.head, player_id)
+        with self._lock:
+            text = self._views.get(key)
+        if text is None:
+            text = render_view(game, player_id)
+            self.remember(game, player_id, text)
+        return text
+
+    def remember(self, game: Any, player_id: str | None, text: str) -> None:
+        with self._lock:
+            self._views[(game.id, game.version, game.head, player_id)] = text
+            while len(self._views) > self.size:
+                self._views.popitem(last=False)
+
+
+def render_view(game: Any, player_id: str | None) -> str:
+    return json.dumps(game_json(game, player_id), separators=(",", ":"))
+
+
+RENDERED = RenderCache()
+
+
+def game_response(game: Any, player_id: str | None, status: int = 200) -> Response:
+    return json_response(RENDERED.render(game, player_id), status, {"ETag": f'"{game.version}"', "Vary": "Authorization"})

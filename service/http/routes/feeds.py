@@ -1,0 +1,115 @@
+"""The event feeds: the paged (and long-polled) events and the Server-Sent Events stream."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import redis
+from flask import Response, request, stream_with_context
+from flask.views import MethodView
+
+from service.errors import ApiError
+from service.http.auth import current_player
+from service.http.common import (
+    LAST_EVENT_ID,
+    SSE_EVENT,
+    TOKEN_OR_NONE,
+    documented_errors,
+    game_service,
+    json_response,
+    red7_runtime,
+    v1,
+)
+from service.http.schemas import (
+    EventPageSchema,
+    EventsQuerySchema,
+    StreamQuerySchema,
+    event_number,
+)
+
+log = logging.getLogger("red7.api")
+
+
+@v1.route("/games/<game_id>/events")
+class Events(MethodView):
+    @documented_errors(401, 404, 422, 429)
+    @v1.arguments(EventsQuerySchema(), location="query")
+    @v1.response(200, EventPageSchema)
+    @v1.doc(security=TOKEN_OR_NONE)
+    def get(self, query: dict[str, Any], game_id: str) -> Response:
+        """Your redacted event feed, paged; ``wait`` long-polls until something happens."""
+        player = current_player(required=False)
+        games = game_service()
+        game = games.load(game_id)
+        games.ensure_progress(game)
+        after = query["after"]
+        if game.version <= after and query["wait"] > 0 and not game.over:  # nothing more will come
+            games.store.wait(game_id, after, min(query["wait"], red7_runtime().settings.long_poll_max))
+            game = games.load(game_id)
+        events = games.feed(game, player.id if player else None, after, query["limit"])
+        page = {
+            "events": events,
+            "next": events[-1]["n"] if events else min(after, game.version),
+            "version": game.version,
+            "finished": game.over,
+        }
+        return json_response(page)
+
+
+# Last-Event-ID is documented on the path: @v1.doc(parameters=...) would replace the query's parameters.
+@v1.route("/games/<game_id>/stream", parameters=[LAST_EVENT_ID])
+class Stream(MethodView):
+    @documented_errors(401, 404, 422, 429)
+    @v1.arguments(StreamQuerySchema(), location="query")
+    @v1.response(
+        200,
+        SSE_EVENT,
+        content_type="text/event-stream",
+        description="Server-Sent Events: the caller's redacted events (id: the event number); resume with Last-Event-ID",
+    )
+    @v1.doc(security=TOKEN_OR_NONE)
+    def get(self, query: dict[str, Any], game_id: str) -> Response:
+        """The feed as Server-Sent Events; it ends when the game is over (or after a while: reconnect)."""
+        player = current_player(required=False)
+        viewer = player.id if player else None
+        games = game_service()
+        settings = red7_runtime().settings
+        games.ensure_progress(games.load(game_id))  # 404 before the stream starts
+        after = query.get("after", 0)
+        if "Last-Event-ID" in request.headers:
+            last_event = event_number(request.headers["Last-Event-ID"])
+            if last_event is None:
+                error = {"field": "Last-Event-ID", "message": "must be an event number", "location": "headers"}
+                raise ApiError("invalid_request", "Last-Event-ID must be an event number.", errors=[error])
+            after = last_event
+
+        def events() -> Iterator[str]:
+            nonlocal after
+            started = time.monotonic()
+            yield "retry: 2000\n\n"
+            try:
+                while True:
+                    game = games.load(game_id)
+                    for event in games.feed(game, viewer, after, 500):
+                        after = event["n"]
+                        yield f"id: {event['n']}\nevent: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
+                    if game.over and after >= game.version:
+                        yield "event: end\ndata: {}\n\n"
+                        return
+                    left = settings.stream_max_seconds - (time.monotonic() - started)
+                    if left <= 0:
+                        return
+                    if not games.store.wait(game_id, after, min(settings.stream_heartbeat, left)):
+                        games.ensure_progress(game)
+                        yield ": keep-alive\n\n"
+            except redis.RedisError as error:  # the status line is long gone: end the stream, the client resumes
+                log.warning("stream of game %s ended: the event store is unreachable (%s)", game_id, error)
+
+        response = Response(stream_with_context(events()), mimetype="text/event-stream")
+        response.headers["Cache-Control"] = "no-cache"
+        response.headers["X-Accel-Buffering"] = "no"
+        return response

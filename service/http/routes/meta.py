@@ -1,0 +1,52 @@
+"""What is not a resource of the game: the problem catalogue and the health checks."""
+
+from __future__ import annotations
+
+from flask import Response
+from flask.views import MethodView
+
+from service.errors import catalogue
+from service.http.common import (
+    PUBLIC,
+    documented_errors,
+    game_service,
+    health,
+    json_response,
+    v1,
+)
+from service.http.schemas import (
+    HealthSchema,
+    ProblemListSchema,
+)
+
+
+@v1.route("/problems")
+class Problems(MethodView):
+    @v1.response(200, ProblemListSchema)
+    @v1.doc(security=PUBLIC)
+    def get(self) -> Response:
+        """Every problem ``code`` this API answers with."""
+        return json_response({"problems": catalogue()})
+
+
+# --- health ------------------------------------------------------------------------------
+
+
+@health.route("/healthz")
+class Healthz(MethodView):
+    @health.response(200, HealthSchema)
+    @health.doc(security=PUBLIC)
+    def get(self) -> Response:
+        """The process is up."""
+        return json_response({"status": "ok"})
+
+
+@health.route("/readyz")
+class Readyz(MethodView):
+    @documented_errors()
+    @health.response(200, HealthSchema)
+    @health.doc(security=PUBLIC)
+    def get(self) -> Response:
+        """The event store (Redis) answers."""
+        game_service().store.redis.ping()
+        return json_response({"status": "ready"})

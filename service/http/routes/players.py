@@ -1,0 +1,136 @@
+"""Players and their tokens: sign-up, the caller's profile and games, tokens per device."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response
+from flask.views import MethodView
+
+from service.errors import ApiError
+from service.http.auth import bearer_token, current_player, require_api_key
+from service.http.common import (
+    API_KEY,
+    TOKEN,
+    documented_errors,
+    game_service,
+    json_response,
+    player_store,
+    response_headers,
+    v1,
+)
+from service.http.schemas import (
+    GameListSchema,
+    MyGamesQuerySchema,
+    PlayerCreatedSchema,
+    PlayerCreateSchema,
+    PlayerSchema,
+    PlayerUpdateSchema,
+    TokenCreateSchema,
+    TokenIssuedSchema,
+    TokenListSchema,
+)
+from service.http.views import summary_json
+from service.storage.players import TokenInfo, TooManyTokens, hash_token
+
+# --- players -----------------------------------------------------------------------------
+
+
+@v1.route("/players")
+class Players(MethodView):
+    @documented_errors(400, 401, 413, 415, 422, 429)
+    @v1.arguments(PlayerCreateSchema())
+    @v1.response(201, PlayerCreatedSchema, headers=response_headers("Location"))
+    @v1.doc(security=API_KEY)
+    def post(self, body: dict[str, Any]) -> Response:
+        """Create a player; the token in the answer is shown only once."""
+        require_api_key()
+        player, token = player_store().create(body["name"], game_service().clock())
+        created = {"id": player.id, "name": player.name, "token": token, "created_at": player.created_at}
+        return json_response(created, 201, {"Location": "/v1/players/me"})  # as the new token sees itself
+
+
+def _player_json(player: Any, *, show_secret: bool = False) -> dict[str, Any]:
+    out = {"id": player.id, "name": player.name, "created_at": player.created_at, "webhook_url": player.webhook_url}
+    if show_secret and player.webhook_secret:
+        out["webhook_secret"] = player.webhook_secret
+    return out
+
+
+@v1.route("/players/me")
+class Me(MethodView):
+    @documented_errors(401, 429)
+    @v1.response(200, PlayerSchema)
+    @v1.doc(security=TOKEN)
+    def get(self) -> Response:
+        """The calling player."""
+        return json_response(_player_json(current_player()))
+
+    @documented_errors(400, 401, 413, 415, 422, 429)
+    @v1.arguments(PlayerUpdateSchema())
+    @v1.response(200, PlayerSchema)
+    @v1.doc(security=TOKEN)
+    def patch(self, body: dict[str, Any]) -> Response:
+        """Rename, or set the webhook URL (the answer holds its new signing secret, once)."""
+        player = current_player()
+        url = body.get("webhook_url")
+        updated = player_store().update(
+            player.id, name=body.get("name"), webhook_url=(url or "") if "webhook_url" in body else None
+        )
+        return json_response(_player_json(updated, show_secret="webhook_url" in body))
+
+
+@v1.route("/players/me/games")
+class MyGames(MethodView):
+    @documented_errors(401, 422, 429)
+    @v1.arguments(MyGamesQuerySchema(), location="query")
+    @v1.response(200, GameListSchema)
+    @v1.doc(security=TOKEN)
+    def get(self, query: dict[str, Any]) -> Response:
+        """The caller's games, a page at a time: the ones where it is their turn first, then active, waiting, finished."""
+        player = current_player()
+        page = game_service().games_of(player, status=query.get("status"), limit=query["limit"], cursor=query.get("cursor"))
+        return json_response({"games": [summary_json(g, player.id) for g in page.games], "next_cursor": page.next_cursor})
+
+
+def _token_json(info: TokenInfo) -> dict[str, Any]:
+    current = hash_token(bearer_token() or "")
+    return {"id": info.id, "label": info.label, "created_at": info.created_at, "current": info.digest == current}
+
+
+@v1.route("/players/me/tokens")
+class Tokens(MethodView):
+    @documented_errors(401, 429)
+    @v1.response(200, TokenListSchema)
+    @v1.doc(security=TOKEN)
+    def get(self) -> Response:
+        """The caller's tokens (never the tokens themselves): one per device or app, say."""
+        player = current_player()
+        return json_response({"tokens": [_token_json(info) for info in player_store().tokens(player.id)]})
+
+    @documented_errors(400, 401, 409, 413, 415, 422, 429)
+    @v1.arguments(TokenCreateSchema())
+    @v1.response(201, TokenIssuedSchema, headers=response_headers("Location"))
+    @v1.doc(security=TOKEN)
+    def post(self, body: dict[str, Any]) -> Response:
+        """Issue another token; the answer holds it, once.  The tokens already issued keep working."""
+        player = current_player()
+        try:
+            info, token = player_store().issue_token(player.id, body["label"], game_service().clock())
+        except TooManyTokens:
+            raise ApiError("token_limit_reached", "Revoke a token you no longer use first.") from None
+        issued = {**_token_json(info), "token": token}
+        return json_response(issued, 201, {"Location": f"/v1/players/me/tokens/{info.id}"})
+
+
+@v1.route("/players/me/tokens/<token_id>")
+class TokenResource(MethodView):
+    @documented_errors(401, 404, 429)
+    @v1.response(204, description="Revoked: the token no longer works (at once here, within seconds on every server)")
+    @v1.doc(security=TOKEN)
+    def delete(self, token_id: str) -> Response:
+        """Revoke a token (the one this request came with too: that is how to sign out)."""
+        player = current_player()
+        if not player_store().revoke_token(player.id, token_id):
+            raise ApiError("token_not_found")
+        return Response(status=204, mimetype=None)

@@ -1,0 +1,182 @@
+"""Replays: a game's replay document, its export and viewer, and imported replay files."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, stream_with_context
+from flask.views import MethodView
+
+from replays.build import state_at
+from replays.ndjson import iter_lines
+from replays.verify import verify_replay
+from replays.viewer import render_viewer
+from service.errors import ApiError
+from service.http.auth import current_player
+from service.http.common import (
+    PUBLIC,
+    RATE_LIMIT_HEADERS,
+    TEXT,
+    TOKEN,
+    TOKEN_OR_NONE,
+    best_offer,
+    documented_errors,
+    game_service,
+    json_response,
+    red7_runtime,
+    response_headers,
+    v1,
+)
+from service.http.schemas import (
+    ImportedSchema,
+    ReplayQuerySchema,
+    ReplaySchema,
+)
+
+# --- replays ------------------------------------------------------------------------------
+
+NDJSON = "application/x-ndjson"
+#: What a route answers with, where it is not JSON only: an Accept header that takes none of it gets a 406.
+PRODUCES: dict[str, tuple[str, ...]] = {
+    "v1.TokenResource": (),  # 204: no body to negotiate
+    "v1.Stream": ("text/event-stream",),
+    "v1.GameReplay": ("application/json", NDJSON),
+    "v1.ImportedReplay": ("application/json", NDJSON),
+    "v1.GameReplayView": ("text/html",),
+    "v1.ImportedReplayView": ("text/html",),
+}
+REPLAY_ETAG = {"description": "The replay's hash, quoted (with the whole document as JSON only)", "schema": {"type": "string"}}
+REPLAY_RESPONSE = {
+    "description": "the replay document; one step with at=N; one step per line with Accept: application/x-ndjson",
+    "headers": {"ETag": REPLAY_ETAG, **response_headers(*RATE_LIMIT_HEADERS)},
+    "content": {
+        "application/json": {
+            "schema": {"oneOf": [{"$ref": "#/components/schemas/Replay"}, {"$ref": "#/components/schemas/ReplayAt"}]}
+        },
+        NDJSON: {"schema": {"type": "string"}},
+    },
+}
+
+
+def _replay_response(document: dict[str, Any], query: dict[str, Any], filename: str | None = None) -> Response:
+    """The replay as JSON (one step with ``at``), as NDJSON (one step per line), or as a download."""
+    if "at" in query:
+        try:
+            step = state_at(document, query["at"])
+        except IndexError as exc:
+            error = {"field": "at", "message": str(exc), "location": "query"}
+            raise ApiError("invalid_request", str(exc), errors=[error]) from None
+        return json_response({"game_id": document["game_id"], "steps": len(document["steps"]), "step": step})
+    if filename is None and best_offer(["application/json", NDJSON]) == NDJSON:
+        lines = iter_lines(document)
+        return Response(stream_with_context(lines), mimetype=NDJSON)
+    headers = {"ETag": f'"{document["hash"]}"'}
+    if filename:
+        headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return json_response(document, 200, headers)
+
+
+def _viewer_response(document: dict[str, Any], title: str) -> Response:
+    response = Response(render_viewer(document, title), mimetype="text/html")
+    response.headers["Content-Security-Policy"] = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
+    return response
+
+
+@v1.route("/games/<game_id>/replay")
+class GameReplay(MethodView):
+    @documented_errors(401, 404, 422, 429)
+    @v1.arguments(ReplayQuerySchema(), location="query")
+    @v1.doc(responses={200: REPLAY_RESPONSE}, security=TOKEN_OR_NONE)
+    def get(self, query: dict[str, Any], game_id: str) -> Response:
+        """A finished game's full replay; a game in progress as far as the caller has seen it (no hidden card)."""
+        player = current_player(required=False)
+        game = game_service().load(game_id)
+        return _replay_response(game_service().replay(game, player.id if player else None), query)
+
+
+@v1.route("/games/<game_id>/replay/export")
+class GameReplayExport(MethodView):
+    @documented_errors(404, 409, 429)
+    @v1.response(
+        200,
+        ReplaySchema,
+        description="the replay as a file to keep",
+        headers={
+            "ETag": {**REPLAY_ETAG, "required": True},
+            "Content-Disposition": {
+                "description": 'attachment; filename="red7-<game_id>.json"',
+                "schema": {"type": "string"},
+                "required": True,
+            },
+        },
+    )
+    @v1.doc(security=PUBLIC)
+    def get(self, game_id: str) -> Response:
+        """Download a finished game's replay, to keep or to import elsewhere (POST /v1/replays)."""
+        game = game_service().load(game_id)
+        if game.status != "finished":
+            raise ApiError("game_not_finished", "Only a finished game can be exported; its replay would give away hidden cards.")
+        return _replay_response(game_service().replay(game, None), {}, f"red7-{game_id}.json")
+
+
+@v1.route("/games/<game_id>/replay/view")
+class GameReplayView(MethodView):
+    @documented_errors(404, 429)
+    @v1.response(200, TEXT, description="a self-contained HTML page that steps through the replay", content_type="text/html")
+    @v1.doc(security=PUBLIC)
+    def get(self, game_id: str) -> Response:
+        """The replay viewer (a finished game in full; a game in progress as a spectator sees it)."""
+        game = game_service().load(game_id)
+        return _viewer_response(game_service().replay(game, None), f"Red7 replay {game_id}")
+
+
+@v1.route("/replays")
+class Replays(MethodView):
+    @documented_errors(400, 401, 413, 415, 422, 429)
+    @v1.arguments(ReplaySchema())
+    @v1.response(201, ImportedSchema, headers=response_headers("Location"))
+    @v1.doc(security=TOKEN)
+    def post(self, document: dict[str, Any]) -> Response:
+        """Import a replay file: it is verified (hash, every state, the deals) and made viewable."""
+        current_player()
+        verdict = verify_replay(document)
+        if not verdict.ok:
+            detail = "The replay does not verify: " + "; ".join(verdict.problems[:5])
+            raise ApiError("invalid_replay", detail, problems=verdict.problems)
+        replay_id = red7_runtime().replays.save(document)
+        body = {
+            "id": replay_id,
+            "game_id": document["game_id"],
+            "steps": verdict.steps,
+            "hash": document["hash"],
+            "url": f"/v1/replays/{replay_id}",
+            "view_url": f"/v1/replays/{replay_id}/view",
+        }
+        return json_response(body, 201, {"Location": body["url"]})
+
+
+def _imported(replay_id: str) -> dict[str, Any]:
+    document = red7_runtime().replays.get(replay_id)
+    if document is None:
+        raise ApiError("not_found", f"There is no imported replay {replay_id!r}.")
+    return document
+
+
+@v1.route("/replays/<replay_id>")
+class ImportedReplay(MethodView):
+    @documented_errors(404, 422, 429)
+    @v1.arguments(ReplayQuerySchema(), location="query")
+    @v1.doc(responses={200: REPLAY_RESPONSE}, security=PUBLIC)
+    def get(self, query: dict[str, Any], replay_id: str) -> Response:
+        """An imported replay."""
+        return _replay_response(_imported(replay_id), query)
+
+
+@v1.route("/replays/<replay_id>/view")
+class ImportedReplayView(MethodView):
+    @documented_errors(404, 429)
+    @v1.response(200, TEXT, description="a self-contained HTML page that steps through the replay", content_type="text/html")
+    @v1.doc(security=PUBLIC)
+    def get(self, replay_id: str) -> Response:
+        """The viewer for an imported replay."""
+        return _viewer_response(_imported(replay_id), f"Red7 replay {replay_id}")

@@ -1,0 +1,185 @@
+"""What requests may carry: request schemas validate JSON and turn it into the application's commands."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
+
+from engine import ALL_CARDS, Card, Destination, Variant, step_from_dict
+from service.application.commands import NewGame, SeatRequest
+from service.game import AI_LEVELS
+
+CARD_NAMES = [str(c) for c in ALL_CARDS]
+#: No game comes near this many events; larger cursors are refused rather than sent to Redis.
+MAX_EVENT = 2**40
+
+
+def event_number(text: str) -> int | None:
+    """A version or event number written in a header, or ``None``.
+
+    ASCII digits only: ``str.isdigit`` also accepts "²" (headers arrive as
+    latin-1), which ``int`` then refuses.
+    """
+    text = text.strip()
+    if not (0 < len(text) <= 13 and text.isascii() and text.isdigit()):
+        return None
+    number = int(text)
+    return number if number <= MAX_EVENT else None
+
+
+STEP_TYPES = ["play", "discard", "take", "place", "end_turn", "fold"]
+
+
+class CardField(fields.String):
+    """A card in notation, ``"R7"``."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(
+            validate=validate.OneOf(CARD_NAMES, error="not a card; write a colour letter (ROYGBIV) and 1-7, e.g. R7"),
+            metadata={"example": "R7", "description": "colour letter (R O Y G B I V) and number 1-7"},
+            **kwargs,
+        )
+
+
+class Strict(Schema):
+    class Meta:
+        ordered = True
+
+
+# --- requests ------------------------------------------------------------------------
+
+
+class PlayerCreateSchema(Strict):
+    name = fields.String(required=True, validate=validate.Length(1, 40), metadata={"example": "Ana"})
+
+
+def _webhook_url(value: str | None) -> None:
+    """An http(s) URL, or empty to remove the webhook."""
+    if value:
+        validate.URL(schemes={"http", "https"}, require_tld=False)(value)
+
+
+class PlayerUpdateSchema(Strict):
+    name = fields.String(validate=validate.Length(1, 40))
+    webhook_url = fields.String(
+        allow_none=True,
+        validate=[validate.Length(max=500), _webhook_url],
+        metadata={"description": "http(s) URL to notify (your turn, round over, game finished); empty or null removes it"},
+    )
+
+
+class TokenCreateSchema(Strict):
+    label = fields.String(
+        load_default="token",
+        validate=validate.Length(1, 40),
+        metadata={"example": "phone", "description": "to tell your tokens apart"},
+    )
+
+
+class MyGamesQuerySchema(Strict):
+    status = fields.String(
+        validate=validate.OneOf(["active", "waiting", "finished"]), metadata={"description": "only games in this state"}
+    )
+    limit = fields.Integer(load_default=50, validate=validate.Range(1, 200))
+    cursor = fields.String(validate=validate.Length(1, 100), metadata={"description": "the next_cursor of the page before"})
+
+
+class SeatSchema(Strict):
+    kind = fields.String(required=True, validate=validate.OneOf(["human", "ai"]))
+    level = fields.String(validate=validate.OneOf(AI_LEVELS), metadata={"description": "AI level, for kind ai"})
+
+    @validates_schema
+    def _level(self, data: dict[str, Any], **_: Any) -> None:
+        if data.get("kind") == "ai" and not data.get("level"):
+            raise ValidationError("an AI seat needs a level", "level")
+        if data.get("kind") == "human" and data.get("level"):
+            raise ValidationError("only AI seats have a level", "level")
+
+
+class GameCreateSchema(Strict):
+    seats = fields.List(fields.Nested(SeatSchema), required=True, validate=validate.Length(2, 4))
+    variant = fields.String(load_default="advanced", validate=validate.OneOf([v.value for v in Variant]))
+    action_rules = fields.Boolean(load_default=False, truthy={True}, falsy={False})
+    seed = fields.Integer(
+        strict=True,
+        validate=validate.Range(0, 2**53 - 1),  # exact as a JavaScript number
+        metadata={"description": "fixes every shuffle; anyone who knows it can predict the deal (the game is marked seeded)"},
+    )
+    deck = fields.List(
+        CardField(),
+        validate=validate.Length(equal=49),
+        metadata={"description": "an explicit order, top card first (only if the server allows it; marks the game custom-dealt)"},
+    )
+    turn_timeout = fields.Integer(
+        strict=True,
+        allow_none=True, validate=validate.Range(5, 30 * 24 * 3600), metadata={"description": "seconds a human has per turn"}
+    )
+    timeout_action = fields.String(load_default="fold", validate=validate.OneOf(["fold", "ai"]))
+
+    @post_load
+    def _command(self, data: dict[str, Any], **_: Any) -> NewGame:
+        deck = data.get("deck")
+        return NewGame(
+            seats=[SeatRequest(s["kind"], s.get("level")) for s in data["seats"]],
+            variant=Variant(data["variant"]),
+            action_rules=data["action_rules"],
+            seed=data.get("seed"),
+            deck=[Card.parse(c) for c in deck] if deck is not None else None,
+            turn_timeout=data.get("turn_timeout"),
+            timeout_action=data["timeout_action"],
+        )
+
+
+class JoinSchema(Strict):
+    code = fields.String(required=True, validate=validate.Length(1, 64))
+    seat = fields.Integer(strict=True, validate=validate.Range(0, 3))
+
+
+class StepSchema(Strict):
+    type = fields.String(required=True, validate=validate.OneOf(STEP_TYPES))
+    card = CardField()
+    draw = fields.Boolean(
+        truthy={True}, falsy={False}, metadata={"description": "discard only: take the advanced draw if granted (default true)"}
+    )
+    seat = fields.Integer(strict=True, validate=validate.Range(0, 3), metadata={"description": "take only: whose palette"})
+    to = fields.String(validate=validate.OneOf([d.value for d in Destination]), metadata={"description": "place only"})
+
+    NEEDS: ClassVar = {"play": ("card",), "discard": ("card",), "take": ("seat", "card"), "place": ("card", "to")}
+    ALLOWS: ClassVar = {"play": {"card"}, "discard": {"card", "draw"}, "take": {"seat", "card"}, "place": {"card", "to"}}
+
+    @validates_schema
+    def _shape(self, data: dict[str, Any], **_: Any) -> None:
+        kind = data.get("type")
+        if kind is None:
+            return
+        for name in self.NEEDS.get(kind, ()):
+            if name not in data:
+                raise ValidationError(f"a {kind} step needs {name}", name)
+        for name in set(data) - {"type"} - self.ALLOWS.get(kind, set()):
+            raise ValidationError(f"a {kind} step has no {name}", name)
+
+    @post_load
+    def _step(self, data: dict[str, Any], **_: Any) -> Any:
+        return step_from_dict(data)
+
+
+class ActionSchema(Strict):
+    steps = fields.List(fields.Nested(StepSchema), required=True, validate=validate.Length(1, 16))
+    expected_version = fields.Integer(strict=True, validate=validate.Range(0), metadata={"description": "instead of If-Match"})
+
+
+class EventsQuerySchema(Strict):
+    after = fields.Integer(load_default=0, validate=validate.Range(0, MAX_EVENT))
+    limit = fields.Integer(load_default=100, validate=validate.Range(1, 500))
+    wait = fields.Float(load_default=0.0, validate=validate.Range(0, 60), metadata={"description": "long-poll seconds"})
+
+
+class ReplayQuerySchema(Strict):
+    at = fields.Integer(validate=validate.Range(0, MAX_EVENT), metadata={"description": "the state after step N (0: the start)"})
+
+
+class StreamQuerySchema(Strict):
+    after = fields.Integer(
+        validate=validate.Range(0, MAX_EVENT), metadata={"description": "resume after this event (or Last-Event-ID)"}
+    )
