@@ -40,6 +40,21 @@ def ensure_env() -> Path:
     return python
 
 
+def checks(python: Path) -> int:
+    """Lint (ruff), the layering contracts (import-linter, see ARCHITECTURE.md) and the types (mypy)."""
+    failed = 0
+    for name, command in (
+        ("ruff", [str(python), "-m", "ruff", "check", "."]),
+        ("import-linter", [str(BIN / "lint-imports"), "--no-cache"]),
+        ("mypy", [str(python), "-m", "mypy"]),
+    ):
+        print(f"dev.py: {name}", flush=True)
+        if subprocess.call(command, cwd=ROOT) != 0:
+            print(f"dev.py: {name} FAILED", flush=True)
+            failed = 1
+    return failed
+
+
 def run_suites(python: Path) -> int:
     """The whole suite: the fault tests (slow, mostly waiting) in a process of their own beside the rest.
 
@@ -85,7 +100,7 @@ def main(argv: list[str]) -> int:
         return subprocess.call([str(BIN / "red7"), "serve", "--embedded", *rest])
     if command == "test":
         python = ensure_env()
-        lint = subprocess.call([str(python), "-m", "ruff", "check", "."], cwd=ROOT)
+        lint = checks(python)
         if rest:  # the caller chose what to run
             return subprocess.call([str(python), "-m", "pytest", *rest], cwd=ROOT) or lint
         return run_suites(python) or lint

@@ -223,7 +223,7 @@ def finish(replay: Replay) -> dict[str, Any]:
 
 def state_at(document: dict[str, Any], index: int) -> dict[str, Any]:
     """The step ``index`` (1-based) with its state; 0 is the table before the first step."""
-    steps = document["steps"]
+    steps: list[dict[str, Any]] = document["steps"]
     if not 0 <= index <= len(steps):
         raise IndexError(f"this replay has steps 1 to {len(steps)}")
     if index == 0:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Any
 
 
 def local_base_url(host: str, port: int) -> str:
@@ -23,7 +24,7 @@ def _serve(args: argparse.Namespace) -> int:
     from workers.runner import start_embedded
 
     overrides = {"redis_url": ""} if args.embedded else {}
-    settings = Settings.from_env(**overrides)
+    settings = Settings.from_env(None, **overrides)
     base = local_base_url(args.host, args.port)
     if settings.embedded and not settings.public_url:  # its workers run here, so they link to this very server
         settings = replace(settings, public_url=base)
@@ -57,14 +58,15 @@ def _worker(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load_replay(source: str) -> dict:
+def _load_replay(source: str) -> dict[str, Any]:
     """A replay from a file, or from a game id in the store at REDIS_URL."""
     import json
     from pathlib import Path
 
     path = Path(source)
     if path.exists():
-        return json.loads(path.read_text())
+        document: dict[str, Any] = json.loads(path.read_text())
+        return document
     from service.config import Settings
     from service.runtime import build_runtime
 
@@ -134,7 +136,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo.set_defaults(run=_demo)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    return args.run(args)
+    run: Callable[[argparse.Namespace], int] = args.run  # one of the commands above (set_defaults)
+    return run(args)
 
 
 if __name__ == "__main__":

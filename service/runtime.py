@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import fakeredis
 import redis
+from redis import Redis  # for Runtime's fields: in its body, ``redis`` is the field of that name
 from rq import Queue
 from rq.serializers import JSONSerializer
 
@@ -27,8 +28,8 @@ from workers.dispatch import Dispatcher
 @dataclass
 class Runtime:
     settings: Settings
-    redis: redis.Redis  # text responses: the stores
-    raw_redis: redis.Redis  # bytes: RQ
+    redis: Redis  # text responses: the stores
+    raw_redis: Redis  # bytes: RQ
     store: EventStore
     players: PlayerStore
     games: GameService

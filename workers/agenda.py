@@ -14,6 +14,8 @@ cross-slot write.  A lost write heals on the game's next read or append.
 
 from __future__ import annotations
 
+from typing import cast
+
 import redis
 
 #: Set a game's next look only if nobody changed it since it was read (an append may have, meanwhile).
@@ -43,7 +45,9 @@ class Agenda:
 
     def due(self, now_ms: int, limit: int = 100) -> list[tuple[str, int]]:
         """Games whose time has come, earliest first, with the score each was read at."""
-        found = self.redis.zrangebyscore(self.key, "-inf", now_ms, start=0, num=limit, withscores=True)
+        reply = self.redis.zrangebyscore(self.key, "-inf", now_ms, start=0, num=limit, withscores=True)
+        # WITHSCORES: (member, score) pairs; redis-py's type covers every form of the reply.
+        found = cast("list[tuple[bytes | str, float]]", reply)
         return [(member.decode() if isinstance(member, bytes) else member, int(score)) for member, score in found]
 
     def reschedule(self, game_id: str, seen_ms: int, at_ms: int | None) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Any
 
 from engine import Step, redact, view
 from engine.bots import GreedyBot, RandomBot
@@ -17,7 +18,7 @@ from service.game import LOBBY_TYPES, Game, engine_event
 
 
 def choose_steps(
-    game: Game, seat: int, level: str, history: Sequence[dict], *, expert_seconds: float = 1.0
+    game: Game, seat: int, level: str, history: Sequence[dict[str, Any]], *, expert_seconds: float = 1.0
 ) -> Sequence[Step]:
     """The steps ``seat`` plays now at ``level``; ``history`` is the game's stored envelopes (dicts)."""
     rng = random.Random(f"{game.id}:{game.version}:{seat}")  # independent of the secret seed

@@ -188,7 +188,7 @@ class Dispatcher:
             return self.queue.connection.lpos(self.queue.key, job.id) is not None  # a long queue, or lost on its way
         if status == JobStatus.SCHEDULED:
             try:
-                at = self.queue.scheduled_job_registry.get_scheduled_time(job)
+                at: datetime = self.queue.scheduled_job_registry.get_scheduled_time(job)  # rq's property is unannotated
             except NoSuchJobError:
                 return False
             return (now - at).total_seconds() < SCHEDULED_LOST_AFTER

@@ -16,6 +16,7 @@ import time
 import urllib.request
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 from engine import DealRound, Event, Fold, GameState, Phase, RuleViolation, ScoreRound, decide_and_fold, decide_steps
 from service.game import Game
@@ -33,7 +34,7 @@ class PermanentJobError(Exception):
     """A job that cannot succeed by being retried; it lands in RQ's failed registry."""
 
 
-def _history(game_id: str) -> list[dict]:
+def _history(game_id: str) -> list[dict[str, Any]]:
     return [json.loads(e.payload) for e in runtime().store.read_all(game_id)]
 
 

@@ -20,7 +20,7 @@ import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from types import TracebackType
+from types import FrameType, TracebackType
 from typing import Any
 
 import redis
@@ -50,17 +50,20 @@ class ProcessWorker(Worker):
 
     stop_asked = False
 
-    def request_stop(self, signum: Any, frame: Any) -> None:
+    def request_stop(self, signum: int, frame: FrameType | None) -> None:
         self.stop_asked = True
-        super().request_stop(signum, frame)
+        super().request_stop(signum, frame)  # type: ignore[no-untyped-call]  # rq leaves Worker.request_stop unannotated
 
 
 def process_worker(runtime: Runtime, *, burst: bool = False) -> ProcessWorker:
     """The worker of a ``red7 worker`` process (forks a work horse per job)."""
     context.install(runtime)
-    worker = ProcessWorker([runtime.queue], connection=runtime.raw_redis, serializer=JSONSerializer)
-    worker.push_exc_handler(fail_fast_on_permanent_errors)
-    return worker
+    return ProcessWorker(
+        [runtime.queue],
+        connection=runtime.raw_redis,
+        serializer=JSONSerializer,
+        exception_handlers=[fail_fast_on_permanent_errors],
+    )
 
 
 class ThreadWorker(SimpleWorker):
@@ -74,9 +77,12 @@ class ThreadWorker(SimpleWorker):
 
 def thread_worker(runtime: Runtime) -> ThreadWorker:
     context.install(runtime)
-    worker = ThreadWorker([runtime.queue], connection=runtime.raw_redis, serializer=JSONSerializer)
-    worker.push_exc_handler(fail_fast_on_permanent_errors)
-    return worker
+    return ThreadWorker(
+        [runtime.queue],
+        connection=runtime.raw_redis,
+        serializer=JSONSerializer,
+        exception_handlers=[fail_fast_on_permanent_errors],
+    )
 
 
 def drain(runtime: Runtime, *, rounds: int = 10_000) -> int:

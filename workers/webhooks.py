@@ -44,7 +44,9 @@ def check_destination(url: str, *, private_hosts: bool) -> None:
     if private_hosts:
         return
     for *_, address in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM):
-        ip = ipaddress.ip_address(address[0].split("%")[0])
+        host_address = address[0]
+        assert isinstance(host_address, str)  # an IPv4 or IPv6 address: (host, port, ...) with the host as text
+        ip = ipaddress.ip_address(host_address.split("%")[0])
         if not _is_public(ip):
             raise UndeliverableWebhook(f"{host} is {ip}, not a public address (RED7_WEBHOOK_PRIVATE_HOSTS allows it)")
 
@@ -72,7 +74,8 @@ def post(request: urllib.request.Request, *, private_hosts: bool, timeout: float
     check_destination(request.full_url, private_hosts=private_hosts)
     try:
         with _OPENER.open(request, timeout=timeout) as response:
-            return response.status
+            status: int = response.status  # an http.client.HTTPResponse (typeshed: Any, for any URL scheme)
+            return status
     except urllib.error.HTTPError as error:
         if 300 <= error.code < 400:
             raise UndeliverableWebhook(f"the webhook answered {error.code}: redirects are not followed") from None

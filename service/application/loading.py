@@ -100,7 +100,7 @@ class GameLoader:
             raise ApiError("game_not_found", f"There is no game {game_id!r}.")
         if cached is not None and not tail:
             return cached  # shared with the cache: callers that change a game work on a copy
-        game = load(game_id, tail, start.copy() if cached is not None else start)
+        game = load(game_id, tail, start.copy() if cached is not None and start is not None else start)
         self.remember(game)
         return game
 

@@ -12,6 +12,7 @@ import logging
 import math
 import re
 import time
+from collections.abc import Callable
 from functools import partial
 from http import HTTPStatus
 from typing import Any
@@ -19,7 +20,7 @@ from typing import Any
 import flask_smorest
 import redis
 import swagger_ui_bundle
-from flask import Flask, current_app, request, send_from_directory
+from flask import Flask, Response, current_app, request, send_from_directory
 from flask_cors import CORS
 from flask_limiter import Limit, Limiter
 from flask_smorest.utils import prepare_response
@@ -68,12 +69,13 @@ def _flatten(messages: Any, path: str = "") -> list[dict[str, str]]:
     return [{"field": path, "message": str(messages)}]
 
 
-class Api(flask_smorest.Api):
+# flask-smorest ships no type information (pyproject: ignore_missing_imports), so its Api is Any to mypy.
+class Api(flask_smorest.Api):  # type: ignore[misc]
     """flask-smorest's Api, answering every HTTP error as problem+json, and documenting them so."""
 
     ERROR_SCHEMA = ProblemSchema
 
-    def handle_http_exception(self, error: HTTPException) -> Any:
+    def handle_http_exception(self, error: HTTPException) -> Response:
         return _problem_response_for_http(error)
 
     def _register_responses(self) -> None:
@@ -89,13 +91,13 @@ class Api(flask_smorest.Api):
         self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, default, lazy=True)
 
 
-def _problem_response(code: str, status: int, detail: str, headers: dict[str, str] | None = None, **extra: Any) -> Any:
+def _problem_response(code: str, status: int, detail: str, headers: dict[str, str] | None = None, **extra: Any) -> Response:
     response = json_response(problem(code, status, detail, request.path, **extra), status, headers)
     response.mimetype = PROBLEM_JSON
     return response
 
 
-def _problem_response_for_http(error: HTTPException) -> Any:
+def _problem_response_for_http(error: HTTPException) -> Response:
     status = error.code or 500
     data = getattr(error, "data", None) or {}
     headers = {k: v for k, v in error.get_headers() if k.lower() != "content-type"}
@@ -114,7 +116,7 @@ def _problem_response_for_http(error: HTTPException) -> Any:
     return _problem_response(code, status, str(detail), headers)
 
 
-def _rate_limit_headers(limiter: Limiter, response: Any) -> Any:
+def _rate_limit_headers(limiter: Limiter, response: Response) -> Response:
     """X-RateLimit-* of the limit nearest to running out (flask-limiter reports the one of the shortest
     window, which with a per-address and a per-token limit per minute told a client the wrong one), and
     Retry-After on a 429 only."""
@@ -220,15 +222,15 @@ def create_app(runtime: Runtime | None = None) -> Flask:
         },
         JSON_SORT_KEYS=False,
     )
-    limits = []
-    unlimited = lambda: request.endpoint in UNLIMITED  # noqa: E731
+    limits: list[str | Callable[[], str] | Limit] = []  # Limiter's type for default_limits (a list is invariant)
+    unlimited: Callable[[], bool] = lambda: request.endpoint in UNLIMITED  # noqa: E731
     if settings.rate_limit_address:
         limits.append(Limit(settings.rate_limit_address, exempt_when=unlimited))
     if settings.rate_limit_token:
-        anonymous = lambda: "Authorization" not in request.headers or unlimited()  # noqa: E731
+        anonymous: Callable[[], bool] = lambda: "Authorization" not in request.headers or unlimited()  # noqa: E731
         limits.append(Limit(settings.rate_limit_token, key_function=_token_key, exempt_when=anonymous))
     if settings.rate_limit_signup:
-        not_signup = lambda: request.endpoint != "v1.Players" or request.method != "POST"  # noqa: E731
+        not_signup: Callable[[], bool] = lambda: request.endpoint != "v1.Players" or request.method != "POST"  # noqa: E731
         limits.append(Limit(settings.rate_limit_signup, key_function=_signup_key, exempt_when=not_signup))
     if limits:  # with every limit switched off, no request pays for the limiter at all
         limiter = Limiter(
@@ -272,30 +274,30 @@ def create_app(runtime: Runtime | None = None) -> Flask:
     app.before_request(_check_body)
 
     @app.get("/v1/docs/static/<filename>")
-    def swagger_static(filename: str) -> Any:
+    def swagger_static(filename: str) -> Response:
         if filename not in SWAGGER_FILES:  # the package also ships a demo page that points at petstore.swagger.io
             raise ApiError("not_found", "There is nothing here.")
         return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename, max_age=3600)
 
     @app.errorhandler(ApiError)
-    def api_error(error: ApiError) -> Any:
+    def api_error(error: ApiError) -> Response:
         return _problem_response(error.code, error.status, error.detail, error.headers, **error.extra)
 
     @app.errorhandler(redis.RedisError)
-    def store_down(error: redis.RedisError) -> Any:
+    def store_down(error: redis.RedisError) -> Response:
         log.error("event store error: %s", error)
         detail = "The event store cannot be reached; try again shortly."
         return _problem_response("store_unavailable", 503, detail, {"Retry-After": "5"})
 
     @app.errorhandler(Exception)
-    def unexpected(error: Exception) -> Any:
+    def unexpected(error: Exception) -> Response:
         if isinstance(error, HTTPException):
             return _problem_response_for_http(error)
         log.exception("unexpected error on %s %s", request.method, request.path)
         return _problem_response("internal_error", 500, "Something went wrong on our side; it has been logged.")
 
     @app.after_request
-    def no_sniff(response: Any) -> Any:
+    def no_sniff(response: Response) -> Response:
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         return response
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hmac
+from typing import Literal, overload
 
-from flask import current_app, g, request
+from flask import g, request
 
 from service.errors import ApiError
+from service.http.common import red7_runtime
 from service.storage.players import Player
 
 
@@ -18,10 +20,20 @@ def bearer_token() -> str | None:
     return token.strip()
 
 
+@overload
+def current_player(required: Literal[True] = True) -> Player: ...
+
+
+@overload
+def current_player(required: Literal[False]) -> Player | None: ...
+
+
 def current_player(required: bool = True) -> Player | None:
     """The player the bearer token belongs to; ``None`` (or 401) without one."""
     if "player" in g:
-        return g.player
+        known: Player | None = g.player  # this request's caller, found by an earlier call
+        if known is not None or not required:
+            return known
     token = bearer_token()
     if token is None:
         if request.headers.get("Authorization"):
@@ -30,7 +42,7 @@ def current_player(required: bool = True) -> Player | None:
             raise ApiError("token_required")
         g.player = None
         return None
-    player = current_app.extensions["red7"].players.by_token(token)
+    player = red7_runtime().players.by_token(token)
     if player is None:
         raise ApiError("invalid_token")
     g.player = player
@@ -39,7 +51,7 @@ def current_player(required: bool = True) -> Player | None:
 
 def require_api_key() -> None:
     """When the server has API keys, creating players and games needs one of them."""
-    keys = current_app.extensions["red7"].settings.api_keys
+    keys = red7_runtime().settings.api_keys
     if not keys:
         return
     given = request.headers.get("X-Api-Key", "")

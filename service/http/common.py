@@ -8,29 +8,69 @@ import json
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from http import HTTPStatus
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from flask import Response, current_app, request
+from flask.views import MethodView
 from flask_smorest import Blueprint
+from marshmallow import Schema
 from werkzeug.datastructures import MIMEAccept
 
 from service.application.games import GameService
 from service.errors import PROBLEM_JSON
+from service.game import Game
 from service.http.views import game_json
+from service.runtime import Runtime
 from service.storage.players import PlayerStore
 
 log = logging.getLogger("red7.api")
 
-v1 = Blueprint("v1", __name__, url_prefix="/v1", description="Players, games, actions and event feeds")
-health = Blueprint("health", __name__, description="Liveness and readiness")
+_Resource = TypeVar("_Resource", bound=type[MethodView])
+_View = TypeVar("_View", bound=Callable[..., Any])
+_Result = TypeVar("_Result")
+
+
+class ApiBlueprint(Protocol):
+    """What the routes use of :class:`flask_smorest.Blueprint`, typed (flask-smorest ships no annotations).
+
+    ``route`` registers a resource and returns it as it is; ``doc``, ``response`` and ``alt_response`` wrap a
+    view in one that takes the same arguments; ``arguments`` wraps it in one that takes all of them but the
+    parsed one, which it passes on.  A schema is a marshmallow schema (class or instance) or an OpenAPI dict.
+    """
+
+    def route(
+        self, rule: str, *, parameters: Sequence[Mapping[str, Any]] | None = None, tags: Sequence[str] | None = None,
+        **options: Any,
+    ) -> Callable[[_Resource], _Resource]: ...
+
+    def arguments(
+        self, schema: Schema | type[Schema], *, location: str = "json", **options: Any
+    ) -> Callable[[Callable[..., _Result]], Callable[..., _Result]]: ...
+
+    def response(
+        self, status_code: int, schema: Schema | type[Schema] | Mapping[str, Any] | None = None, *,
+        content_type: str | None = None, description: str | None = None, headers: Mapping[str, Any] | None = None,
+    ) -> Callable[[_View], _View]: ...
+
+    def alt_response(
+        self, status_code: int, *, schema: Schema | type[Schema] | Mapping[str, Any] | None = None,
+        content_type: str | None = None, description: str | None = None, headers: Mapping[str, Any] | None = None,
+    ) -> Callable[[_View], _View]: ...
+
+    def doc(self, **documentation: Any) -> Callable[[_View], _View]: ...
+
+
+v1: ApiBlueprint = Blueprint("v1", __name__, url_prefix="/v1", description="Players, games, actions and event feeds")
+health: ApiBlueprint = Blueprint("health", __name__, description="Liveness and readiness")
 
 HTTP_REASONS = {code: HTTPStatus(code).phrase for code in (400, 401, 403, 404, 406, 409, 413, 415, 422, 429, 503)}
 
 
-def red7_runtime() -> Any:
-    return current_app.extensions["red7"]
+def red7_runtime() -> Runtime:
+    runtime: Runtime = current_app.extensions["red7"]  # put there by service.http.app.create_app
+    return runtime
 
 
 def game_service() -> GameService:
@@ -109,12 +149,12 @@ LAST_EVENT_ID = {
 }
 
 #: Who may call an operation (the schemes are the spec's components.securitySchemes, declared in service.http.app).
-TOKEN = [{"bearer": []}]
+TOKEN: list[dict[str, list[str]]] = [{"bearer": []}]
 #: Without a token, the spectator's view (no hands).
-TOKEN_OR_NONE = [{"bearer": []}, {}]
+TOKEN_OR_NONE: list[dict[str, list[str]]] = [{"bearer": []}, {}]
 #: X-Api-Key, needed only when the server has keys (RED7_API_KEYS).
-API_KEY = [{"apiKey": []}, {}]
-TOKEN_AND_API_KEY = [{"bearer": [], "apiKey": []}, {"bearer": []}]
+API_KEY: list[dict[str, list[str]]] = [{"apiKey": []}, {}]
+TOKEN_AND_API_KEY: list[dict[str, list[str]]] = [{"bearer": [], "apiKey": []}, {"bearer": []}]
 PUBLIC: list[dict[str, list[str]]] = []
 
 
@@ -135,7 +175,7 @@ def best_offer(offers: Sequence[str]) -> str | None:
     return ranges.best_match(offers)
 
 
-def documented_errors(*codes: int) -> Any:
+def documented_errors(*codes: int) -> Callable[[_View], _View]:
     """Document the problem responses of a route (every route may also meet 406, an Accept header it cannot
     satisfy, and 503: the store is down).
 
@@ -148,7 +188,7 @@ def documented_errors(*codes: int) -> Any:
     """
     limited = 429 in codes
 
-    def decorate(func: Any) -> Any:
+    def decorate(func: _View) -> _View:
         responses = func.__dict__.setdefault("_apidoc", {}).setdefault("response", {}).setdefault("responses", {})
         if limited:
             for documented in responses.values():
@@ -180,7 +220,7 @@ class RenderCache:
         self._views: OrderedDict[tuple[str, int, str, str | None], str] = OrderedDict()
         self._lock = threading.Lock()
 
-    def render(self, game: Any, player_id: str | None) -> str:
+    def render(self, game: Game, player_id: str | None) -> str:
         """The view of a stored version of the game (only those: a version number names one game state only once stored)."""
         key = (game.id, game.version, game.head, player_id)
         with self._lock:
@@ -190,19 +230,19 @@ class RenderCache:
             self.remember(game, player_id, text)
         return text
 
-    def remember(self, game: Any, player_id: str | None, text: str) -> None:
+    def remember(self, game: Game, player_id: str | None, text: str) -> None:
         with self._lock:
             self._views[(game.id, game.version, game.head, player_id)] = text
             while len(self._views) > self.size:
                 self._views.popitem(last=False)
 
 
-def render_view(game: Any, player_id: str | None) -> str:
+def render_view(game: Game, player_id: str | None) -> str:
     return json.dumps(game_json(game, player_id), separators=(",", ":"))
 
 
 RENDERED = RenderCache()
 
 
-def game_response(game: Any, player_id: str | None, status: int = 200) -> Response:
+def game_response(game: Game, player_id: str | None, status: int = 200) -> Response:
     return json_response(RENDERED.render(game, player_id), status, {"ETag": f'"{game.version}"', "Vary": "Authorization"})

@@ -9,11 +9,11 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from engine import LegalStep, step_to_dict, view
+from engine import Card, LegalStep, step_to_dict, view
 from service.game import Game
 
 
-def _names(cards: tuple) -> list[str]:
+def _names(cards: tuple[Card, ...]) -> list[str]:
     return [str(c) for c in cards]
 
 
@@ -58,7 +58,7 @@ def game_json(game: Game, player_id: str | None) -> dict[str, Any]:
     }
     if player_id is not None and player_id == game.created_by and game.status == "waiting":
         out["join_code"] = game.join_code
-    seats = [
+    seats: list[dict[str, Any]] = [
         {
             "seat": number,
             "name": seat_name(game, number),

@@ -27,7 +27,7 @@ import json
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import redis
 
@@ -181,7 +181,7 @@ class EventStore:
             idem_key = self._idem_key(stream, idempotency)
             record = json.dumps({"fingerprint": idempotency.fingerprint, "response": response})
         keys = [self._key(stream, "version"), self.events_key(stream), idem_key]
-        args = [expected_version, expected_head, record, idempotency.ttl if idempotency else 0, *payloads]
+        args: list[int | str] = [expected_version, expected_head, record, idempotency.ttl if idempotency else 0, *payloads]
         acknowledged = None
         if self.replicas > 0:
             # WAIT counts the writes of its own connection: the script and WAIT go down one pipeline.
@@ -243,7 +243,10 @@ class EventStore:
 
     def read(self, stream: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
         """Events numbered above ``after``, at most ``limit`` of them, oldest first."""
-        entries = self.redis.xrange(self.events_key(stream), min=f"{after + 1}-0", max="+", count=limit)
+        reply = self.redis.xrange(self.events_key(stream), min=f"{after + 1}-0", max="+", count=limit)
+        # XRANGE answers a list (empty for no events) of entries, each with its id and fields; redis-py's
+        # type also allows None for both, which a stream written by the append script never holds.
+        entries = cast("list[tuple[bytes | str, dict[bytes | str, bytes | str]]]", reply)
         return [_stored(entry_id, fields) for entry_id, fields in entries]
 
     def read_all(self, stream: str, after: int = 0) -> Iterator[StoredEvent]:
@@ -292,15 +295,15 @@ class EventStore:
 ASSUMED_SOCKET_TIMEOUT = 5.0
 
 
-def _block_slice(client: Any) -> float | None:
+def _block_slice(client: redis.Redis) -> float | None:
     """How long one blocking read may last on ``client``: well inside its socket timeout (``None``: no limit).
 
     The timeout is the one its connections get: what ``REDIS_URL`` or the
     caller set, else the connection class's default (redis-py 8: 5 s).
     """
     timeout: float | None = ASSUMED_SOCKET_TIMEOUT
-    pool = getattr(client, "connection_pool", None)
     with contextlib.suppress(Exception):  # a client of another shape: keep the assumption
+        pool = client.connection_pool
         timeout = pool.connection_class(**pool.connection_kwargs).socket_timeout  # built, never connected
     if not timeout:
         return None
@@ -311,7 +314,9 @@ def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
-def _stored(entry_id: bytes | str, fields: dict[Any, Any]) -> StoredEvent:
+def _stored(entry_id: bytes | str, fields: dict[bytes | str, bytes | str]) -> StoredEvent:
     number = int(_text(entry_id).split("-", 1)[0])
     payload = fields.get("e", fields.get(b"e"))
+    if payload is None:  # never: the append script writes every event as the field e
+        raise ValueError(f"event {number} of the stream has no payload")
     return StoredEvent(number, _text(payload))

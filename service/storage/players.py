@@ -22,9 +22,12 @@ import json
 import secrets
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import cast
 
 import redis
+from redis.typing import EncodableT, FieldT
 
 TOKEN_PREFIX = "r7_"
 MAX_TOKENS = 20  # per player: enough for every device, and a bound on what a stolen token can mint
@@ -36,6 +39,16 @@ def hash_token(token: str) -> str:
 
 def new_id(kind: str) -> str:
     return f"{kind}_{secrets.token_hex(8)}"
+
+
+def _text(value: bytes | str) -> str:
+    """A reply of the store's client, which decodes responses (``decode_responses=True``): a ``str`` already."""
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _texts(fields: Mapping[bytes | str, bytes | str]) -> dict[str, str]:
+    """A hash read with ``HGETALL``, as text (see :func:`_text`)."""
+    return {_text(name): _text(value) for name, value in fields.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,10 +129,11 @@ class PlayerStore:
     def _adopt_legacy_token(self, player_id: str) -> None:
         """Players made before tokens were listed kept one token as ``token_hash`` on the player: list it like the others."""
         player_key = self._player_key(player_id)
-        digest = self.redis.hget(player_key, "token_hash")
-        if not digest:
+        stored = self.redis.hget(player_key, "token_hash")
+        if not stored:
             return
-        created_at = self.redis.hget(player_key, "created_at") or ""
+        digest = _text(stored)
+        created_at = _text(self.redis.hget(player_key, "created_at") or "")
         record = {"hash": digest, "label": "first token", "created_at": created_at}
         with self.redis.pipeline(transaction=True) as pipe:
             pipe.hsetnx(self._tokens_key(player_id), "t_" + digest[:16], json.dumps(record))
@@ -133,7 +147,8 @@ class PlayerStore:
         with self.redis.pipeline(transaction=True) as pipe:
             while True:
                 try:
-                    pipe.watch(self._tokens_key(player_id))  # two issues at once cannot both pass the limit
+                    # two issues at once cannot both pass the limit (redis-py leaves Pipeline.watch unannotated)
+                    pipe.watch(self._tokens_key(player_id))  # type: ignore[no-untyped-call]
                     if pipe.hlen(self._tokens_key(player_id)) >= MAX_TOKENS:
                         raise TooManyTokens
                     pipe.multi()
@@ -149,7 +164,7 @@ class PlayerStore:
         infos = []
         for token_id, text in self.redis.hgetall(self._tokens_key(player_id)).items():
             record = json.loads(text)
-            infos.append(TokenInfo(token_id, record["label"], record["created_at"], record["hash"]))
+            infos.append(TokenInfo(_text(token_id), record["label"], record["created_at"], record["hash"]))
         return sorted(infos, key=lambda info: (info.created_at, info.id))
 
     def revoke_token(self, player_id: str, token_id: str) -> bool:
@@ -172,7 +187,7 @@ class PlayerStore:
         return True
 
     def get(self, player_id: str) -> Player | None:
-        data = self.redis.hgetall(self._player_key(player_id))
+        data = _texts(self.redis.hgetall(self._player_key(player_id)))
         if not data:
             return None
         return Player(
@@ -206,7 +221,7 @@ class PlayerStore:
             return hit[1]
         revocations = self._revocations
         player_id = self.redis.get(self._token_key(digest))
-        player = self.get(player_id) if player_id else None
+        player = self.get(_text(player_id)) if player_id else None
         if player is not None:
             with self._lock:
                 if len(self._by_token) > 50_000:
@@ -217,7 +232,7 @@ class PlayerStore:
 
     def update(self, player_id: str, *, name: str | None = None, webhook_url: str | None = None) -> Player:
         """Change the name or the webhook; a new webhook gets a new signing secret (returned once)."""
-        mapping: dict[str, str] = {}
+        mapping: dict[FieldT, EncodableT] = {}  # HSET's types: its Mapping is invariant in the field
         if name is not None:
             mapping["name"] = name
         if webhook_url is not None:
@@ -243,7 +258,7 @@ class PlayerStore:
 
     def game_ids(self, player_id: str) -> set[str]:
         """The player's games that were not finished when last seen."""
-        return set(self.redis.smembers(self._games_key(player_id)))
+        return {_text(game_id) for game_id in self.redis.smembers(self._games_key(player_id))}
 
     def forget_game(self, player_ids: set[str], game_id: str) -> None:
         """Unlist a game for these players (a cancelled one)."""
@@ -271,7 +286,9 @@ class PlayerStore:
         found: list[tuple[str, int]] = []
         offset = 0
         while len(found) < count:
-            chunk = self.redis.zrevrangebyscore(key, top, "-inf", start=offset, num=count + 16, withscores=True)
+            # WITHSCORES on the text client: (member, score) pairs; redis-py's type covers every form of the reply.
+            reply = self.redis.zrevrangebyscore(key, top, "-inf", start=offset, num=count + 16, withscores=True)
+            chunk = cast("list[tuple[str, float]]", reply)
             for game_id, score in chunk:
                 if before is not None and int(score) == before[0] and game_id >= before[1]:
                     continue  # seen on an earlier page

@@ -18,7 +18,8 @@ class ReplayStore:
 
     @staticmethod
     def id_for(document: dict[str, Any]) -> str:
-        return "r_" + document["hash"].removeprefix("sha256:")[:24]
+        digest: str = document["hash"]
+        return "r_" + digest.removeprefix("sha256:")[:24]
 
     def save(self, document: dict[str, Any]) -> str:
         replay_id = self.id_for(document)

@@ -10,6 +10,7 @@ from flask.views import MethodView
 
 from service.application.commands import NewGame
 from service.errors import ApiError
+from service.game import Game
 from service.http.auth import current_player, require_api_key
 from service.http.common import (
     IF_NONE_MATCH,
@@ -145,7 +146,7 @@ class Actions(MethodView):
 
         rendered: list[str] = []
 
-        def respond(game: Any) -> str:
+        def respond(game: Game) -> str:
             # Rendered before the append, which may still lose a race: not cached until it is stored.
             rendered.append(render_view(game, player.id))
             return rendered[-1]
@@ -157,5 +158,6 @@ class Actions(MethodView):
             version = json.loads(outcome.replayed)["version"]
             return json_response(outcome.replayed, 200, {"ETag": f'"{version}"', "Idempotent-Replayed": "true"})
         game = outcome.game
+        assert game is not None  # not a replayed answer: the steps were appended
         RENDERED.remember(game, player.id, rendered[-1])  # the last rendering is of the game that was stored
         return json_response(rendered[-1], 200, {"ETag": f'"{game.version}"'})

@@ -31,7 +31,7 @@ from service.http.schemas import (
     TokenListSchema,
 )
 from service.http.views import summary_json
-from service.storage.players import TokenInfo, TooManyTokens, hash_token
+from service.storage.players import Player, TokenInfo, TooManyTokens, hash_token
 
 # --- players -----------------------------------------------------------------------------
 
@@ -50,7 +50,7 @@ class Players(MethodView):
         return json_response(created, 201, {"Location": "/v1/players/me"})  # as the new token sees itself
 
 
-def _player_json(player: Any, *, show_secret: bool = False) -> dict[str, Any]:
+def _player_json(player: Player, *, show_secret: bool = False) -> dict[str, Any]:
     out = {"id": player.id, "name": player.name, "created_at": player.created_at, "webhook_url": player.webhook_url}
     if show_secret and player.webhook_secret:
         out["webhook_secret"] = player.webhook_secret

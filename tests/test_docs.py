@@ -1,0 +1,46 @@
+"""The maps match the tree: every path README's layout table and ARCHITECTURE.md name exists, and every package is named."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def layout_paths() -> list[str]:
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split("## Layout", 1)[1].split("\n## ", 1)[0]
+    paths = []
+    for row in table.splitlines():
+        if row.startswith("| `"):
+            cell = row.split("|")[1]
+            first = re.findall(r"`([^`]+)`", cell)
+            base = str(Path(first[0]).parent) + "/" if "/" in first[0].rstrip("/") else ""
+            paths += [first[0]] + [name if "/" in name else base + name for name in first[1:]]
+    return paths
+
+
+def test_every_path_in_the_readme_layout_exists():
+    paths = layout_paths()
+    assert paths
+    missing = [p for p in paths if not (ROOT / p).exists()]
+    assert not missing, missing
+
+
+def test_the_readme_layout_names_every_package_and_subpackage():
+    named = set(layout_paths())
+    packages = [p.parent for p in ROOT.glob("*/__init__.py")] + [p.parent for p in ROOT.glob("service/*/__init__.py")]
+    for package in packages:
+        relative = f"{package.relative_to(ROOT)}/"
+        if relative.startswith(("tests/", "bench/")):
+            continue
+        assert any(path.startswith(relative) for path in named), f"{relative} is not in README's layout table"
+
+
+def test_every_path_architecture_md_names_exists():
+    text = (ROOT / "ARCHITECTURE.md").read_text()
+    paths = {p for p in re.findall(r"`((?:engine|service|workers|replays|tests)/[^`]*)`", text)}
+    assert len(paths) > 20
+    missing = sorted(p for p in paths if not (ROOT / p).exists())
+    assert not missing, missing
