@@ -71,6 +71,7 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
         idempotency_ttl=settings.idempotency_ttl,
         recover_after=settings.recover_after,
         on_append=dispatcher.after_append,
+        before_append=dispatcher.before_append,
         on_quiet_read=dispatcher.reoffer,
     )
     return Runtime(settings, text, raw, store, players, games, ReplayStore(text, settings.key_prefix), queue, dispatcher)

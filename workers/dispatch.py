@@ -24,7 +24,7 @@ from rq.job import Job, JobStatus
 from engine import Event, GameFinished, Phase, RoundDealt, RoundWon, TurnStarted
 from service.game import Game
 from workers.agenda import Agenda
-from workers.liveness import is_alive
+from workers.liveness import PULSE_EVERY, runs
 
 log = logging.getLogger("red7.dispatch")
 
@@ -79,6 +79,12 @@ MOVES_GAME = frozenset({"ai_turn", "score_round", "turn_deadline"})
 #: case the job never runs: its worker killed, its queue lost with Redis.
 RECHECK_AFTER = 3.0
 
+#: A job started this recently (seconds) is on its way even before its worker's pulse names it.
+STARTED_GRACE = 2 * PULSE_EVERY
+
+#: A job that failed for good is queued again for a game that still needs it, at most this often (seconds).
+FAILED_AGAIN_AFTER = 60.0
+
 #: A job queued this long ago (seconds) and no longer in its queue was lost on its way to a worker.
 QUEUED_LOST_AFTER = 10.0
 
@@ -113,16 +119,31 @@ class Dispatcher:
     notifiable: Callable[[str], bool] | None = None
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
 
-    def after_append(self, game: Game, appended: Sequence[Event] = ()) -> None:
-        """What an append makes due: notifications now, the game's next move now or on the agenda."""
+    def before_append(self, game_id: str) -> int:
+        """Note the game on the agenda before an append: if this process dies before :meth:`after_append`,
+        the ticker looks at the game a few seconds on and queues what it needs.  The time noted is returned."""
+        mark = _ms(self.clock() + timedelta(seconds=RECHECK_AFTER))
+        self.agenda.look_at(game_id, mark)
+        return mark
+
+    def after_append(self, game: Game, appended: Sequence[Event] = (), mark: int | None = None) -> None:
+        """What an append makes due: notifications now, the game's next move now or on the agenda.
+
+        ``mark``: the agenda time :meth:`before_append` noted.  It stands for a move queued now (a look in
+        case the job never runs); a later look (a deadline, a paced AI) replaces it; a game that waits on
+        nobody but its players drops it — only if no later append noted another meanwhile.
+        """
         items = due(game, appended)
         for item in items:
             if item.job == "notify" and (self.notifiable is None or self.notifiable(item.args[0])):
                 self.enqueue(item)
-        next_look = self._offer(game, [i for i in items if i.job in MOVES_GAME])
+        queued_now, next_look = self._offer(game, [i for i in items if i.job in MOVES_GAME])
         if next_look is None:
-            self.agenda.forget(game.id)
-        else:
+            if mark is not None:
+                self.agenda.reschedule(game.id, mark, None)
+            else:
+                self.agenda.forget(game.id)
+        elif not queued_now or mark is None:
             self.agenda.look_at(game.id, next_look)
 
     def reoffer(self, game: Game, seen_ms: int | None = None) -> None:
@@ -132,16 +153,18 @@ class Dispatcher:
         ``seen_ms``: the agenda's time for the game when the ticker read it;
         the agenda is changed only if no append changed it since.
         """
-        next_look = self._offer(game, [i for i in due(game) if i.job in MOVES_GAME])
+        _, next_look = self._offer(game, [i for i in due(game) if i.job in MOVES_GAME])
         if seen_ms is not None:
             self.agenda.reschedule(game.id, seen_ms, next_look)
         elif next_look is not None:
             self.agenda.look_at(game.id, next_look)
 
-    def _offer(self, game: Game, items: Sequence[Due]) -> int | None:
-        """Queue the items due now; the time (epoch ms) to look at the game next, ``None`` if it waits on nobody."""
+    def _offer(self, game: Game, items: Sequence[Due]) -> tuple[bool, int | None]:
+        """Queue the items due now: whether any was, and the time (epoch ms) to look at the game next
+        (``None``: it waits on nobody but its players)."""
         now = self.clock()
         looks = []
+        queued_now = False
         for item in items:
             at = item.at
             if item.job == "ai_turn" and self.ai_delay > 0 and game.updated_at:
@@ -150,8 +173,9 @@ class Dispatcher:
                 looks.append(_ms(at))
             else:
                 self.enqueue(item)
+                queued_now = True
                 looks.append(_ms(now + timedelta(seconds=RECHECK_AFTER)))
-        return min(looks, default=None)
+        return queued_now, min(looks, default=None)
 
     def enqueue(self, item: Due) -> bool:
         """Queue ``item`` now unless the same job is on its way already; ``True`` if queued now."""
@@ -180,7 +204,10 @@ class Dispatcher:
         status = job.get_status(refresh=False)
         now = self.clock()
         if status == JobStatus.STARTED:
-            return is_alive(self.queue.connection, self.marker_prefix, job.worker_name)
+            started = job.started_at.replace(tzinfo=UTC) if job.started_at else now
+            if (now - started).total_seconds() < STARTED_GRACE:
+                return True  # its worker's pulse may not name it yet
+            return runs(self.queue.connection, self.marker_prefix, job.worker_name, job.id)
         if status == JobStatus.QUEUED:
             enqueued = job.enqueued_at.replace(tzinfo=UTC) if job.enqueued_at else now
             if (now - enqueued).total_seconds() < QUEUED_LOST_AFTER:
@@ -192,6 +219,9 @@ class Dispatcher:
             except NoSuchJobError:
                 return False
             return (now - at).total_seconds() < SCHEDULED_LOST_AFTER
+        if status == JobStatus.FAILED and job.ended_at is not None:
+            # Failed for good (retries spent, or a permanent error): again, but not at every look.
+            return (now - job.ended_at.replace(tzinfo=UTC)).total_seconds() < FAILED_AGAIN_AFTER
         # Deferred waits on another job; finished (without moving the game, or it would not be due),
-        # failed, stopped and canceled ones will not run again by themselves.
+        # stopped and canceled ones will not run again by themselves.
         return status == JobStatus.DEFERRED

@@ -1,11 +1,14 @@
-"""Which workers are alive: each worker says so every second on a key that lives a few seconds.
+"""Which jobs are running: each worker says every second, on a key that lives a few seconds, which job it runs.
 
 RQ marks a job "started" with the name of the worker that runs it, and
 notices that worker's death only when its heartbeat expires — a minute and
 more, or its next maintenance pass ten minutes on.  A game must not wait
-that long: a job whose worker stopped pulsing is taken over by the next read
-or sweep of its game (see :mod:`workers.dispatch`).  The pulse is a thread
-of the worker process, so it stops with the process however it dies.
+that long: a started job that no live worker says it runs is taken over by
+the next read or sweep of its game (see :mod:`workers.dispatch`).  The pulse
+names the job, not only the worker, because a worker that lived through a
+Redis that lost its last writes may be idle while Redis says it still runs
+a job.  The pulse is a thread of the worker process, so it stops with the
+process however it dies.
 """
 
 from __future__ import annotations
@@ -15,6 +18,9 @@ import threading
 from collections.abc import Callable
 
 import redis
+from rq.job import Job
+from rq.queue import Queue
+from rq.worker import BaseWorker
 
 log = logging.getLogger("red7.worker")
 
@@ -28,22 +34,48 @@ def pulse_key(prefix: str, worker_name: str) -> str:
     return f"{prefix}alive:{worker_name}"
 
 
-def is_alive(connection: redis.Redis, prefix: str, worker_name: str | None) -> bool:
-    return bool(worker_name) and bool(connection.exists(pulse_key(prefix, worker_name or "")))
+#: What an idle worker's pulse says.
+IDLE = "-"
+
+
+def runs(connection: redis.Redis, prefix: str, worker_name: str | None, job_id: str) -> bool:
+    """Whether the worker is alive and says it runs this job."""
+    if not worker_name:
+        return False
+    said = connection.get(pulse_key(prefix, worker_name))
+    return said is not None and (said.decode() if isinstance(said, bytes) else str(said)) == job_id
+
+
+class TracksRunningJob(BaseWorker):
+    """A worker that remembers which job it runs, for its pulse (read in this process, no Redis call)."""
+
+    running_job_id: str | None = None
+
+    def execute_job(self, job: Job, queue: Queue) -> None:
+        self.running_job_id = job.id
+        try:
+            super().execute_job(job, queue)
+        finally:
+            self.running_job_id = None
 
 
 def start_pulse(
-    connection: redis.Redis, prefix: str, name_now: Callable[[], str | None], stop: threading.Event, every: float = PULSE_EVERY
+    connection: redis.Redis,
+    prefix: str,
+    worker_now: Callable[[], TracksRunningJob | None],
+    stop: threading.Event,
+    every: float = PULSE_EVERY,
 ) -> threading.Thread:
-    """Pulse for the worker ``name_now()`` names (a process replaces its worker after Redis comes back) until ``stop``."""
+    """Pulse for the worker ``worker_now()`` gives (a process replaces its worker after Redis comes back) until ``stop``."""
 
     def beat() -> None:
         unreachable = False
         while not stop.is_set():
-            name = name_now()
+            worker = worker_now()
             try:
-                if name:
-                    connection.set(pulse_key(prefix, name), b"1", px=int(PULSE_TTL * 1000))
+                if worker is not None:
+                    said = worker.running_job_id or IDLE
+                    connection.set(pulse_key(prefix, worker.name), said.encode(), px=int(PULSE_TTL * 1000))
                 if unreachable:
                     log.info("worker pulse: Redis is reachable again")
                 unreachable = False

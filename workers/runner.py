@@ -25,6 +25,7 @@ from typing import Any
 
 import redis
 from rq import SimpleWorker, Worker
+from rq.exceptions import StopRequested
 from rq.job import Job
 from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
@@ -32,7 +33,7 @@ from rq.timeouts import TimerDeathPenalty
 from service.runtime import Runtime, build_runtime
 from workers import context
 from workers.jobs import PermanentJobError
-from workers.liveness import start_pulse
+from workers.liveness import TracksRunningJob, start_pulse
 from workers.ticker import Ticker, start_ticker
 
 log = logging.getLogger("red7.worker")
@@ -45,10 +46,20 @@ def fail_fast_on_permanent_errors(job: Job, exc_type: type[BaseException], exc: 
     return True  # let RQ's default handling (retry or failed registry) go on
 
 
-class ProcessWorker(Worker):
-    """RQ's forking worker, which remembers that it was asked to stop (RQ's own flag misses an idle worker's stop)."""
+#: Pauses between attempts to reach Redis again (seconds), the last one repeated.
+RECONNECT_PAUSES = (0.25, 0.5, 1.0, 2.0)
+
+
+class ProcessWorker(TracksRunningJob, Worker):
+    """RQ's forking worker, which remembers that it was asked to stop (RQ's own flag misses an idle worker's stop).
+
+    An idle RQ worker that loses Redis retries on its own, backing off up to a
+    minute; ours tries every second or two, so that it is back at work within
+    seconds of Redis.
+    """
 
     stop_asked = False
+    max_connection_wait_time = RECONNECT_PAUSES[-1]
 
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
         self.stop_asked = True
@@ -66,10 +77,11 @@ def process_worker(runtime: Runtime, *, burst: bool = False) -> ProcessWorker:
     )
 
 
-class ThreadWorker(SimpleWorker):
+class ThreadWorker(TracksRunningJob, SimpleWorker):
     """A worker that can live in a thread: no signal handlers, timer-based job timeouts."""
 
     death_penalty_class = TimerDeathPenalty
+    max_connection_wait_time = RECONNECT_PAUSES[-1]
 
     def _install_signal_handlers(self) -> None:
         pass
@@ -117,13 +129,9 @@ def start_embedded(runtime: Runtime, *, poll: float = 0.25) -> threading.Event:
             stop.wait(poll / 5)
 
     threading.Thread(target=work, name="red7-worker", daemon=True).start()
-    start_pulse(runtime.raw_redis, runtime.settings.key_prefix, lambda: worker.name, stop)
+    start_pulse(runtime.raw_redis, runtime.settings.key_prefix, lambda: worker, stop)
     start_ticker(runtime, f"embedded-{os.getpid()}", stop)
     return stop
-
-
-#: Pauses between attempts to reach Redis again (seconds), the last one repeated.
-RECONNECT_PAUSES = (0.25, 0.5, 1.0, 2.0)
 
 
 def wait_for_redis(connection: redis.Redis, stop: threading.Event) -> None:
@@ -163,18 +171,20 @@ def run_forever(runtime: Runtime, *, burst: bool = False, **options: Any) -> Non
     stop = threading.Event()
     current: list[ProcessWorker] = []
     clock_runtime = build_runtime(runtime.settings)
-    start_pulse(clock_runtime.raw_redis, runtime.settings.key_prefix, lambda: current[-1].name if current else None, stop)
+    start_pulse(clock_runtime.raw_redis, runtime.settings.key_prefix, lambda: current[-1] if current else None, stop)
     if not burst:
         start_ticker(clock_runtime, identity, stop)
     log.info("red7 worker %s on queue %s", identity, runtime.queue.name)
     try:
         while not stop.is_set():
             worker = process_worker(runtime)
-            current.append(worker)
+            current[:] = [worker]
             try:
                 worker.work(burst=burst, with_scheduler=False, **options)
             except redis.RedisError as error:
                 log.warning("red7 worker: lost Redis (%s)", error)
+            except StopRequested:  # a signal between two of RQ's workers: the one that got it asks to stop
+                return
             if worker.stop_asked or (burst and _redis_answers(runtime.raw_redis)):
                 return
             log.warning("red7 worker: RQ's worker stopped without being asked to (Redis went away?); starting another")

@@ -32,6 +32,8 @@ log = logging.getLogger("red7.ticker")
 
 TICK = 0.25
 ROLE_TTL = 1.0
+#: During a long sweep the role is renewed (and the sweep given up if it was lost) every so many games.
+ROLE_CHECK_EVERY = 20
 
 #: Take the role if nobody holds it, renew it if we do.
 HOLD_ROLE_SCRIPT = """
@@ -73,42 +75,51 @@ class Ticker:
         return self.sweep()
 
     def enqueue_scheduled(self) -> None:
-        """Queue RQ's scheduled jobs whose time has come (what RQ's scheduler does, without its minute-long lock)."""
+        """Queue RQ's scheduled jobs whose time has come (what RQ's scheduler does, without its minute-long lock).
+
+        Each job is claimed (taken off the schedule) before it is queued, so
+        that two tickers — one whose role lapsed mid-tick — never queue it twice.
+        """
         queue = self.runtime.queue
         registry = queue.scheduled_job_registry
         for job_id in registry.get_jobs_to_schedule(int(time.time())):
+            if not queue.connection.zrem(registry.key, job_id):
+                continue  # another ticker claimed it
             try:
                 job = Job.fetch(job_id, connection=queue.connection, serializer=queue.serializer)
             except NoSuchJobError:
-                registry.remove(job_id)
                 continue
-            with queue.connection.pipeline() as pipe:
-                queue.enqueue_job(job, pipeline=pipe)
-                registry.remove(job, pipeline=pipe)
-                pipe.execute()
+            queue.enqueue_job(job)
 
     def sweep(self) -> int:
-        """Look at every game on the agenda whose time has come."""
+        """Look at every game on the agenda whose time has come (giving up if the role is lost meanwhile)."""
         dispatcher = self.runtime.dispatcher
         now_ms = int(datetime.now(UTC).timestamp() * 1000)
         looked = 0
         for game_id, seen_ms in dispatcher.agenda.due(now_ms, self.batch):
+            if looked and looked % ROLE_CHECK_EVERY == 0 and not self.holds_role():
+                break
             looked += 1
-            try:
-                game = self.runtime.games.load(game_id)
-            except ApiError as error:
-                if error.code == "game_not_found":
-                    dispatcher.agenda.reschedule(game_id, seen_ms, None)
-                    continue
-                raise
-            except redis.RedisError:
-                raise
-            except Exception:  # a game that cannot be folded must not stop every other game's clock
-                log.exception("ticker: cannot load game %s; looking again in a minute", game_id)
-                dispatcher.agenda.reschedule(game_id, seen_ms, seen_ms + 60_000)
-                continue
-            dispatcher.reoffer(game, seen_ms)
+            self.look_at(game_id, seen_ms)
         return looked
+
+    def look_at(self, game_id: str, seen_ms: int) -> None:
+        """Offer one game what it needs; a game that cannot be folded or offered must not stop the others' clock."""
+        dispatcher = self.runtime.dispatcher
+        try:
+            game = self.runtime.games.load(game_id)
+            dispatcher.reoffer(game, seen_ms)
+        except ApiError as error:
+            if error.code == "game_not_found":
+                dispatcher.agenda.reschedule(game_id, seen_ms, None)
+            else:
+                log.warning("ticker: game %s: %s; looking again in a minute", game_id, error.detail)
+                dispatcher.agenda.reschedule(game_id, seen_ms, seen_ms + 60_000)
+        except (redis.ConnectionError, redis.TimeoutError):
+            raise  # Redis is away: the whole tick waits for it
+        except Exception:
+            log.exception("ticker: cannot look at game %s; looking again in a minute", game_id)
+            dispatcher.agenda.reschedule(game_id, seen_ms, seen_ms + 60_000)
 
     def run(self, stop: threading.Event, every: float = TICK) -> None:
         """Tick until ``stop``, through any Redis outage."""

@@ -27,7 +27,11 @@ log = logging.getLogger("red7.games")
 
 
 
-OnAppend = Callable[[Game, Sequence[Event]], None]
+#: Told of every append: the game after it, the engine events appended, and what ``BeforeAppend`` returned.
+OnAppend = Callable[[Game, Sequence[Event], "int | None"], None]
+#: Called with the game id just before an append (the dispatcher notes the game on its agenda, so that a
+#: process that dies between the append and ``OnAppend`` leaves the game to the ticker, not stalled).
+BeforeAppend = Callable[[str], "int | None"]
 
 
 class GameWrites:
@@ -38,6 +42,7 @@ class GameWrites:
     lists: GameLists
     clock: Callable[[], str]
     on_append: OnAppend | None
+    before_append: BeforeAppend | None
 
     def _commit(
         self,
@@ -60,6 +65,7 @@ class GameWrites:
             apply_engine(after, after.version + 1, event, at)
         after.head = payloads[-1]
         response = respond(after) if respond else ""
+        mark = self._mark(game.id)
         try:
             result = self.store.append(
                 game.id, expected, payloads, expected_head=game.head, idempotency=idempotency, response=response
@@ -70,11 +76,11 @@ class GameWrites:
             raise ApiError("idempotency_key_reused", str(exc)) from None
         except NotReplicated as short:
             if short.version is not None:  # appended now (not a retry answered from its record)
-                self._stored(after, events)
+                self._stored(after, events, mark)
             raise not_replicated_error(short) from None
         if isinstance(result, Replayed):
             return Outcome(replayed=result.response)
-        self._stored(after, events)
+        self._stored(after, events, mark)
         return Outcome(game=after)
 
     def _append(self, game: Game, expected: int, head: str, payloads: list[str], events: Sequence[Event]) -> None:
@@ -83,25 +89,29 @@ class GameWrites:
         ``expected`` and ``head`` name the game the payloads were decided on.
         """
         game.head = payloads[-1]
+        mark = self._mark(game.id)
         try:
             self.store.append(game.id, expected, payloads, expected_head=head)
         except VersionConflict as conflict:
             raise self._conflict(game.id, conflict) from None
         except NotReplicated as short:
-            self._stored(game, events)
+            self._stored(game, events, mark)
             raise not_replicated_error(short) from None
-        self._stored(game, events)
+        self._stored(game, events, mark)
 
-    def _stored(self, game: Game, events: Sequence[Event]) -> None:
+    def _mark(self, game_id: str) -> int | None:
+        return self.before_append(game_id) if self.before_append is not None else None
+
+    def _stored(self, game: Game, events: Sequence[Event], mark: int | None) -> None:
         self.loader.remember(game)
-        self._appended(game, events)
+        self._appended(game, events, mark)
 
     def _conflict(self, game_id: str, conflict: VersionConflict) -> ApiError:
         """A refused append: this process's fold was behind, or (diverged) of a history Redis lost — drop it."""
         self.loader.forget(game_id)
         return conflict_error(conflict.expected, conflict.current)
 
-    def _appended(self, game: Game, events: Sequence[Event]) -> None:
+    def _appended(self, game: Game, events: Sequence[Event], mark: int | None) -> None:
         """Index a game that has finished and hand the new game to the dispatcher.
 
         Neither may fail a write that happened: a lost index move is made by
@@ -115,7 +125,7 @@ class GameWrites:
         if self.on_append is None:
             return
         try:
-            self.on_append(game, events)
+            self.on_append(game, events, mark)
         except Exception:
             log.exception("could not enqueue what game %s needs at version %s; the next read will retry", game.id, game.version)
 

@@ -26,7 +26,7 @@ from engine import (
     decide_and_fold,
     decide_steps,
 )
-from service.application.appending import GameWrites, OnAppend, conflict_error, not_replicated_error, rule_error
+from service.application.appending import BeforeAppend, GameWrites, OnAppend, conflict_error, not_replicated_error, rule_error
 from service.application.commands import GamePage, NewGame, Outcome, utc_now
 from service.application.listing import GameLists
 from service.application.loading import GameLoader
@@ -53,6 +53,7 @@ class GameService(GameWrites):
         recover_after: float = 5.0,
         clock: Callable[[], str] = utc_now,
         on_append: OnAppend | None = None,
+        before_append: BeforeAppend | None = None,
         on_quiet_read: Callable[[Game], None] | None = None,
     ) -> None:
         self.store = store
@@ -62,6 +63,7 @@ class GameService(GameWrites):
         self.recover_after = recover_after
         self.clock = clock
         self.on_append = on_append
+        self.before_append = before_append
         self.on_quiet_read = on_quiet_read
         self.loader = GameLoader(store, snapshot_every=snapshot_every)
         self.lists = GameLists(players, self.loader.load)
@@ -233,8 +235,10 @@ class GameService(GameWrites):
         if cached is not None and (expected_version is None or expected_version <= cached.version):
             try:
                 return self._act_on(cached, player, steps, expected_version, idempotency, respond)
-            except ApiError:
-                pass  # perhaps only the cache was behind: decide again on the stream itself
+            except ApiError as refused:
+                if refused.code == "store_unavailable":
+                    raise  # the append may have happened (unconfirmed by replicas): never decide it a second time
+                # otherwise perhaps only the cache was behind: decide again on the stream itself
         return self._act_on(self.load(game_id), player, steps, expected_version, idempotency, respond)
 
     def _act_on(

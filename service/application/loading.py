@@ -7,6 +7,8 @@ import logging
 import threading
 from collections import OrderedDict
 
+import redis
+
 from service.errors import ApiError
 from service.game import Game, load
 from service.storage.events import EventStore
@@ -127,7 +129,11 @@ class GameLoader:
         """Cache the game, and store a snapshot every ``snapshot_every`` events (for cold readers)."""
         self._cache.put(game)
         if game.version - self._snapshot_at.get(game.id, 0) >= self.snapshot_every:
-            self.store.save_snapshot(game.id, game.version, json.dumps(game.to_dict(), separators=(",", ":")))
+            try:
+                self.store.save_snapshot(game.id, game.version, json.dumps(game.to_dict(), separators=(",", ":")))
+            except redis.RedisError as error:  # only a shortcut for cold readers: never fail what was done already
+                log.warning("game %s: no snapshot at version %s (%s); the next one will be", game.id, game.version, error)
+                return
             if len(self._snapshot_at) > 100_000:
                 self._snapshot_at.clear()  # only a hint: forgetting costs one early snapshot per game
             self._snapshot_at[game.id] = game.version

@@ -127,8 +127,15 @@ SSE_EVENT = {
     "required": ["event", "data"],
     "properties": {
         "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The event number: send it back as Last-Event-ID"},
-        "event": {"type": "string", "description": "The event's type; `end` when the game is over and every event was sent"},
-        "data": {"type": "string", "description": "The event as JSON, as in the events feed (`{}` for `end`)"},
+        "event": {
+            "type": "string",
+            "description": "The event's type; `end` when the game is over and every event was sent; `reset` when Redis "
+            "lost events this stream had sent (reload the view; the stream goes on from `data.version`)",
+        },
+        "data": {
+            "type": "string",
+            "description": "The event as JSON, as in the events feed (`{}` for `end`, `{version}` for `reset`)",
+        },
         "retry": {"type": "integer", "description": "How long to wait before reconnecting, in milliseconds"},
     },
 }

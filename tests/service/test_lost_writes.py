@@ -12,6 +12,7 @@ state is never appended, and each process ends up with the fold of the stream.
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -151,3 +152,36 @@ def test_a_snapshot_of_a_lost_history_is_dropped(api, settings, redis_pair):
     assert cold.games.load(game["id"]).version == kept
     assert cold.store.snapshot(game["id"]) is None
     assert cold.games.load(game["id"]).to_dict() == truth(api, game["id"])
+
+
+def test_a_feed_whose_cursor_is_past_what_redis_kept_says_so_at_once(pair):
+    a, _ = pair
+    ana, bo, game = two_humans(a, seed=9)
+    ana, bo = ana["token"], bo["token"]
+    play(a, game["id"], to_move(a, game["id"], ana, bo))
+    kept = a.view(game["id"], ana)["version"]
+    play(a, game["id"], to_move(a, game["id"], ana, bo))
+    seen = a.view(game["id"], ana)["version"]
+    lose_last(a, game["id"], seen - kept)
+    started = time.monotonic()
+    page = a.call("GET", f"/v1/games/{game['id']}/events?after={seen}&wait=5", ana).get_json()
+    assert time.monotonic() - started < 1.0, "no wait for events past what Redis holds"
+    assert page["version"] == kept < seen and page["events"] == []
+    stream = a.call("GET", f"/v1/games/{game['id']}/stream", ana, headers={"Last-Event-ID": str(seen)})
+    first = stream.get_data(as_text=True).split("\n\n")[1]
+    assert first == f'id: {kept}\nevent: reset\ndata: {{"version":{kept}}}'
+
+
+def test_a_snapshot_that_cannot_be_written_fails_no_action(api, monkeypatch):
+    """A snapshot is a shortcut for cold readers: Redis refusing it after the append must not turn a stored move into a 503."""
+    import redis
+
+    api.runtime.games.snapshot_every = 1
+
+    def refuse(*args, **kwargs):
+        raise redis.ConnectionError("the snapshot write was cut")
+
+    monkeypatch.setattr(api.runtime.store, "save_snapshot", refuse)
+    ana, bo, game = two_humans(api, seed=10)
+    ana, bo = ana["token"], bo["token"]
+    assert play(api, game["id"], to_move(api, game["id"], ana, bo)).status_code == 200

@@ -9,6 +9,8 @@ first answer once a replica confirms it.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from service.http.app import create_app
@@ -50,6 +52,10 @@ def test_actions_wait_for_the_replica_and_say_so_when_it_is_gone(primary_and_rep
     game = api.game(ana["token"], [HUMAN, HUMAN], seed=3)
     api.call("POST", f"/v1/games/{game['id']}/join", bo["token"], json={"code": game["join_code"]})
     tokens = {0: ana["token"], 1: bo["token"]}
+    ids = {ana["token"]: ana["id"], bo["token"]: bo["id"]}
+
+    def who(token: str) -> str:
+        return ids[token]
 
     def act(token: str, steps: list[dict], headers: dict[str, str]):
         """A POST whose 503 is expected here (Api.call would fail it as a server error)."""
@@ -72,6 +78,11 @@ def test_actions_wait_for_the_replica_and_say_so_when_it_is_gone(primary_and_rep
 
     replica.kill()
     wait_until(lambda: primary.client().info("replication")["connected_slaves"] == 0, 20, "the primary sees it gone")
+    before = runtime.store.version(game["id"])
+    plain, token, _ = move({})  # decided on this process's cached game, no Idempotency-Key
+    assert plain.status_code == 503, plain.get_json()  # stored, unconfirmed: never decided a second time
+    appended = [e for e in runtime.store.read(game["id"], before) if json.loads(e.payload)["by"] == f"player:{who(token)}"]
+    assert appended and runtime.store.version(game["id"]) == appended[-1].number
     unconfirmed, token, steps = move({"Idempotency-Key": "k-1"})
     problem = unconfirmed.get_json()
     assert unconfirmed.status_code == 503 and problem["code"] == "store_unavailable"

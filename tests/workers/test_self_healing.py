@@ -15,8 +15,8 @@ import pytest
 from rq.job import Job, JobStatus
 
 from tests.service.conftest import HUMAN, ai
-from workers.dispatch import QUEUED_LOST_AFTER, RECHECK_AFTER, Due
-from workers.liveness import is_alive, pulse_key
+from workers.dispatch import FAILED_AGAIN_AFTER, QUEUED_LOST_AFTER, RECHECK_AFTER, STARTED_GRACE, Due
+from workers.liveness import IDLE, pulse_key, runs
 from workers.ticker import ROLE_TTL, Ticker
 
 
@@ -36,11 +36,16 @@ def clear_marker(api, game_id: str, job: Job) -> None:
 
 
 def mark_started_by(api, job: Job, worker_name: str) -> None:
-    """The job as RQ leaves it when its worker dies mid-run: started, with the worker's name."""
+    """The job as RQ leaves it when its worker dies mid-run: started a while ago, with the worker's name."""
     api.runtime.queue.remove(job)
     job.worker_name = worker_name
+    job.started_at = datetime.now(UTC) - timedelta(seconds=STARTED_GRACE + 1)
     job.save()
     job.set_status(JobStatus.STARTED)
+
+
+def pulse(api, worker_name: str, says: str) -> None:
+    api.runtime.raw_redis.set(pulse_key(api.runtime.settings.key_prefix, worker_name), says.encode(), px=4000)
 
 
 def reoffer(api, game_id: str, *, later: float = 0.0) -> None:
@@ -54,7 +59,7 @@ def test_a_job_started_by_a_worker_that_stopped_pulsing_is_taken_over(api):
     token, game, job = waiting_on_an_ai(api)
     mark_started_by(api, job, "gone-worker")
     clear_marker(api, game["id"], job)
-    assert not is_alive(api.runtime.raw_redis, api.runtime.settings.key_prefix, "gone-worker")
+    assert not runs(api.runtime.raw_redis, api.runtime.settings.key_prefix, "gone-worker", job.id)
     reoffer(api, game["id"])
     assert api.runtime.queue.count == 1
     assert Job.fetch(job.id, connection=api.runtime.raw_redis).get_status() == JobStatus.QUEUED
@@ -66,11 +71,32 @@ def test_a_job_started_by_a_worker_that_stopped_pulsing_is_taken_over(api):
 def test_a_job_running_on_a_worker_that_pulses_is_left_alone(api):
     _, game, job = waiting_on_an_ai(api)
     mark_started_by(api, job, "busy-worker")
-    api.runtime.raw_redis.set(pulse_key(api.runtime.settings.key_prefix, "busy-worker"), b"1", px=4000)
+    pulse(api, "busy-worker", job.id)
     clear_marker(api, game["id"], job)
     reoffer(api, game["id"])
     assert api.runtime.queue.count == 0
     assert Job.fetch(job.id, connection=api.runtime.raw_redis).get_status() == JobStatus.STARTED
+
+
+@pytest.mark.parametrize("says", [IDLE, "another-job"])
+def test_a_job_redis_says_started_on_a_live_worker_that_runs_something_else_is_taken_over(api, says):
+    """A worker lived through a Redis that lost its last writes: Redis says it runs the job, the worker does not."""
+    _, game, job = waiting_on_an_ai(api)
+    mark_started_by(api, job, "survivor")
+    pulse(api, "survivor", says)
+    clear_marker(api, game["id"], job)
+    reoffer(api, game["id"])
+    assert api.runtime.queue.count == 1
+
+
+def test_a_job_started_a_moment_ago_is_left_alone_before_its_worker_pulses_its_name(api):
+    _, game, job = waiting_on_an_ai(api)
+    mark_started_by(api, job, "new-worker")
+    job.started_at = datetime.now(UTC)
+    job.save()
+    clear_marker(api, game["id"], job)
+    reoffer(api, game["id"])
+    assert api.runtime.queue.count == 0
 
 
 def test_a_job_lost_from_its_queue_is_queued_again_once_it_should_have_run(api):
@@ -189,3 +215,86 @@ def test_one_ticker_holds_the_role_and_another_takes_it_when_the_holder_stops(ap
     api.runtime.raw_redis.delete(first.role_key)  # the holder died: its key expired
     assert second.holds_role()
     assert not first.holds_role()
+
+
+def test_a_job_that_failed_for_good_runs_again_but_not_at_every_look(api):
+    _, game, job = waiting_on_an_ai(api)
+    api.runtime.queue.remove(job)
+    job.ended_at = datetime.now(UTC)
+    job.save()
+    job.set_status(JobStatus.FAILED)
+    clear_marker(api, game["id"], job)
+    reoffer(api, game["id"])
+    assert api.runtime.queue.count == 0  # it just failed: not again at once
+    reoffer(api, game["id"], later=FAILED_AGAIN_AFTER + 1)
+    assert api.runtime.queue.count == 1
+
+
+def test_a_game_is_on_the_agenda_before_its_append_so_a_process_dying_after_it_stalls_nothing(api):
+    """The append is stored, then the process dies before it queues the AI's turn: the ticker does."""
+    token = api.player()["token"]
+    game = api.game(token, [HUMAN, ai("greedy")], seed=4)
+    api.run_jobs()
+    view = api.view(game["id"], token)
+    assert view["turn"]["seat"] == 0
+    runtime = api.runtime
+    runtime.games.on_append = None  # the process "dies" after the append: nothing is queued
+    step = next(s for s in view["legal_steps"] if s["type"] != "fold")
+    chosen = {k: step[k] for k in ("type", "card", "draw") if k in step}
+    assert api.act(game["id"], token, [chosen]).status_code == 200
+    assert runtime.queue.count == 0
+    after = runtime.games.load(game["id"])
+    if after.seat_to_move() == 1:  # the AI is to move (not a round end)
+        when = runtime.dispatcher.agenda.when(game["id"])
+        assert when is not None
+        runtime.dispatcher.agenda.look_at(game["id"], 0)  # its time has come
+        runtime.dispatcher.clock = lambda: datetime.now(UTC)
+        assert Ticker(runtime, "test").tick() == 1
+        assert [j.func_name for j in runtime.queue.get_jobs()] in (["workers.jobs.ai_turn"], ["workers.jobs.score_round"])
+
+
+def test_a_late_after_append_does_not_undo_a_newer_appends_look(api):
+    """An append's dispatch that finds nothing due drops only the look its own append noted."""
+    token = api.player()["token"]
+    game = api.game(token, [HUMAN, HUMAN])  # waits on its players only
+    dispatcher = api.runtime.dispatcher
+    loaded = api.runtime.games.load(game["id"])
+    old_mark = dispatcher.before_append(game["id"])
+    newer_mark = old_mark + 5000
+    dispatcher.agenda.look_at(game["id"], newer_mark)  # a newer append noted the game since
+    dispatcher.after_append(loaded, (), old_mark)
+    assert dispatcher.agenda.when(game["id"]) == newer_mark
+    dispatcher.after_append(loaded, (), newer_mark)
+    assert dispatcher.agenda.when(game["id"]) is None
+
+
+def test_a_retry_waiting_in_the_schedule_is_queued_once_by_two_tickers(api):
+    _, _, job = waiting_on_an_ai(api)
+    api.runtime.queue.remove(job)
+    api.runtime.queue.schedule_job(job, datetime.now(UTC) - timedelta(seconds=1))
+    first, second = Ticker(api.runtime, "first"), Ticker(api.runtime, "second")
+    first.enqueue_scheduled()
+    second.enqueue_scheduled()
+    assert api.runtime.queue.get_job_ids() == [job.id]
+
+
+def test_a_game_that_cannot_be_looked_at_does_not_stop_the_others(api, monkeypatch):
+    _, broken, job_a = waiting_on_an_ai(api)
+    _, fine, job_b = waiting_on_an_ai(api)
+    for game, job in ((broken, job_a), (fine, job_b)):
+        job.delete()
+        clear_marker(api, game["id"], job)
+    agenda = api.runtime.dispatcher.agenda
+    agenda.look_at(broken["id"], 0)
+    agenda.look_at(fine["id"], 1)
+    real_load = api.runtime.games.load
+
+    def load(game_id: str):
+        if game_id == broken["id"]:
+            raise ValueError("a history this service cannot fold")
+        return real_load(game_id)
+
+    monkeypatch.setattr(api.runtime.games, "load", load)
+    assert Ticker(api.runtime, "test").tick() == 2
+    assert [j.args[0] for j in api.runtime.queue.get_jobs()] == [fine["id"]]
+    assert agenda.when(broken["id"]) == 60_000  # looked at again in a minute

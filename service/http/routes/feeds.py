@@ -47,7 +47,9 @@ class Events(MethodView):
         game = games.load(game_id)
         games.ensure_progress(game)
         after = query["after"]
-        if game.version <= after and query["wait"] > 0 and not game.over:  # nothing more will come
+        # Wait only when caught up: over, nothing more will come; behind `after`, Redis lost events the
+        # caller saw, and the page's version (below its cursor) tells it at once to reload.
+        if game.version == after and query["wait"] > 0 and not game.over:
             games.store.wait(game_id, after, min(query["wait"], red7_runtime().settings.long_poll_max))
             game = games.load(game_id)
         events = games.feed(game, player.id if player else None, after, query["limit"])
@@ -94,6 +96,9 @@ class Stream(MethodView):
             try:
                 while True:
                     game = games.load(game_id)
+                    if game.version < after:  # Redis lost events this client was sent: it reloads, then goes on
+                        after = game.version
+                        yield f"id: {after}\nevent: reset\ndata: {json.dumps({'version': after}, separators=(',', ':'))}\n\n"
                     for event in games.feed(game, viewer, after, 500):
                         after = event["n"]
                         yield f"id: {event['n']}\nevent: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
