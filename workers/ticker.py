@@ -34,6 +34,8 @@ TICK = 0.25
 ROLE_TTL = 1.0
 #: During a long sweep the role is renewed (and the sweep given up if it was lost) every so many games.
 ROLE_CHECK_EVERY = 20
+#: While Redis is away the ticker tries again at least this often (s): deadlines fire within seconds of its return.
+OUTAGE_PAUSE_MAX = 1.0
 
 #: Take the role if nobody holds it, renew it if we do.
 HOLD_ROLE_SCRIPT = """
@@ -133,7 +135,7 @@ class Ticker:
             except redis.RedisError as error:
                 if pause == every:
                     log.warning("ticker: Redis is unreachable (%s); trying again with backoff", error)
-                pause = min(max(pause * 2, 0.5), 5.0)
+                pause = min(max(pause * 2, 0.5), OUTAGE_PAUSE_MAX)
             except Exception:
                 log.exception("ticker: unexpected error; going on")
                 pause = every

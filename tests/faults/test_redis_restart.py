@@ -16,7 +16,7 @@ from datetime import datetime
 from tests.deployment import Client, stored_version, stream_events, wait_until
 from tests.faults.players import Human, play_all
 
-OUTAGE = 6.0
+OUTAGE = 20.0  # longer than RQ's own reconnection backoff would wait out (it doubles to a minute)
 PROGRESS_BOUND = 10.0
 
 
@@ -38,7 +38,12 @@ def test_play_goes_on_after_redis_is_killed_and_restarted(deployment, server):
     ai_games = [watcher.json("POST", "/games", expect=201, json={"seats": [{"kind": "ai", "level": "greedy"},
                                                                            {"kind": "ai", "level": "random"}]})
                 for _ in range(2)]
-    # A game whose human never moves and whose deadline falls while Redis is away.
+    humans = [Human([p], g["id"]) for p, g in zip(people, human_games, strict=True)]
+    stop, threads = play_all(humans, 240)
+    text = server.client()
+    games = [g["id"] for g in human_games + ai_games]
+    wait_until(lambda: all(stored_version(text, deployment.prefix, g) > 12 for g in games), 30, "play gets going")
+    # A game whose human never moves and whose turn's deadline falls while Redis is away.
     idler = lobby.sign_up("Idler")
     for _ in range(20):
         idle = idler.json("POST", "/games", expect=201,
@@ -46,11 +51,7 @@ def test_play_goes_on_after_redis_is_killed_and_restarted(deployment, server):
         path = f"/games/{idle['id']}"
         if wait_until(lambda path=path: idler.json("GET", path)["turn"], 10, "a turn")["seat"] == 0:
             break
-    humans = [Human([p], g["id"]) for p, g in zip(people, human_games, strict=True)]
-    stop, threads = play_all(humans, 240)
-    text = server.client()
-    games = [g["id"] for g in human_games + ai_games]
-    wait_until(lambda: all(stored_version(text, deployment.prefix, g) > 12 for g in games), 30, "play gets going")
+    assert idler.json("GET", f"/games/{idle['id']}")["turn"]["seat"] == 0
 
     server.kill()
     down = time.time()
@@ -74,7 +75,7 @@ def test_play_goes_on_after_redis_is_killed_and_restarted(deployment, server):
     timed_out = wait_until(lambda: [e for e in stream_events(text, deployment.prefix, idle["id"])
                                     if e["type"] == "turn_timed_out"], 30, "the idle seat's deadline fires")
     print(f"the deadline that passed while Redis was away fired {at(timed_out[0]) - back:.1f} s after it was back")
-    assert at(timed_out[0]) - back <= 3.0
+    assert 0 <= at(timed_out[0]) - back <= 3.0
 
     def finished(game_id: str) -> bool:
         return stream_events(text, deployment.prefix, game_id)[-1]["type"] == "game_finished"
