@@ -60,6 +60,11 @@ class Settings:
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
+    def webhook_queue_name(self) -> str:
+        """The queue of webhook deliveries: apart from the games' jobs, so that a slow receiver never delays a game."""
+        return f"{self.queue_name}-webhooks"
+
+    @property
     def embedded(self) -> bool:
         return not self.redis_url
 

@@ -34,7 +34,8 @@ class Runtime:
     players: PlayerStore
     games: GameService
     replays: ReplayStore
-    queue: Queue
+    queue: Queue  # the games' jobs: AI turns, scoring and dealing, deadlines
+    webhook_queue: Queue  # webhook deliveries, worked apart (see workers.runner)
     dispatcher: Dispatcher
 
 
@@ -54,10 +55,12 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
     )
     players = PlayerStore(text, settings.key_prefix)
     queue = Queue(settings.queue_name, connection=raw, serializer=JSONSerializer)
+    webhook_queue = Queue(settings.webhook_queue_name, connection=raw, serializer=JSONSerializer)
     namespace = re.sub(r"[^A-Za-z0-9_-]", "_", settings.key_prefix).strip("_") or "red7"
     dispatcher = Dispatcher(
         queue,
         Agenda(raw, settings.key_prefix),
+        webhook_queue=webhook_queue,
         marker_prefix=settings.key_prefix,
         namespace=namespace,
         ai_delay=settings.ai_delay,
@@ -74,4 +77,5 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
         before_append=dispatcher.before_append,
         on_quiet_read=dispatcher.reoffer,
     )
-    return Runtime(settings, text, raw, store, players, games, ReplayStore(text, settings.key_prefix), queue, dispatcher)
+    replays = ReplayStore(text, settings.key_prefix)
+    return Runtime(settings, text, raw, store, players, games, replays, queue, webhook_queue, dispatcher)

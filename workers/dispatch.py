@@ -109,6 +109,8 @@ class Dispatcher:
 
     queue: Queue
     agenda: Agenda
+    #: Where notifications go (default: ``queue``): apart from the games' jobs, a slow receiver delays no game.
+    webhook_queue: Queue | None = None
     marker_prefix: str = "red7:"
     #: Prepended to job ids (letters, digits, _ and - only), so that several deployments can share a Redis.
     namespace: str = "red7"
@@ -177,29 +179,33 @@ class Dispatcher:
                 looks.append(_ms(now + timedelta(seconds=RECHECK_AFTER)))
         return queued_now, min(looks, default=None)
 
+    def queue_of(self, item: Due) -> Queue:
+        return self.webhook_queue if item.job == "notify" and self.webhook_queue is not None else self.queue
+
     def enqueue(self, item: Due) -> bool:
         """Queue ``item`` now unless the same job is on its way already; ``True`` if queued now."""
         job_id = item.job_id(self.namespace)
+        queue = self.queue_of(item)
         # Job.fetch, not Queue.fetch_job: the latter LREMs ids whose hash it cannot find yet,
         # which drops a job that another process is enqueueing at that very moment.
         try:
-            existing = Job.fetch(job_id, connection=self.queue.connection, serializer=self.queue.serializer)
+            existing = Job.fetch(job_id, connection=queue.connection, serializer=queue.serializer)
         except NoSuchJobError:
             existing = None
-        if existing is not None and self._on_its_way(existing):
+        if existing is not None and self._on_its_way(existing, queue):
             return False
         marker = f"{self.marker_prefix}jobs:{{{item.game_id}}}:{job_id}"
-        if not self.queue.connection.set(marker, b"1", nx=True, ex=self.marker_ttl):
+        if not queue.connection.set(marker, b"1", nx=True, ex=self.marker_ttl):
             return False
         if existing is not None:
             log.info("job %s (%s) will not run as it is; queueing it again", job_id, existing.get_status(refresh=False))
             existing.delete(remove_from_queue=True)  # its registries too, so RQ does not clean up after it later
         func = f"workers.jobs.{item.job}"
         args = (item.game_id, item.version, *item.args)
-        self.queue.enqueue(func, *args, job_id=job_id, retry=RETRY, failure_ttl=7 * 24 * 3600, result_ttl=3600)
+        queue.enqueue(func, *args, job_id=job_id, retry=RETRY, failure_ttl=7 * 24 * 3600, result_ttl=3600)
         return True
 
-    def _on_its_way(self, job: Job) -> bool:
+    def _on_its_way(self, job: Job, queue: Queue) -> bool:
         """Whether the job will still run, or is running on a live worker."""
         status = job.get_status(refresh=False)
         now = self.clock()
@@ -207,15 +213,15 @@ class Dispatcher:
             started = job.started_at.replace(tzinfo=UTC) if job.started_at else now
             if (now - started).total_seconds() < STARTED_GRACE:
                 return True  # its worker's pulse may not name it yet
-            return runs(self.queue.connection, self.marker_prefix, job.worker_name, job.id)
+            return runs(queue.connection, self.marker_prefix, job.worker_name, job.id)
         if status == JobStatus.QUEUED:
             enqueued = job.enqueued_at.replace(tzinfo=UTC) if job.enqueued_at else now
             if (now - enqueued).total_seconds() < QUEUED_LOST_AFTER:
                 return True
-            return self.queue.connection.lpos(self.queue.key, job.id) is not None  # a long queue, or lost on its way
+            return queue.connection.lpos(queue.key, job.id) is not None  # a long queue, or lost on its way
         if status == JobStatus.SCHEDULED:
             try:
-                at: datetime = self.queue.scheduled_job_registry.get_scheduled_time(job)  # rq's property is unannotated
+                at: datetime = queue.scheduled_job_registry.get_scheduled_time(job)  # rq's property is unannotated
             except NoSuchJobError:
                 return False
             return (now - at).total_seconds() < SCHEDULED_LOST_AFTER

@@ -18,7 +18,7 @@ import os
 import signal
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType, TracebackType
 from typing import Any
@@ -27,6 +27,7 @@ import redis
 from rq import SimpleWorker, Worker
 from rq.exceptions import StopRequested
 from rq.job import Job
+from rq.queue import Queue
 from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
 
@@ -44,6 +45,10 @@ def fail_fast_on_permanent_errors(job: Job, exc_type: type[BaseException], exc: 
     if issubclass(exc_type, PermanentJobError):
         job.retries_left = 0
     return True  # let RQ's default handling (retry or failed registry) go on
+
+
+def _always(worker: TracksRunningJob) -> Callable[[], TracksRunningJob]:
+    return lambda: worker
 
 
 #: Pauses between attempts to reach Redis again (seconds), the last one repeated.
@@ -87,10 +92,11 @@ class ThreadWorker(TracksRunningJob, SimpleWorker):
         pass
 
 
-def thread_worker(runtime: Runtime) -> ThreadWorker:
+def thread_worker(runtime: Runtime, queues: list[Queue] | None = None) -> ThreadWorker:
+    """A worker for a thread of this process, on the games' and the webhooks' queues (games first) unless told."""
     context.install(runtime)
     return ThreadWorker(
-        [runtime.queue],
+        queues or [runtime.queue, runtime.webhook_queue],
         connection=runtime.raw_redis,
         serializer=JSONSerializer,
         exception_handlers=[fail_fast_on_permanent_errors],
@@ -105,11 +111,11 @@ def drain(runtime: Runtime, *, rounds: int = 10_000) -> int:
     try:
         for _ in range(rounds):
             ticker.tick()
-            if runtime.queue.count == 0:
+            waiting = runtime.queue.count + runtime.webhook_queue.count
+            if waiting == 0:
                 return ran
-            before = runtime.queue.count
             worker.work(burst=True, logging_level="WARNING")
-            ran += before
+            ran += waiting
     finally:
         ticker.release()
     raise RuntimeError("the queue did not drain")
@@ -118,9 +124,10 @@ def drain(runtime: Runtime, *, rounds: int = 10_000) -> int:
 def start_embedded(runtime: Runtime, *, poll: float = 0.25) -> threading.Event:
     """Run jobs in background threads of this process; set the returned event to stop them."""
     stop = threading.Event()
-    worker = thread_worker(runtime)
+    games = thread_worker(runtime, [runtime.queue])
+    webhooks = thread_worker(runtime, [runtime.webhook_queue])
 
-    def work() -> None:
+    def work(worker: ThreadWorker) -> None:
         while not stop.is_set():
             try:
                 worker.work(burst=True, logging_level="WARNING")
@@ -128,8 +135,9 @@ def start_embedded(runtime: Runtime, *, poll: float = 0.25) -> threading.Event:
                 log.exception("embedded worker loop")
             stop.wait(poll / 5)
 
-    threading.Thread(target=work, name="red7-worker", daemon=True).start()
-    start_pulse(runtime.raw_redis, runtime.settings.key_prefix, lambda: worker, stop)
+    for worker, name in ((games, "red7-worker"), (webhooks, "red7-webhooks")):
+        threading.Thread(target=work, args=(worker,), name=name, daemon=True).start()
+        start_pulse(runtime.raw_redis, runtime.settings.key_prefix, _always(worker), stop)
     start_ticker(runtime, f"embedded-{os.getpid()}", stop)
     return stop
 
@@ -160,6 +168,39 @@ def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
             signal.signal(number, handler)
 
 
+def start_webhook_deliveries(runtime: Runtime, stop: threading.Event) -> threading.Thread:
+    """Deliver webhooks in a thread of their own, beside the games' worker: a slow receiver holds up no game.
+
+    It has a runtime of its own (installed for this thread only): the games'
+    worker forks a work horse per job, which must not inherit a lock this
+    thread holds.  Like the ticker it waits out Redis outages.
+    """
+
+    def deliver() -> None:
+        context.install(runtime, this_thread_only=True)
+        current: list[ThreadWorker] = []
+        start_pulse(runtime.raw_redis, runtime.settings.key_prefix, lambda: current[-1] if current else None, stop)
+        while not stop.is_set():
+            worker = ThreadWorker(  # a new one each time: RQ's worker is done once its work() returns
+                [runtime.webhook_queue],
+                connection=runtime.raw_redis,
+                serializer=JSONSerializer,
+                exception_handlers=[fail_fast_on_permanent_errors],
+            )
+            current[:] = [worker]
+            try:
+                worker.work(logging_level="WARNING")  # blocks on the queue; returns if Redis goes away mid-delivery
+            except redis.RedisError as error:
+                log.warning("webhook deliveries: Redis is unreachable (%s)", error)
+            except Exception:  # a delivery's failure is RQ's business; never let the loop die
+                log.exception("webhook deliveries")
+            stop.wait(RECONNECT_PAUSES[-1])
+
+    thread = threading.Thread(target=deliver, name="red7-webhooks", daemon=True)
+    thread.start()
+    return thread
+
+
 def run_forever(runtime: Runtime, *, burst: bool = False, **options: Any) -> None:
     """``red7 worker``: work until SIGTERM/SIGINT (RQ finishes the current job first), through Redis outages.
 
@@ -174,7 +215,8 @@ def run_forever(runtime: Runtime, *, burst: bool = False, **options: Any) -> Non
     start_pulse(clock_runtime.raw_redis, runtime.settings.key_prefix, lambda: current[-1] if current else None, stop)
     if not burst:
         start_ticker(clock_runtime, identity, stop)
-    log.info("red7 worker %s on queue %s", identity, runtime.queue.name)
+        start_webhook_deliveries(build_runtime(runtime.settings), stop)
+    log.info("red7 worker %s on queues %s and %s", identity, runtime.queue.name, runtime.webhook_queue.name)
     try:
         while not stop.is_set():
             worker = process_worker(runtime)

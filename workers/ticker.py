@@ -82,16 +82,16 @@ class Ticker:
         Each job is claimed (taken off the schedule) before it is queued, so
         that two tickers — one whose role lapsed mid-tick — never queue it twice.
         """
-        queue = self.runtime.queue
-        registry = queue.scheduled_job_registry
-        for job_id in registry.get_jobs_to_schedule(int(time.time())):
-            if not queue.connection.zrem(registry.key, job_id):
-                continue  # another ticker claimed it
-            try:
-                job = Job.fetch(job_id, connection=queue.connection, serializer=queue.serializer)
-            except NoSuchJobError:
-                continue
-            queue.enqueue_job(job)
+        for queue in (self.runtime.queue, self.runtime.webhook_queue):
+            registry = queue.scheduled_job_registry
+            for job_id in registry.get_jobs_to_schedule(int(time.time())):
+                if not queue.connection.zrem(registry.key, job_id):
+                    continue  # another ticker claimed it
+                try:
+                    job = Job.fetch(job_id, connection=queue.connection, serializer=queue.serializer)
+                except NoSuchJobError:
+                    continue
+                queue.enqueue_job(job)
 
     def sweep(self) -> int:
         """Look at every game on the agenda whose time has come (giving up if the role is lost meanwhile)."""

@@ -318,17 +318,17 @@ def notify_through_the_queue(api, receiver: str, status: int) -> None:
 
 def test_a_permanent_failure_lands_in_the_failed_registry_with_its_reason(api, receiver):
     notify_through_the_queue(api, receiver, 410)
-    failed = api.runtime.queue.failed_job_registry
+    failed = api.runtime.webhook_queue.failed_job_registry
     assert failed.count == 1
-    job = api.runtime.queue.fetch_job(failed.get_job_ids()[0])
+    job = api.runtime.webhook_queue.fetch_job(failed.get_job_ids()[0])
     assert job.retries_left == 0 and "the webhook refused the event with 410" in job.latest_result().exc_string
 
 
 def test_a_transient_failure_is_retried_later(api, receiver):
     notify_through_the_queue(api, receiver, 503)
-    scheduled = api.runtime.queue.scheduled_job_registry
-    assert scheduled.count == 1 and api.runtime.queue.failed_job_registry.count == 0
-    job = api.runtime.queue.fetch_job(scheduled.get_job_ids()[0])
+    scheduled = api.runtime.webhook_queue.scheduled_job_registry
+    assert scheduled.count == 1 and api.runtime.webhook_queue.failed_job_registry.count == 0
+    job = api.runtime.webhook_queue.fetch_job(scheduled.get_job_ids()[0])
     # One of four retries used, the next after the backoff: or two, as RQ rounds the 1 s retry's time
     # down to a whole second, which the drain may already find due.
     assert job.retries_left in (2, 3)
