@@ -37,6 +37,8 @@ SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "seat_resigned": (409, "You resigned from this game; an AI plays your seat"),
     "game_not_finished": (409, "Only finished games can be exported"),
     "token_limit_reached": (409, "You already hold as many tokens as a player may"),
+    "game_limit_reached": (409, "You are in as many unfinished games as a player may be"),
+    "ai_seat_limit_reached": (409, "Your games in play hold as many AI seats as a player may have"),
     "payload_too_large": (413, "The request body is too large"),
     "unsupported_media_type": (415, "Send the body as application/json"),
     "invalid_request": (422, "The request does not match the schema"),

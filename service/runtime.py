@@ -76,6 +76,8 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
         on_append=dispatcher.after_append,
         before_append=dispatcher.before_append,
         on_quiet_read=dispatcher.reoffer,
+        max_games_in_play=settings.max_games_in_play,
+        max_ai_seats_in_play=settings.max_ai_seats_in_play,
     )
     replays = ReplayStore(text, settings.key_prefix)
     return Runtime(settings, text, raw, store, players, games, replays, queue, webhook_queue, dispatcher)

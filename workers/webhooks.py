@@ -3,16 +3,22 @@
 A webhook URL is whatever a player typed, and the workers run inside the
 deployment's network: without these checks a player could make them POST to
 an internal service (SSRF).  Redirects are not followed for the same reason
-(and because urllib would turn the POST into a GET without its body).
+(and because urllib would turn the POST into a GET without its body).  The host is
+looked up once: the connection goes to the address that was checked, so a name
+that answers with another address the second time (DNS rebinding) cannot send
+it elsewhere.
 """
 
 from __future__ import annotations
 
+import http.client
 import ipaddress
 import socket
 import urllib.error
 import urllib.parse
 import urllib.request
+from functools import partial
+from typing import Any
 
 
 class UndeliverableWebhook(Exception):
@@ -24,11 +30,44 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
         return None  # urllib then raises the 3xx as an HTTPError
 
 
-_OPENER = urllib.request.build_opener(_NoRedirects)
+def _connect_to(address: str, destination: tuple[str, int], *args: Any) -> socket.socket:
+    """``socket.create_connection`` to ``address`` instead of the host name it is given."""
+    return socket.create_connection((address, destination[1]), *args)
 
 
-def check_destination(url: str, *, private_hosts: bool) -> None:
-    """Refuse a URL whose host is not a public address (every address it resolves to is checked).
+class _PinnedHTTPConnection(http.client.HTTPConnection):
+    """An HTTP connection to a checked address; the Host header still names the host of the URL."""
+
+    def __init__(self, host: str, *, address: str, **kwargs: Any) -> None:
+        super().__init__(host, **kwargs)
+        self._create_connection = partial(_connect_to, address)  # http.client opens its socket through this
+
+
+class _PinnedHTTPSConnection(http.client.HTTPSConnection):
+    """An HTTPS connection to a checked address; SNI and the certificate check use the host of the URL (``self.host``)."""
+
+    def __init__(self, host: str, *, address: str, **kwargs: Any) -> None:
+        super().__init__(host, **kwargs)
+        self._create_connection = partial(_connect_to, address)
+
+
+class _Pinned(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
+    """urllib's http and https handlers, connecting to ``address`` whatever the host name resolves to by now."""
+
+    def __init__(self, address: str) -> None:
+        super().__init__()
+        self.address = address
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(partial(_PinnedHTTPConnection, address=self.address), req)
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(partial(_PinnedHTTPSConnection, address=self.address), req)
+
+
+def check_destination(url: str, *, private_hosts: bool) -> str:
+    """Refuse a URL whose host is not a public address (every address it resolves to is checked); the address to
+    connect to.
 
     A name that does not resolve now raises ``OSError``: DNS may be down, so
     that is worth a retry.
@@ -41,14 +80,15 @@ def check_destination(url: str, *, private_hosts: bool) -> None:
         port = parts.port or (443 if parts.scheme == "https" else 80)
     except (UnicodeError, ValueError) as exc:
         raise UndeliverableWebhook(f"the host of {url!r} cannot be looked up: {exc}") from None
-    if private_hosts:
-        return
+    addresses = []
     for *_, address in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM):
         host_address = address[0]
         assert isinstance(host_address, str)  # an IPv4 or IPv6 address: (host, port, ...) with the host as text
         ip = ipaddress.ip_address(host_address.split("%")[0])
-        if not _is_public(ip):
+        if not private_hosts and not _is_public(ip):
             raise UndeliverableWebhook(f"{host} is {ip}, not a public address (RED7_WEBHOOK_PRIVATE_HOSTS allows it)")
+        addresses.append(host_address)
+    return addresses[0]
 
 
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
@@ -71,9 +111,11 @@ def _is_public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
 
 def post(request: urllib.request.Request, *, private_hosts: bool, timeout: float = 5.0) -> int:
     """POST ``request``; the receiver's status.  4xx (but 408 and 429) and 3xx are undeliverable; the rest retryable."""
-    check_destination(request.full_url, private_hosts=private_hosts)
+    address = check_destination(request.full_url, private_hosts=private_hosts)
+    # No proxy: it would look the name up again itself, and the connection must go to the address checked.
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirects, _Pinned(address))
     try:
-        with _OPENER.open(request, timeout=timeout) as response:
+        with opener.open(request, timeout=timeout) as response:
             status: int = response.status  # an http.client.HTTPResponse (typeshed: Any, for any URL scheme)
             return status
     except urllib.error.HTTPError as error:

@@ -30,6 +30,7 @@ from service.application.appending import BeforeAppend, GameWrites, OnAppend, co
 from service.application.commands import GamePage, NewGame, Outcome, utc_now
 from service.application.listing import GameLists
 from service.application.loading import GameLoader
+from service.application.quotas import Quotas
 from service.application.reading import GameFeeds
 from service.errors import ApiError
 from service.game import Game, apply, engine_envelope, envelope
@@ -55,6 +56,8 @@ class GameService(GameWrites):
         on_append: OnAppend | None = None,
         before_append: BeforeAppend | None = None,
         on_quiet_read: Callable[[Game], None] | None = None,
+        max_games_in_play: int = 0,
+        max_ai_seats_in_play: int = 0,
     ) -> None:
         self.store = store
         self.players = players
@@ -68,6 +71,7 @@ class GameService(GameWrites):
         self.loader = GameLoader(store, snapshot_every=snapshot_every)
         self.lists = GameLists(players, self.loader.load)
         self.feeds = GameFeeds(store)
+        self.quotas = Quotas(players, self.lists.in_play, max_games_in_play, max_ai_seats_in_play)
 
     # --- reading ----------------------------------------------------------------------
 
@@ -94,6 +98,7 @@ class GameService(GameWrites):
     # --- writing ----------------------------------------------------------------------
 
     def create(self, creator: Player, request: NewGame) -> Game:
+        self.quotas.check_new_game(creator, sum(1 for seat in request.seats if seat.kind == "ai"))
         if request.deck is not None and not self.allow_custom_decks:
             raise ApiError("custom_decks_disabled", "This server does not accept explicit decks (RED7_ALLOW_CUSTOM_DECKS).")
         if request.deck is not None and sorted(request.deck) != list(range(49)):
@@ -138,6 +143,7 @@ class GameService(GameWrites):
                 raise ApiError("game_not_waiting", f"The game is {game.status}: seats are taken only before it starts.")
             if not hmac.compare_digest(code.encode(), game.join_code.encode()):
                 raise ApiError("bad_join_code")
+            self.quotas.check_join(player)
             open_seats = [i for i, s in enumerate(game.seats) if s.open]
             if not open_seats:
                 raise ApiError("game_full")

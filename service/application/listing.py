@@ -97,6 +97,10 @@ class GameLists:
         last, score = found[wanted - 1]
         return GamePage(page, f"f.{score}.{last}")
 
+    def in_play(self, player: Player) -> list[Game]:
+        """The player's games not finished (waiting or active), loaded."""
+        return [game for _, game in self._open_games(player)]
+
     def _open_games(self, player: Player) -> list[tuple[OpenAfter, Game]]:
         """The player's games not finished, with their sort keys, in list order.
 

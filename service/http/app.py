@@ -159,7 +159,7 @@ def _check_accept() -> None:
 
 
 def _check_body() -> None:
-    """415 for a body that is not JSON, 400 for JSON that does not parse (before any schema runs)."""
+    """415 for a body that is not JSON, 400 for JSON that does not parse or nests too deeply (before any schema runs)."""
     if request.method not in ("POST", "PUT", "PATCH") or not request.path.startswith("/v1/"):
         return
     if request.path == "/v1/replays":
@@ -172,8 +172,30 @@ def _check_body() -> None:
             body = request.get_json()
         except BadRequest:
             raise ApiError("malformed_json", "The body is not valid JSON.") from None
+        except RecursionError:  # json's parser recurses per level: 20,000 "[" fit well inside the body limit
+            raise ApiError("malformed_json", _TOO_DEEP) from None
+        if _too_deep(body):
+            raise ApiError("malformed_json", _TOO_DEEP)
         if _SURROGATE_ESCAPE.search(request.get_data()) and not _is_unicode(body):
             raise ApiError("malformed_json", "The body holds a \\u escape of half a UTF-16 pair, which is not a character.")
+
+
+#: How deep a body may nest: far deeper than any request needs, and far enough below Python's recursion limit that
+#: what parses here also parses again (webargs parses the body once more) and goes through every schema and json.dumps.
+MAX_JSON_DEPTH = 64
+_TOO_DEEP = f"The body nests arrays and objects deeper than {MAX_JSON_DEPTH} levels."
+
+
+def _too_deep(body: object) -> bool:
+    """Whether ``body`` nests arrays and objects deeper than :data:`MAX_JSON_DEPTH` (walked a level at a time, not
+    recursively: recursion is what it guards against)."""
+    level = [body]
+    for _ in range(MAX_JSON_DEPTH + 1):
+        containers = [value for value in level if isinstance(value, (list, dict))]
+        if not containers:
+            return False
+        level = [child for value in containers for child in (value.values() if isinstance(value, dict) else value)]
+    return True
 
 
 #: A \uD800-\uDFFF escape: JSON's parser accepts one alone, but it is no character and cannot be stored.

@@ -81,6 +81,14 @@ def player_store() -> PlayerStore:
     return red7_runtime().players
 
 
+#: The headers of a response made for the caller's token (a view, a feed, a replay of a game in play, the caller's
+#: player, games and tokens): no shared cache may hand it to anyone else, and any other cache keys it by the token.
+PRIVATE = {"Vary": "Authorization", "Cache-Control": "private"}
+#: The same for a response that should be kept nowhere: it holds a secret shown once (a token, a webhook secret), or
+#: it is a live stream.
+NO_STORE = {"Vary": "Authorization", "Cache-Control": "no-store"}
+
+
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     text = body if isinstance(body, str) else json.dumps(body, separators=(",", ":"))
     response = Response(text, status=status, mimetype="application/json")
@@ -252,4 +260,4 @@ RENDERED = RenderCache()
 
 
 def game_response(game: Game, player_id: str | None, status: int = 200) -> Response:
-    return json_response(RENDERED.render(game, player_id), status, {"ETag": f'"{game.version}"', "Vary": "Authorization"})
+    return json_response(RENDERED.render(game, player_id), status, {"ETag": f'"{game.version}"', **PRIVATE})

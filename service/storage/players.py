@@ -256,6 +256,10 @@ class PlayerStore:
         """
         self.redis.sadd(self._games_key(player_id), game_id)
 
+    def count_games(self, player_id: str) -> int:
+        """How many games the player's index holds as not finished (it may hold a few too many; never too few)."""
+        return int(self.redis.scard(self._games_key(player_id)))
+
     def game_ids(self, player_id: str) -> set[str]:
         """The player's games that were not finished when last seen."""
         return {_text(game_id) for game_id in self.redis.smembers(self._games_key(player_id))}

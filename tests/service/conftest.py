@@ -26,6 +26,8 @@ def settings_for(key_prefix: str, **overrides: Any) -> Settings:
         "long_poll_max": 5.0,
         "expert_seconds": 0.05,
         "webhook_private_hosts": True,  # the tests' webhook receivers listen on 127.0.0.1
+        "max_games_in_play": 0,  # no quotas but in the tests of quotas (test_quotas.py)
+        "max_ai_seats_in_play": 0,
     }
     values.update(overrides)
     return Settings(**values)

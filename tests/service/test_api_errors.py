@@ -124,6 +124,29 @@ def test_strings_that_are_not_unicode_are_refused_before_anything_stores_them(ap
     assert paired.status_code == 201 and paired.get_json()["name"] == "A\U0001f0cf"  # a pair is one character
 
 
+def test_deeply_nested_bodies_are_malformed_json_on_every_route(api):
+    """20,000 nested arrays are 40 KiB, well under the body limit, and blew Python's recursion limit: a 500."""
+    token = api.player()["token"]
+    game = api.game(token, [HUMAN, HUMAN])
+    deep_array = "[" * 20_000 + "]" * 20_000
+    deep_object = '{"a":' * 990 + "1" + "}" * 990  # parses, just: what parses must not fail further on either
+    for body in (deep_array, deep_object, f'{{"name": {deep_array}}}', "[" * 65 + "]" * 65):
+        for method, path in (
+            ("POST", "/v1/players"),
+            ("PATCH", "/v1/players/me"),
+            ("POST", "/v1/players/me/tokens"),
+            ("POST", "/v1/games"),
+            ("POST", f"/v1/games/{game['id']}/join"),
+            ("POST", f"/v1/games/{game['id']}/actions"),
+            ("POST", f"/v1/games/{game['id']}/leave"),
+            ("POST", "/v1/replays"),
+        ):
+            response = api.call(method, path, token, data=body, headers={"Content-Type": "application/json"})
+            assert response.status_code == 400 and response.get_json()["code"] == "malformed_json", (path, body[:20])
+    nested = api.call("POST", "/v1/games", token, data="[" * 64 + "]" * 64, headers={"Content-Type": "application/json"})
+    assert nested.status_code == 422  # 64 levels are allowed (and then refused by the schema, as a list)
+
+
 def test_whole_numbers_in_bodies_are_not_silently_truncated(api):
     """seed 1.5 must not quietly become seed 1: a client that sent it has a bug worth hearing about."""
     token = api.player()["token"]

@@ -34,6 +34,34 @@ def test_player_names_are_validated_with_field_paths(api):
         assert {e["field"] for e in problem["errors"]} & {"name", "extra"}
 
 
+#: Control characters, bidi overrides and isolates, zero-width characters, the BOM, line and paragraph separators.
+UNPRINTABLE = ["\x00", "\x07", "\n", "\x7f", "\x85", "\u202a", "\u202e", "\u2066", "\u2069", "\u200b", "\u200d", "\u2060",
+               "\ufeff", "\u2028", "\u00ad"]
+PRINTABLE = ["Ana", "Zoë", "李雷", "Ana 🙂", "O'Brien-Smith", "Ana Lía", "محمد", "🇫🇷 Léa"]
+
+
+def test_names_and_token_labels_are_printable_text(api):
+    """Others see a name as written: NUL, a bidi override or a zero-width character would make it look other than it is."""
+    token = api.player()["token"]
+    for char in UNPRINTABLE:
+        for method, path, field in (
+            ("POST", "/v1/players", "name"),
+            ("PATCH", "/v1/players/me", "name"),
+            ("POST", "/v1/players/me/tokens", "label"),
+        ):
+            refused = api.call(method, path, token, json={field: f"Ana{char}Bo"})
+            assert refused.status_code == 422, (path, repr(char))
+            problem = refused.get_json()
+            assert problem["code"] == "invalid_request" and problem["errors"][0]["field"] == field, problem
+            assert f"U+{ord(char):04X}" in problem["detail"]
+    for name in PRINTABLE:
+        created = api.call("POST", "/v1/players", json={"name": name})
+        assert created.status_code == 201 and created.get_json()["name"] == name
+        assert api.call("PATCH", "/v1/players/me", token, json={"name": name}).get_json()["name"] == name
+        issued = api.call("POST", "/v1/players/me/tokens", created.get_json()["token"], json={"label": name})
+        assert issued.status_code == 201 and issued.get_json()["label"] == name
+
+
 def test_calls_without_or_with_a_wrong_token_are_refused(api):
     assert api.call("GET", "/v1/players/me").get_json()["code"] == "token_required"
     assert api.call("GET", "/v1/players/me", "r7_nope").get_json()["code"] == "invalid_token"

@@ -1,6 +1,15 @@
-"""Where webhooks may go: public addresses only (unless allowed), whatever form the address takes."""
+"""Where webhooks may go: public addresses only (unless allowed), whatever form the address takes, and only to the
+address that was checked."""
 
 from __future__ import annotations
+
+import socket
+import ssl
+import threading
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import ClassVar
 
 import pytest
 
@@ -27,3 +36,96 @@ def test_public_addresses_and_odd_urls():
     for url in ("ftp://example.org/", "http:///nohost", "http://[zz]/"):
         with pytest.raises(webhooks.UndeliverableWebhook):
             webhooks.check_destination(url, private_hosts=False)
+
+
+class Rebinding:
+    """A resolver whose first answer for ``hooks.example`` is ``first`` and every later one ``then`` (DNS rebinding)."""
+
+    def __init__(self, first: str, then: str) -> None:
+        self.answers = [first, then]
+        self.lookups: list[str] = []
+        self.real = socket.getaddrinfo
+
+    def __call__(self, host, port, *args, **kwargs):
+        if host != "hooks.example":
+            return self.real(host, port, *args, **kwargs)
+        self.lookups.append(host)
+        address = self.answers[min(len(self.lookups), 2) - 1]
+        return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (address, port))]
+
+
+def _post(url: str, *, private_hosts: bool = False) -> int:
+    request = urllib.request.Request(url, data=b"{}", method="POST", headers={"Content-Type": "application/json"})
+    return webhooks.post(request, private_hosts=private_hosts, timeout=2.0)
+
+
+@pytest.mark.parametrize(("scheme", "port"), [("http", 80), ("https", 443)])
+def test_the_connection_goes_to_the_address_that_was_checked(monkeypatch, scheme, port):
+    """The check sees a public address; a second lookup would say 127.0.0.1: there must be no second lookup."""
+    resolver = Rebinding("93.184.216.34", "127.0.0.1")
+    monkeypatch.setattr(socket, "getaddrinfo", resolver)
+    connections = []
+
+    def refuse(address, *args, **kwargs):
+        connections.append(address)
+        raise ConnectionRefusedError("not in a test")
+
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    with pytest.raises(urllib.error.URLError):
+        _post(f"{scheme}://hooks.example/hook")
+    assert connections == [("93.184.216.34", port)] and resolver.lookups == ["hooks.example"]
+
+
+def test_https_to_the_checked_address_is_verified_against_the_host_name(monkeypatch):
+    """The TLS handshake names the URL's host (SNI), and the certificate is checked against it, not against the address."""
+    monkeypatch.setattr(socket, "getaddrinfo", Rebinding("93.184.216.34", "127.0.0.1"))
+    opened: list[socket.socket] = []
+    connections, names = [], []
+
+    def connect(address, *args, **kwargs):
+        connections.append(address)
+        opened.append(socket.socket())
+        return opened[-1]
+
+    def handshake(context, sock, *args, server_hostname=None, **kwargs):
+        names.append((server_hostname, context.check_hostname, context.verify_mode))
+        raise ssl.SSLError("no handshake in a test")
+
+    monkeypatch.setattr(socket, "create_connection", connect)
+    monkeypatch.setattr(ssl.SSLContext, "wrap_socket", handshake)
+    try:
+        with pytest.raises(urllib.error.URLError):
+            _post("https://hooks.example/hook")
+    finally:
+        for sock in opened:
+            sock.close()
+    assert connections == [("93.184.216.34", 443)] and names == [("hooks.example", True, ssl.CERT_REQUIRED)]
+
+
+class _Receiver(BaseHTTPRequestHandler):
+    hosts: ClassVar[list[str]] = []
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        _Receiver.hosts.append(self.headers["Host"])
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def test_a_pinned_delivery_reaches_the_checked_receiver_with_the_hosts_own_name(monkeypatch):
+    """With private hosts allowed (RED7_WEBHOOK_PRIVATE_HOSTS), the receiver on 127.0.0.1 is what the lookup said
+    first; 127.0.0.2, what it says next, listens to nothing.  The Host header still names the URL's host."""
+    _Receiver.hosts = []
+    server = HTTPServer(("127.0.0.1", 0), _Receiver)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        monkeypatch.setattr(socket, "getaddrinfo", Rebinding("127.0.0.1", "127.0.0.2"))
+        assert _post(f"http://hooks.example:{server.server_port}/hook", private_hosts=True) == 204
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert _Receiver.hosts == [f"hooks.example:{server.server_port}"]

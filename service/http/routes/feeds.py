@@ -16,6 +16,8 @@ from service.errors import ApiError
 from service.http.auth import current_player
 from service.http.common import (
     LAST_EVENT_ID,
+    NO_STORE,
+    PRIVATE,
     SSE_EVENT,
     TOKEN_OR_NONE,
     documented_errors,
@@ -59,7 +61,7 @@ class Events(MethodView):
             "version": game.version,
             "finished": game.over,
         }
-        return json_response(page)
+        return json_response(page, 200, PRIVATE)
 
 
 # Last-Event-ID is documented on the path: @v1.doc(parameters=...) would replace the query's parameters.
@@ -115,6 +117,6 @@ class Stream(MethodView):
                 log.warning("stream of game %s ended: the event store is unreachable (%s)", game_id, error)
 
         response = Response(stream_with_context(events()), mimetype="text/event-stream")
-        response.headers["Cache-Control"] = "no-cache"
+        response.headers.update(NO_STORE)
         response.headers["X-Accel-Buffering"] = "no"
         return response

@@ -14,6 +14,7 @@ from service.game import Game
 from service.http.auth import current_player, require_api_key
 from service.http.common import (
     IF_NONE_MATCH,
+    PRIVATE,
     RENDERED,
     TOKEN,
     TOKEN_AND_API_KEY,
@@ -41,7 +42,7 @@ from service.storage.events import Idempotency
 
 @v1.route("/games")
 class Games(MethodView):
-    @documented_errors(400, 401, 403, 413, 415, 422, 429)
+    @documented_errors(400, 401, 403, 409, 413, 415, 422, 429)
     @v1.arguments(GameCreateSchema())
     @v1.response(201, GameViewSchema, headers=response_headers("ETag", "Location"))
     @v1.doc(security=TOKEN_AND_API_KEY)
@@ -67,7 +68,7 @@ class GameResource(MethodView):
         game = game_service().load(game_id)
         game_service().ensure_progress(game)
         if request.if_none_match and request.if_none_match.contains_weak(str(game.version)):
-            return Response(status=304, headers={"ETag": f'"{game.version}"', "Vary": "Authorization"})
+            return Response(status=304, headers={"ETag": f'"{game.version}"', **PRIVATE})
         return game_response(game, player.id if player else None)
 
     @documented_errors(401, 403, 404, 409, 429)
@@ -156,8 +157,8 @@ class Actions(MethodView):
         )
         if outcome.replayed is not None:
             version = json.loads(outcome.replayed)["version"]
-            return json_response(outcome.replayed, 200, {"ETag": f'"{version}"', "Idempotent-Replayed": "true"})
+            return json_response(outcome.replayed, 200, {"ETag": f'"{version}"', "Idempotent-Replayed": "true", **PRIVATE})
         game = outcome.game
         assert game is not None  # not a replayed answer: the steps were appended
         RENDERED.remember(game, player.id, rendered[-1])  # the last rendering is of the game that was stored
-        return json_response(rendered[-1], 200, {"ETag": f'"{game.version}"'})
+        return json_response(rendered[-1], 200, {"ETag": f'"{game.version}"', **PRIVATE})

@@ -11,6 +11,8 @@ from service.errors import ApiError
 from service.http.auth import bearer_token, current_player, require_api_key
 from service.http.common import (
     API_KEY,
+    NO_STORE,
+    PRIVATE,
     TOKEN,
     documented_errors,
     game_service,
@@ -47,7 +49,7 @@ class Players(MethodView):
         require_api_key()
         player, token = player_store().create(body["name"], game_service().clock())
         created = {"id": player.id, "name": player.name, "token": token, "created_at": player.created_at}
-        return json_response(created, 201, {"Location": "/v1/players/me"})  # as the new token sees itself
+        return json_response(created, 201, {"Location": "/v1/players/me", **NO_STORE})  # as the new token sees itself
 
 
 def _player_json(player: Player, *, show_secret: bool = False) -> dict[str, Any]:
@@ -64,7 +66,7 @@ class Me(MethodView):
     @v1.doc(security=TOKEN)
     def get(self) -> Response:
         """The calling player."""
-        return json_response(_player_json(current_player()))
+        return json_response(_player_json(current_player()), 200, PRIVATE)
 
     @documented_errors(400, 401, 413, 415, 422, 429)
     @v1.arguments(PlayerUpdateSchema())
@@ -77,7 +79,7 @@ class Me(MethodView):
         updated = player_store().update(
             player.id, name=body.get("name"), webhook_url=(url or "") if "webhook_url" in body else None
         )
-        return json_response(_player_json(updated, show_secret="webhook_url" in body))
+        return json_response(_player_json(updated, show_secret="webhook_url" in body), 200, NO_STORE)
 
 
 @v1.route("/players/me/games")
@@ -90,7 +92,8 @@ class MyGames(MethodView):
         """The caller's games, a page at a time: the ones where it is their turn first, then active, waiting, finished."""
         player = current_player()
         page = game_service().games_of(player, status=query.get("status"), limit=query["limit"], cursor=query.get("cursor"))
-        return json_response({"games": [summary_json(g, player.id) for g in page.games], "next_cursor": page.next_cursor})
+        games = [summary_json(g, player.id) for g in page.games]
+        return json_response({"games": games, "next_cursor": page.next_cursor}, 200, PRIVATE)
 
 
 def _token_json(info: TokenInfo) -> dict[str, Any]:
@@ -106,7 +109,7 @@ class Tokens(MethodView):
     def get(self) -> Response:
         """The caller's tokens (never the tokens themselves): one per device or app, say."""
         player = current_player()
-        return json_response({"tokens": [_token_json(info) for info in player_store().tokens(player.id)]})
+        return json_response({"tokens": [_token_json(info) for info in player_store().tokens(player.id)]}, 200, PRIVATE)
 
     @documented_errors(400, 401, 409, 413, 415, 422, 429)
     @v1.arguments(TokenCreateSchema())
@@ -120,7 +123,7 @@ class Tokens(MethodView):
         except TooManyTokens:
             raise ApiError("token_limit_reached", "Revoke a token you no longer use first.") from None
         issued = {**_token_json(info), "token": token}
-        return json_response(issued, 201, {"Location": f"/v1/players/me/tokens/{info.id}"})
+        return json_response(issued, 201, {"Location": f"/v1/players/me/tokens/{info.id}", **NO_STORE})
 
 
 @v1.route("/players/me/tokens/<token_id>")

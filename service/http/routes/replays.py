@@ -14,6 +14,7 @@ from replays.viewer import render_viewer
 from service.errors import ApiError
 from service.http.auth import current_player
 from service.http.common import (
+    PRIVATE,
     PUBLIC,
     RATE_LIMIT_HEADERS,
     TEXT,
@@ -91,7 +92,9 @@ class GameReplay(MethodView):
         """A finished game's full replay; a game in progress as far as the caller has seen it (no hidden card)."""
         player = current_player(required=False)
         game = game_service().load(game_id)
-        return _replay_response(game_service().replay(game, player.id if player else None), query)
+        response = _replay_response(game_service().replay(game, player.id if player else None), query)
+        response.headers.update(PRIVATE)  # a game in play as far as the caller has seen it: its hand included
+        return response
 
 
 @v1.route("/games/<game_id>/replay/export")

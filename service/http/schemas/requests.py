@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any, ClassVar
 
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
@@ -50,8 +51,20 @@ class Strict(Schema):
 # --- requests ------------------------------------------------------------------------
 
 
+#: Not printable text: control characters, format characters (bidi overrides and isolates, zero-width characters,
+#: the BOM) and line or paragraph separators.  Others see a name or label as written, so it must look as it reads.
+UNPRINTABLE = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
+def _printable(value: str) -> None:
+    """Refuse text with a character of :data:`UNPRINTABLE` (letters of any script, spaces, punctuation and emoji pass)."""
+    for char in value:
+        if unicodedata.category(char) in UNPRINTABLE:
+            raise ValidationError(f"must be printable text; U+{ord(char):04X} is a control, format or separator character")
+
+
 class PlayerCreateSchema(Strict):
-    name = fields.String(required=True, validate=validate.Length(1, 40), metadata={"example": "Ana"})
+    name = fields.String(required=True, validate=[validate.Length(1, 40), _printable], metadata={"example": "Ana"})
 
 
 def _webhook_url(value: str | None) -> None:
@@ -61,7 +74,7 @@ def _webhook_url(value: str | None) -> None:
 
 
 class PlayerUpdateSchema(Strict):
-    name = fields.String(validate=validate.Length(1, 40))
+    name = fields.String(validate=[validate.Length(1, 40), _printable])
     webhook_url = fields.String(
         allow_none=True,
         validate=[validate.Length(max=500), _webhook_url],
@@ -72,7 +85,7 @@ class PlayerUpdateSchema(Strict):
 class TokenCreateSchema(Strict):
     label = fields.String(
         load_default="token",
-        validate=validate.Length(1, 40),
+        validate=[validate.Length(1, 40), _printable],
         metadata={"example": "phone", "description": "to tell your tokens apart"},
     )
 
