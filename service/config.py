@@ -33,6 +33,8 @@ class Settings:
     rate_limit_token: str = "600 per minute"
     rate_limit_address: str = "1200 per minute"
     rate_limit_signup: str = "30 per minute"
+    #: How many proxies in front of the service append to X-Forwarded-For (0: none; the header is ignored).
+    trusted_proxy_hops: int = 0
     snapshot_every: int = 64
     max_body_bytes: int = 64 * 1024
     max_replay_bytes: int = 8 * 1024 * 1024  # an imported replay file (a long game is ~400 KiB)
@@ -85,6 +87,7 @@ class Settings:
             "rate_limit_token": env.get("RED7_RATE_LIMIT_TOKEN", cls.rate_limit_token),
             "rate_limit_address": env.get("RED7_RATE_LIMIT_ADDRESS", cls.rate_limit_address),
             "rate_limit_signup": env.get("RED7_RATE_LIMIT_SIGNUP", cls.rate_limit_signup),
+            "trusted_proxy_hops": int(env.get("RED7_TRUSTED_PROXY_HOPS", cls.trusted_proxy_hops)),
             "expert_seconds": float(env.get("RED7_EXPERT_SECONDS", cls.expert_seconds)),
             "ai_delay": float(env.get("RED7_AI_DELAY", cls.ai_delay)),
             "max_games_in_play": int(env.get("RED7_MAX_GAMES_PER_PLAYER", cls.max_games_in_play)),

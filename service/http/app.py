@@ -25,6 +25,7 @@ from flask_cors import CORS
 from flask_limiter import Limit, Limiter
 from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import BadRequest, HTTPException
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.errors import PROBLEM_JSON, ApiError, problem
 from service.http.api import PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, v1
@@ -246,14 +247,20 @@ def create_app(runtime: Runtime | None = None) -> Flask:
     )
     limits: list[str | Callable[[], str] | Limit] = []  # Limiter's type for default_limits (a list is invariant)
     unlimited: Callable[[], bool] = lambda: request.endpoint in UNLIMITED  # noqa: E731
+    # Each limit is one budget across every route (shared, with a scope of its own): per route, a client
+    # at its limit on one route still had the whole of it on every other.
     if settings.rate_limit_address:
-        limits.append(Limit(settings.rate_limit_address, exempt_when=unlimited))
+        limits.append(Limit(settings.rate_limit_address, exempt_when=unlimited, shared=True, scope="address"))
     if settings.rate_limit_token:
         anonymous: Callable[[], bool] = lambda: "Authorization" not in request.headers or unlimited()  # noqa: E731
-        limits.append(Limit(settings.rate_limit_token, key_function=_token_key, exempt_when=anonymous))
+        limits.append(
+            Limit(settings.rate_limit_token, key_function=_token_key, exempt_when=anonymous, shared=True, scope="token")
+        )
     if settings.rate_limit_signup:
         not_signup: Callable[[], bool] = lambda: request.endpoint != "v1.Players" or request.method != "POST"  # noqa: E731
-        limits.append(Limit(settings.rate_limit_signup, key_function=_signup_key, exempt_when=not_signup))
+        limits.append(
+            Limit(settings.rate_limit_signup, key_function=_signup_key, exempt_when=not_signup, shared=True, scope="signup")
+        )
     if limits:  # with every limit switched off, no request pays for the limiter at all
         limiter = Limiter(
             _address_key,
@@ -269,6 +276,12 @@ def create_app(runtime: Runtime | None = None) -> Flask:
         limiter.init_app(app)
         app.after_request(partial(_rate_limit_headers, limiter))
 
+    if settings.trusted_proxy_hops:
+        # Behind load balancers, the client's address is the one the nearest trusted proxy saw, taken from
+        # X-Forwarded-For; with no proxy trusted (the default) the header is ignored, so a client cannot
+        # choose its own address (and its own rate-limit budget) by sending one.
+        hops = settings.trusted_proxy_hops
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)  # type: ignore[method-assign]
     app.extensions["red7"] = runtime
     if settings.cors_origins:
         CORS(

@@ -245,3 +245,46 @@ def test_cors_for_configured_origins(redis_pair, key_prefix):
     )
     assert "DELETE" in revoke.headers["Access-Control-Allow-Methods"]
     assert "authorization" in revoke.headers["Access-Control-Allow-Headers"].lower()
+
+
+def test_a_tokens_budget_is_one_across_every_route(redis_pair, key_prefix):
+    """The README's promise: one budget per token and one per address, not one per route."""
+    runtime = build_runtime(settings_for(key_prefix, rate_limit_token="6 per minute"), clients=redis_pair)
+    api = Api(create_app(runtime), runtime)
+    token, other = api.player("Ana")["token"], api.player("Bo")["token"]
+    game = api.game(other, [{"kind": "human"}, {"kind": "human"}])  # the other token's budget
+    paths = ["/v1/players/me", f"/v1/games/{game['id']}", f"/v1/games/{game['id']}/events", "/v1/players/me/games"]
+    answers = [api.call("GET", paths[i % len(paths)], token) for i in range(8)]
+    assert [r.status_code for r in answers] == [200] * 6 + [429] * 2
+    assert [r.headers["X-RateLimit-Remaining"] for r in answers[:6]] == ["5", "4", "3", "2", "1", "0"]
+    assert api.call("GET", "/v1/players/me/tokens", token).status_code == 429  # a route it had not used yet
+
+
+def test_an_addresss_budget_is_one_across_every_route(redis_pair, key_prefix):
+    runtime = build_runtime(settings_for(key_prefix, rate_limit_address="5 per minute"), clients=redis_pair)
+    client = create_app(runtime).test_client()
+    paths = ["/v1/players/me", "/v1/games/g_nope", "/v1/replays/r_nope", "/v1/games/g_nope/events"]
+    statuses = [client.get(paths[i % len(paths)]).status_code for i in range(7)]
+    assert statuses[5:] == [429, 429] and 429 not in statuses[:5]
+
+
+def proxied(redis_pair, key_prefix, hops: int):
+    settings = settings_for(key_prefix, rate_limit_address="3 per minute", trusted_proxy_hops=hops)
+    return create_app(build_runtime(settings, clients=redis_pair)).test_client()
+
+
+def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_budget(redis_pair, key_prefix):
+    client = proxied(redis_pair, key_prefix, hops=1)
+    for _ in range(3):
+        assert client.get("/v1/games/g_nope", headers={"X-Forwarded-For": "203.0.113.7"}).status_code == 404
+    assert client.get("/v1/games/g_nope", headers={"X-Forwarded-For": "203.0.113.7"}).status_code == 429
+    assert client.get("/v1/games/g_nope", headers={"X-Forwarded-For": "198.51.100.9"}).status_code == 404
+    # The proxy appends the address it saw: what a client wrote before it is not believed.
+    forged = {"X-Forwarded-For": "192.0.2.1, 203.0.113.7"}
+    assert client.get("/v1/games/g_nope", headers=forged).status_code == 429
+
+
+def test_without_a_trusted_proxy_a_forwarded_header_changes_nothing(redis_pair, key_prefix):
+    client = proxied(redis_pair, key_prefix, hops=0)
+    statuses = [client.get("/v1/games/g_nope", headers={"X-Forwarded-For": f"203.0.113.{i}"}).status_code for i in range(5)]
+    assert statuses == [404, 404, 404, 429, 429]
