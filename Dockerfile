@@ -22,4 +22,4 @@ WORKDIR /home/red7
 USER red7
 EXPOSE 8000
 
-CMD ["gunicorn", "--bind", "0.0.0.0:8000", "--worker-class", "gthread", "--threads", "8", "--workers", "2", "service.wsgi:app"]
+CMD ["gunicorn", "--config", "python:service.gunicorn_config", "service.wsgi:app"]

@@ -44,10 +44,15 @@ class Settings:
     idempotency_ttl: int = 24 * 3600
     #: A read re-offers the jobs of an active game quiet for this long (a lost or killed job heals).
     recover_after: float = 3.0
+    #: Long-polls and streams one token, and one address, may hold open at once in one API process.
+    max_waits_per_token: int = 8
+    max_waits_per_address: int = 256
     #: How many unfinished games a player may be in, and how many AI seats their games in play may hold
     #: (the AI work one player can cause); 0: no limit.
     max_games_in_play: int = 100
     max_ai_seats_in_play: int = 24
+    #: Connections each Redis client of a process may open (a waiting long-poll or stream holds one).
+    redis_max_connections: int = 4096
     #: Replicas that must hold an append before it is acknowledged (Redis ``WAIT``); 0: the primary alone.
     wait_replicas: int = 0
     #: How long an append waits for them (ms); past it the client gets a 503 saying the write may not last.
@@ -90,8 +95,11 @@ class Settings:
             "trusted_proxy_hops": int(env.get("RED7_TRUSTED_PROXY_HOPS", cls.trusted_proxy_hops)),
             "expert_seconds": float(env.get("RED7_EXPERT_SECONDS", cls.expert_seconds)),
             "ai_delay": float(env.get("RED7_AI_DELAY", cls.ai_delay)),
+            "max_waits_per_token": int(env.get("RED7_MAX_WAITS_PER_TOKEN", cls.max_waits_per_token)),
+            "max_waits_per_address": int(env.get("RED7_MAX_WAITS_PER_ADDRESS", cls.max_waits_per_address)),
             "max_games_in_play": int(env.get("RED7_MAX_GAMES_PER_PLAYER", cls.max_games_in_play)),
             "max_ai_seats_in_play": int(env.get("RED7_MAX_AI_SEATS_PER_PLAYER", cls.max_ai_seats_in_play)),
+            "redis_max_connections": int(env.get("RED7_REDIS_MAX_CONNECTIONS", cls.redis_max_connections)),
             "wait_replicas": int(env.get("RED7_WAIT_REPLICAS", cls.wait_replicas)),
             "wait_replicas_timeout_ms": int(env.get("RED7_WAIT_TIMEOUT_MS", cls.wait_replicas_timeout_ms)),
             "public_url": env.get("RED7_PUBLIC_URL", "").rstrip("/"),

@@ -46,6 +46,7 @@ SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "idempotency_key_reused": (422, "This Idempotency-Key was used for a different request"),
     "rule_violation": (422, "The rules do not allow that"),
     "rate_limited": (429, "Too many requests"),
+    "too_many_waits": (429, "You hold as many open long-polls and streams as a client may"),
     "internal_error": (500, "Something went wrong on our side"),
     "store_unavailable": (503, "The event store cannot be reached"),
 }

@@ -44,7 +44,14 @@ def connect(settings: Settings) -> tuple[redis.Redis, redis.Redis]:
     if settings.embedded:
         server = fakeredis.FakeServer()
         return fakeredis.FakeRedis(server=server, decode_responses=True), fakeredis.FakeRedis(server=server)
-    return redis.Redis.from_url(settings.redis_url, decode_responses=True), redis.Redis.from_url(settings.redis_url)
+    # Each waiting long-poll or stream holds a connection for its blocking read: redis-py 8 caps a pool at
+    # 100 by default, which gevent workers reach with a few hundred waiting clients ("Too many connections").
+    # A REDIS_URL that sets max_connections itself keeps its own.
+    options = {} if "max_connections=" in settings.redis_url else {"max_connections": settings.redis_max_connections}
+    return (
+        redis.Redis.from_url(settings.redis_url, decode_responses=True, **options),
+        redis.Redis.from_url(settings.redis_url, **options),
+    )
 
 
 def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, redis.Redis] | None = None) -> Runtime:

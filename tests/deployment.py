@@ -158,12 +158,12 @@ class Processes:
     def worker(self, name: str = "worker", **env: str) -> subprocess.Popen[bytes]:
         return self._start(f"{name}-{len(self.started)}", [sys.executable, "-m", "service.cli", "worker"], **env)
 
-    def api(self, *, workers: int = 2, threads: int = 8, name: str = "api", **env: str) -> str:
-        """gunicorn as the Dockerfile runs it (gthread), on a port of its own; its base URL once it is ready."""
+    def api(self, *, workers: int = 2, name: str = "api", **env: str) -> str:
+        """gunicorn as the Dockerfile runs it (its config: gevent workers), on a port of its own; its base URL once ready."""
         port = free_port()
         args = [
-            sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread",
-            "--threads", str(threads), "--workers", str(workers), "service.wsgi:app",
+            sys.executable, "-m", "gunicorn", "--config", "python:service.gunicorn_config", "--bind", f"127.0.0.1:{port}",
+            "--workers", str(workers), "service.wsgi:app",
         ]
         process = self._start(f"{name}-{port}", args, **env)
         base = f"http://127.0.0.1:{port}"

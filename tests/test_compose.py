@@ -125,13 +125,18 @@ def test_the_api_healthcheck_runs_in_the_image(services):
         compile(check[check.index("-c") + 1], "healthcheck", "exec")
 
 
-def test_the_api_runs_gunicorn_gthread_on_an_importable_wsgi_app(services, monkeypatch):
+def test_the_api_runs_gunicorn_with_gevent_workers_on_an_importable_wsgi_app(services, monkeypatch):
     api = services["api"]
     args = argv(api.get("command")) or dockerfile_cmd()
     assert args[0] == "gunicorn", args
-    assert option(args, "--bind") == "0.0.0.0:8000"
-    assert option(args, "--worker-class") == "gthread" or option(args, "-k") == "gthread"
-    assert option(args, "--threads") == "8" and option(args, "--workers") == "2"
+    assert args == dockerfile_cmd(), "compose and the image serve the API the same way"
+    config = option(args, "--config") or option(args, "-c")
+    assert config == "python:service.gunicorn_config", args
+    monkeypatch.delenv("RED7_BIND", raising=False)
+    monkeypatch.delenv("WEB_CONCURRENCY", raising=False)
+    settings = importlib.import_module(config.removeprefix("python:"))
+    assert settings.bind == "0.0.0.0:8000" and settings.workers == 2
+    assert settings.worker_class == "gevent" and settings.worker_connections >= 1000  # waits hold greenlets, not threads
     target = args[-1]
     assert target == "service.wsgi:app", target
     module_name, _, attribute = target.partition(":")

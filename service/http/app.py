@@ -30,6 +30,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from service.errors import PROBLEM_JSON, ApiError, problem
 from service.http.api import PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, v1
 from service.http.schemas import ProblemSchema, ReplayAtSchema
+from service.http.waits import OpenWaits
 from service.runtime import Runtime, build_runtime
 from service.storage.players import hash_token
 
@@ -283,6 +284,7 @@ def create_app(runtime: Runtime | None = None) -> Flask:
         hops = settings.trusted_proxy_hops
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)  # type: ignore[method-assign]
     app.extensions["red7"] = runtime
+    app.extensions["red7_waits"] = OpenWaits(settings.max_waits_per_token, settings.max_waits_per_address)
     if settings.cors_origins:
         CORS(
             app,

@@ -9,7 +9,7 @@ from flask import g, request
 
 from service.errors import ApiError
 from service.http.common import red7_runtime
-from service.storage.players import Player
+from service.storage.players import Player, hash_token
 
 
 def bearer_token() -> str | None:
@@ -57,3 +57,9 @@ def require_api_key() -> None:
     given = request.headers.get("X-Api-Key", "")
     if not any(hmac.compare_digest(given.encode(), key.encode()) for key in keys):
         raise ApiError("api_key_required")
+
+
+def waiter() -> tuple[str | None, str]:
+    """Who holds a long-poll or stream open: the token (hashed) if the request carries one, and the address."""
+    token = bearer_token()
+    return (hash_token(token) if token else None), request.remote_addr or "unknown"

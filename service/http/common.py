@@ -22,6 +22,7 @@ from service.application.games import GameService
 from service.errors import PROBLEM_JSON
 from service.game import Game
 from service.http.views import game_json
+from service.http.waits import OpenWaits
 from service.runtime import Runtime
 from service.storage.players import PlayerStore
 
@@ -71,6 +72,11 @@ HTTP_REASONS = {code: HTTPStatus(code).phrase for code in (400, 401, 403, 404, 4
 def red7_runtime() -> Runtime:
     runtime: Runtime = current_app.extensions["red7"]  # put there by service.http.app.create_app
     return runtime
+
+
+def open_waits() -> OpenWaits:
+    waits: OpenWaits = current_app.extensions["red7_waits"]  # put there by service.http.app.create_app
+    return waits
 
 
 def game_service() -> GameService:

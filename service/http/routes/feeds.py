@@ -13,7 +13,7 @@ from flask import Response, request, stream_with_context
 from flask.views import MethodView
 
 from service.errors import ApiError
-from service.http.auth import current_player
+from service.http.auth import current_player, waiter
 from service.http.common import (
     LAST_EVENT_ID,
     NO_STORE,
@@ -23,6 +23,7 @@ from service.http.common import (
     documented_errors,
     game_service,
     json_response,
+    open_waits,
     red7_runtime,
     v1,
 )
@@ -52,7 +53,8 @@ class Events(MethodView):
         # Wait only when caught up: over, nothing more will come; behind `after`, Redis lost events the
         # caller saw, and the page's version (below its cursor) tells it at once to reload.
         if game.version == after and query["wait"] > 0 and not game.over:
-            games.store.wait(game_id, after, min(query["wait"], red7_runtime().settings.long_poll_max))
+            with open_waits().held(*waiter()):
+                games.store.wait(game_id, after, min(query["wait"], red7_runtime().settings.long_poll_max))
             game = games.load(game_id)
         events = games.feed(game, player.id if player else None, after, query["limit"])
         page = {
@@ -91,11 +93,14 @@ class Stream(MethodView):
                 raise ApiError("invalid_request", "Last-Event-ID must be an event number.", errors=[error])
             after = last_event
 
+        waits = open_waits()
+        held = waits.take(*waiter())
+
         def events() -> Iterator[str]:
             nonlocal after
             started = time.monotonic()
-            yield "retry: 2000\n\n"
             try:
+                yield "retry: 2000\n\n"
                 while True:
                     game = games.load(game_id)
                     if game.version < after:  # Redis lost events this client was sent: it reloads, then goes on
@@ -117,6 +122,7 @@ class Stream(MethodView):
                 log.warning("stream of game %s ended: the event store is unreachable (%s)", game_id, error)
 
         response = Response(stream_with_context(events()), mimetype="text/event-stream")
+        response.call_on_close(lambda: waits.give_back(held))  # however the stream ends, the client gone included
         response.headers.update(NO_STORE)
         response.headers["X-Accel-Buffering"] = "no"
         return response
