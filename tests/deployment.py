@@ -140,6 +140,10 @@ class Processes:
             "RED7_KEY_PREFIX": self.prefix,
             "RED7_QUEUE": self.prefix.replace(":", "_").strip("_"),
             "RED7_EXPERT_SECONDS": "0.2",
+            # Rate limits stay on, scaled to the tests' players, who act a hundred times faster than people
+            # (and all from one address).
+            "RED7_RATE_LIMIT_TOKEN": "30000 per minute",
+            "RED7_RATE_LIMIT_ADDRESS": "200000 per minute",
             "PYTHONUNBUFFERED": "1",
             **env,
         }

@@ -2,9 +2,9 @@
 
 A ``red7 worker`` process builds it from the environment on first use; the
 embedded server installs its own (the in-memory store it serves from).  A
-thread that runs jobs beside a forking worker (the webhook deliveries)
-installs a runtime of its own for itself only, so that a work horse forked
-meanwhile never inherits a lock that thread holds.
+thread that runs jobs beside the games' worker (the webhook deliveries)
+installs a runtime of its own for itself only, so that the two share no
+client or lock.
 """
 
 from __future__ import annotations

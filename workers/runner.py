@@ -24,7 +24,7 @@ from types import FrameType, TracebackType
 from typing import Any
 
 import redis
-from rq import SimpleWorker, Worker
+from rq import SimpleWorker
 from rq.exceptions import StopRequested
 from rq.job import Job
 from rq.queue import Queue
@@ -55,14 +55,19 @@ def _always(worker: TracksRunningJob) -> Callable[[], TracksRunningJob]:
 RECONNECT_PAUSES = (0.25, 0.5, 1.0, 2.0)
 
 
-class ProcessWorker(TracksRunningJob, Worker):
-    """RQ's forking worker, which remembers that it was asked to stop (RQ's own flag misses an idle worker's stop).
+class ProcessWorker(TracksRunningJob, SimpleWorker):
+    """The worker of a ``red7 worker`` process: RQ's non-forking worker, which remembers that it was asked to stop.
 
-    An idle RQ worker that loses Redis retries on its own, backing off up to a
+    A job runs in this process: forking a work horse for each cost more than
+    most jobs do (an AI turn decides in milliseconds).  Its timeout is kept by
+    a timer (RQ's ``TimerDeathPenalty``) instead of a signal to the horse.
+    RQ's own stop flag misses an idle worker's stop, hence ``stop_asked``.  An
+    idle RQ worker that loses Redis retries on its own, backing off up to a
     minute; ours tries every second or two, so that it is back at work within
     seconds of Redis.
     """
 
+    death_penalty_class = TimerDeathPenalty
     stop_asked = False
     max_connection_wait_time = RECONNECT_PAUSES[-1]
 
@@ -72,7 +77,7 @@ class ProcessWorker(TracksRunningJob, Worker):
 
 
 def process_worker(runtime: Runtime, *, burst: bool = False) -> ProcessWorker:
-    """The worker of a ``red7 worker`` process (forks a work horse per job)."""
+    """The worker of a ``red7 worker`` process (runs each job in this process)."""
     context.install(runtime)
     return ProcessWorker(
         [runtime.queue],
@@ -171,9 +176,9 @@ def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
 def start_webhook_deliveries(runtime: Runtime, stop: threading.Event) -> threading.Thread:
     """Deliver webhooks in a thread of their own, beside the games' worker: a slow receiver holds up no game.
 
-    It has a runtime of its own (installed for this thread only): the games'
-    worker forks a work horse per job, which must not inherit a lock this
-    thread holds.  Like the ticker it waits out Redis outages.
+    It has a runtime of its own (installed for this thread only), so that a
+    slow delivery shares no client or lock with the games' jobs.  Like the
+    ticker it waits out Redis outages.
     """
 
     def deliver() -> None:
@@ -205,8 +210,7 @@ def run_forever(runtime: Runtime, *, burst: bool = False, **options: Any) -> Non
     """``red7 worker``: work until SIGTERM/SIGINT (RQ finishes the current job first), through Redis outages.
 
     The pulse and the ticker get a runtime of their own (their own clients,
-    caches and locks): a work horse forks from this process while they run,
-    and must not inherit a lock one of them holds.
+    caches and locks), so that keeping time never waits on a job's.
     """
     identity = f"{socket.gethostname()}-{os.getpid()}"
     stop = threading.Event()

@@ -41,6 +41,9 @@ class Human:
         """An answer other than 'the store is away' (retried as a client would, the request unchanged)."""
         for _ in range(600):
             response = self.client().call(method, path, **kwargs)
+            if response is not None and response.status_code == 429:  # as a client should: after Retry-After
+                time.sleep(float(response.headers.get("Retry-After", "1")))
+                continue
             if response is not None and response.status_code not in UNANSWERED:
                 assert response.status_code < 500, f"{method} {path} -> {response.status_code}: {response.text[:300]}"
                 return response
