@@ -6,10 +6,11 @@ import itertools
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.deployment import Client
+from tests.deployment import Client, wait_until
 
 UNANSWERED = (0, 502, 503, 504)  # no answer, or the store was away: ask again (the same Idempotency-Key)
 
@@ -94,3 +95,18 @@ def play_all(humans: list[Human], seconds: float) -> tuple[threading.Event, list
     for thread in threads:
         thread.start()
     return stop, threads
+
+
+def play_out(humans: list[Human], over: Callable[[], bool], stop: threading.Event, threads: list[threading.Thread]) -> None:
+    """Wait (up to 200 s) until ``over()``, failing at once if a player failed; then stop the players."""
+    def done() -> bool:
+        failures = [h.failure for h in humans if h.failure is not None]
+        assert not failures, failures
+        return over()
+
+    try:
+        wait_until(done, 200, "every game finishes", every=0.5)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(30)

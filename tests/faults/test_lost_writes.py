@@ -15,7 +15,7 @@ import os
 import time
 
 from tests.deployment import Client, stored_version, stream_events, wait_until
-from tests.faults.players import Human, play_all
+from tests.faults.players import Human, play_all, play_out
 
 LOST_SECONDS = 1.5
 PROGRESS_BOUND = 10.0
@@ -60,15 +60,7 @@ def test_play_goes_on_from_what_redis_kept_after_it_lost_its_last_writes(deploym
     wait_until(moved_on, PROGRESS_BOUND, "every game moves on from what Redis kept")
     moved = time.time() - back
 
-    def over() -> bool:
-        failures = [h.failure for h in humans if h.failure is not None]
-        assert not failures, failures
-        return all(finished(g) for g in games)
-
-    wait_until(over, 200, "every game finishes", every=0.5)
-    stop.set()
-    for thread in threads:
-        thread.join(30)
+    play_out(humans, lambda: all(finished(g) for g in games), stop, threads)
 
     for game_id in games:
         events = stream_events(text, deployment.prefix, game_id)

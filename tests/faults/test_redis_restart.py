@@ -14,7 +14,7 @@ import time
 from datetime import datetime
 
 from tests.deployment import Client, stored_version, stream_events, wait_until
-from tests.faults.players import Human, play_all
+from tests.faults.players import Human, play_all, play_out
 
 OUTAGE = 20.0  # longer than RQ's own reconnection backoff would wait out (it doubles to a minute)
 PROGRESS_BOUND = 10.0
@@ -80,15 +80,7 @@ def test_play_goes_on_after_redis_is_killed_and_restarted(deployment, server):
     def finished(game_id: str) -> bool:
         return stream_events(text, deployment.prefix, game_id)[-1]["type"] == "game_finished"
 
-    def over() -> bool:
-        failures = [h.failure for h in humans if h.failure is not None]
-        assert not failures, failures
-        return all(finished(g) for g in games)
-
-    wait_until(over, 200, "every game finishes", every=0.5)
-    stop.set()
-    for thread in threads:
-        thread.join(30)
+    play_out(humans, lambda: all(finished(g) for g in games), stop, threads)
 
     assert all(w.poll() is None for w in workers), "a worker exited when Redis went away"
     for human in humans:

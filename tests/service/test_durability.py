@@ -11,13 +11,6 @@ version that was acknowledged, and that every view and feed is unchanged.
 
 from __future__ import annotations
 
-import os
-import shutil
-import signal
-import socket
-import subprocess
-import tempfile
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -28,102 +21,17 @@ import redis
 
 from service.http.app import create_app
 from service.runtime import Runtime, build_runtime
-from tests.service.conftest import HUMAN, Api
+from tests.deployment import NO_REDIS_SERVER, REDIS_SERVER, RedisServer, redis_server
+from tests.service.conftest import HUMAN, Api, settings_for
 
-try:
-    from tests.service.conftest import settings_for
-except ImportError:  # its earlier name
-    from tests.service.conftest import test_settings as settings_for
-
-REDIS_SERVER = shutil.which("redis-server")
-
-pytestmark = pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not on PATH (apt-get install redis-server)")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class RedisProcess:
-    """A redis-server of the test's own, with AOF fsynced on every write."""
-
-    def __init__(self, directory: str, port: int) -> None:
-        self.directory = directory
-        self.port = port
-        self.process: subprocess.Popen[bytes] | None = None
-        self.log = os.path.join(directory, "redis.log")
-
-    def start(self) -> None:
-        assert REDIS_SERVER is not None
-        args = [
-            REDIS_SERVER,
-            "--port", str(self.port),
-            "--bind", "127.0.0.1",
-            "--dir", self.directory,
-            "--appendonly", "yes",
-            "--appendfsync", "always",
-            "--save", "",
-            "--daemonize", "no",
-            "--logfile", self.log,
-        ]
-        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 15
-        probe = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.5)
-        try:
-            while True:
-                if self.process.poll() is not None:
-                    raise RuntimeError(f"redis-server exited with {self.process.returncode}: {self.tail()}")
-                try:
-                    if probe.ping():
-                        return
-                except (redis.ConnectionError, redis.BusyLoadingError, redis.TimeoutError):
-                    pass
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"redis-server did not answer on port {self.port}: {self.tail()}")
-                time.sleep(0.05)
-        finally:
-            probe.close()
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown, no final fsync, no rewrite."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-    def tail(self) -> str:
-        try:
-            with open(self.log, encoding="utf-8", errors="replace") as log:
-                return log.read()[-2000:]
-        except OSError:
-            return "(no log)"
-
-    def clients(self) -> tuple[redis.Redis, redis.Redis]:
-        return (
-            redis.Redis(host="127.0.0.1", port=self.port, decode_responses=True),
-            redis.Redis(host="127.0.0.1", port=self.port),
-        )
+pytestmark = pytest.mark.skipif(REDIS_SERVER is None, reason=NO_REDIS_SERVER)
 
 
 @pytest.fixture
-def redis_process() -> Iterator[RedisProcess]:
-    directory = tempfile.mkdtemp(prefix="red7-durability-")
-    server = RedisProcess(directory, _free_port())
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
-        shutil.rmtree(directory, ignore_errors=True)
+def redis_process(tmp_path) -> Iterator[RedisServer]:
+    """A redis-server of the test's own: AOF fsynced on every write, no RDB snapshots."""
+    with redis_server(tmp_path) as started:
+        yield started
 
 
 @dataclass
@@ -139,9 +47,10 @@ class Ack:
     events: list[tuple[int, str]] = field(default_factory=list)
 
 
-def _runtime(server: RedisProcess, prefix: str) -> Runtime:
+def _runtime(server: RedisServer, prefix: str) -> Runtime:
     # snapshot_every small so that snapshots are written (and must survive) too
-    return build_runtime(settings_for(prefix, snapshot_every=8), clients=server.clients())
+    clients = (server.client(), redis.Redis(host="127.0.0.1", port=server.port))
+    return build_runtime(settings_for(prefix, snapshot_every=8), clients=clients)
 
 
 def _legal_step(view: dict[str, Any]) -> dict[str, Any]:

@@ -55,6 +55,18 @@ def to_move(api: Api, game_id: str, ana: str, bo: str) -> str:
     return [ana, bo][api.view(game_id, ana)["turn"]["seat"]]
 
 
+def a_turn_redis_loses(api: Api, seed: int) -> tuple[str, str, str, int, int]:
+    """Two humans play two turns through ``api``; Redis then loses the second. (ana, bo, game id, kept, lost)."""
+    ana, bo, game = two_humans(api, seed=seed)
+    ana, bo = ana["token"], bo["token"]
+    play(api, game["id"], to_move(api, game["id"], ana, bo))
+    kept = api.view(game["id"], ana)["version"]
+    play(api, game["id"], to_move(api, game["id"], ana, bo))
+    lost = api.view(game["id"], ana)["version"]
+    assert lose_last(api, game["id"], lost - kept) == kept
+    return ana, bo, game["id"], kept, lost
+
+
 def truth(api: Api, game_id: str) -> dict:
     """The game folded from the stream alone, by a process that never saw it."""
     fresh = build_runtime(api.runtime.settings, clients=(api.runtime.redis, api.runtime.raw_redis))
@@ -85,13 +97,8 @@ def test_a_process_never_serves_a_version_redis_lost(pair):
 
 def test_a_process_does_not_fold_new_events_onto_a_lost_history(pair):
     a, b = pair
-    ana, bo, game = two_humans(a, seed=6)
-    ana, bo = ana["token"], bo["token"]
-    play(a, game["id"], to_move(a, game["id"], ana, bo))
-    kept = a.view(game["id"], ana)["version"]
-    play(a, game["id"], to_move(a, game["id"], ana, bo))
-    lost = a.view(game["id"], ana)["version"]
-    lose_last(a, game["id"], lost - kept)
+    ana, bo, game_id, _, lost = a_turn_redis_loses(a, seed=6)
+    game = {"id": game_id}
     # The other process plays on from what Redis holds, past the version the first one remembers.
     while b.view(game["id"], ana)["version"] <= lost + 2 and b.view(game["id"], ana)["status"] == "active":
         response = play(b, game["id"], to_move(b, game["id"], ana, bo), pick=1)
@@ -156,13 +163,8 @@ def test_a_snapshot_of_a_lost_history_is_dropped(api, settings, redis_pair):
 
 def test_a_feed_whose_cursor_is_past_what_redis_kept_says_so_at_once(pair):
     a, _ = pair
-    ana, bo, game = two_humans(a, seed=9)
-    ana, bo = ana["token"], bo["token"]
-    play(a, game["id"], to_move(a, game["id"], ana, bo))
-    kept = a.view(game["id"], ana)["version"]
-    play(a, game["id"], to_move(a, game["id"], ana, bo))
-    seen = a.view(game["id"], ana)["version"]
-    lose_last(a, game["id"], seen - kept)
+    ana, _, game_id, kept, seen = a_turn_redis_loses(a, seed=9)
+    game = {"id": game_id}
     started = time.monotonic()
     page = a.call("GET", f"/v1/games/{game['id']}/events?after={seen}&wait=5", ana).get_json()
     assert time.monotonic() - started < 1.0, "no wait for events past what Redis holds"
