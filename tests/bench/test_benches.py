@@ -7,6 +7,7 @@ these tests only keep every benchmark working as the code under it changes.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -87,3 +88,11 @@ def test_api_bench_serves_both_endpoints_under_gunicorn_and_cleans_up() -> None:
     assert "GET /v1/games/{id}" in out and "POST /v1/games/{id}/actions" in out
     assert "non-200 answers: 0" in out
     assert "Redis keys of this run deleted" in out
+
+
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server is not on PATH (apt-get install redis-server)")
+def test_load_bench_prints_actions_per_second_latencies_and_cpu_per_process_kind() -> None:
+    out = run_bench("load_bench", "--clients", "3", "--seconds", "2", "--warmup", "1")
+    assert "3 clients" in out and "human actions/s accepted" in out
+    for line in ("GET view", "POST action", "wait for the AIs", "CPU per accepted action: redis-server"):
+        assert line in out, out

@@ -1,0 +1,172 @@
+"""Load: people playing against AIs on the production shape, and what each action costs every process.
+
+    python -m bench.load_bench                      # 16 and 64 clients, 20 s each
+    python -m bench.load_bench --clients 16 --seconds 10
+
+A redis-server of its own (AOF, ``appendfsync always`` as docker-compose
+ships it), gunicorn as the image runs it, two ``red7 worker`` processes.
+Each client is one human against a greedy and a random AI (advanced rules,
+card actions), with ``If-Match`` and ``Idempotency-Key`` on every action, and
+waits for the AIs with the long-poll, as a frontend does.  Printed per level:
+
+- human actions per second (accepted, 200);
+- p50/p95/p99 of a view (GET), an action (POST), and the wait for the AIs (from
+  the action that hands them the turn until the view shows the human to move);
+- CPU per accepted action of redis-server, gunicorn (all its processes) and the
+  workers, from /proc.
+
+Issue 11's targets at 64 clients: ≥ 300 actions/s, view p99 ≤ 100 ms, AI turn p99 ≤ 1.5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.deployment import Client, Processes, descendants, processes, redis_server  # noqa: E402
+from tests.faults.players import pick  # noqa: E402
+
+TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+@dataclass
+class Timings:
+    views: list[float] = field(default_factory=list)
+    actions: list[float] = field(default_factory=list)
+    ai_waits: list[float] = field(default_factory=list)
+    accepted: int = 0
+    refused: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process and everything below it, in seconds (0 if gone)."""
+    total = 0
+    for each in (pid, *descendants(pid)):
+        try:
+            fields = Path(f"/proc/{each}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / TICKS
+
+
+def player(base: str, stop: threading.Event, measuring: threading.Event, timings: Timings) -> None:
+    me = Client(base).sign_up(f"p{uuid.uuid4().hex[:6]}")
+    seats = [{"kind": "human"}, {"kind": "ai", "level": "greedy"}, {"kind": "ai", "level": "random"}]
+    game = me.json("POST", "/games", expect=201, json={"seats": seats, "variant": "advanced", "action_rules": True})
+    waiting_since: float | None = None
+    while not stop.is_set():
+        started = time.perf_counter()
+        response = me.call("GET", f"/games/{game['id']}")
+        took = time.perf_counter() - started
+        if response is None or response.status_code != 200:
+            time.sleep(0.1)
+            continue
+        view = response.json()
+        if measuring.is_set():
+            with timings.lock:
+                timings.views.append(took)
+        if view["status"] == "finished":
+            game = me.json("POST", "/games", expect=201, json={"seats": seats, "variant": "advanced", "action_rules": True})
+            waiting_since = None
+            continue
+        if not view["legal_steps"]:
+            if waiting_since is None:
+                waiting_since = time.perf_counter()
+            me.call("GET", f"/games/{game['id']}/events?after={view['version']}&wait=10", timeout=20)
+            continue
+        if waiting_since is not None and measuring.is_set():
+            with timings.lock:
+                timings.ai_waits.append(time.perf_counter() - waiting_since)
+        waiting_since = None
+        headers = {"If-Match": f'"{view["version"]}"', "Idempotency-Key": uuid.uuid4().hex}
+        started = time.perf_counter()
+        answer = me.call("POST", f"/games/{game['id']}/actions", json={"steps": [pick(view["legal_steps"])]}, headers=headers)
+        took = time.perf_counter() - started
+        if measuring.is_set():
+            with timings.lock:
+                timings.actions.append(took)
+                if answer is not None and answer.status_code == 200:
+                    timings.accepted += 1
+                else:
+                    timings.refused += 1
+        if answer is not None and answer.status_code == 200 and not answer.json()["legal_steps"]:
+            waiting_since = time.perf_counter()
+
+
+def percentiles(values: list[float]) -> str:
+    if len(values) < 2:
+        return "n/a"
+    cuts = statistics.quantiles(values, n=100)
+    return f"{statistics.median(values) * 1000:7.1f} {cuts[94] * 1000:8.1f} {cuts[98] * 1000:8.1f}"
+
+
+def run_level(deployment: Processes, base: str, redis_pid: int, clients: int, seconds: float, warmup: float) -> None:
+    stop, measuring, timings = threading.Event(), threading.Event(), Timings()
+    threads = [threading.Thread(target=player, args=(base, stop, measuring, timings), daemon=True) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    time.sleep(warmup)
+    kinds = {
+        "redis-server": [redis_pid],
+        "gunicorn": [p.pid for p in deployment.started if "gunicorn" in " ".join(map(str, p.args))],
+        "workers": [p.pid for p in deployment.started if "worker" in " ".join(map(str, p.args))],
+    }
+    before = {kind: sum(cpu_seconds(pid) for pid in pids) for kind, pids in kinds.items()}
+    measuring.set()
+    started = time.monotonic()
+    time.sleep(seconds)
+    measuring.clear()
+    elapsed = time.monotonic() - started
+    after = {kind: sum(cpu_seconds(pid) for pid in pids) for kind, pids in kinds.items()}
+    stop.set()
+    for thread in threads:
+        thread.join(30)
+    accepted = max(timings.accepted, 1)
+    print(f"\n{clients} clients, {elapsed:.0f} s: {timings.accepted / elapsed:.1f} human actions/s accepted "
+          f"({timings.refused} refused)")
+    print(f"{'':22} {'p50 ms':>7} {'p95 ms':>8} {'p99 ms':>8}   n")
+    print(f"{'GET view':22} {percentiles(timings.views)}   {len(timings.views)}")
+    print(f"{'POST action':22} {percentiles(timings.actions)}   {len(timings.actions)}")
+    print(f"{'wait for the AIs':22} {percentiles(timings.ai_waits)}   {len(timings.ai_waits)}")
+    print("CPU per accepted action: " + ", ".join(f"{kind} {(after[kind] - before[kind]) / accepted * 1000:.1f} ms"
+                                                   for kind in kinds))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, action="append", help="clients per level (default: 16 and 64)")
+    parser.add_argument("--seconds", type=float, default=20.0, help="measured seconds per level")
+    parser.add_argument("--warmup", type=float, default=5.0)
+    parser.add_argument("--workers", type=int, default=2, help="red7 worker processes")
+    args = parser.parse_args(argv)
+    directory = Path(tempfile.mkdtemp(prefix="red7-load-"))
+    # Sign-ups come from one address here, as fast as the clients start: their limit is raised; the rest stay on.
+    signups = {"RED7_RATE_LIMIT_SIGNUP": "100000 per minute"}
+    with redis_server(directory) as server, processes(directory, server.url, **signups) as deployment:
+        base = deployment.api()
+        for _ in range(args.workers):
+            deployment.worker()
+        assert server.process is not None
+        print(f"load: gunicorn (gevent, 2 processes), {args.workers} red7 workers, redis-server with AOF always")
+        for clients in args.clients or [16, 64]:
+            run_level(deployment, base, server.process.pid, clients, args.seconds, args.warmup)
+    shutil.rmtree(directory, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
