@@ -47,7 +47,8 @@ def ai_turn(game_id: str, version: int) -> str:
         if seat is None or game.seats[seat].kind != "ai":
             return []
         level = game.seats[seat].level or "random"
-        steps = choose_steps(game, seat, level, _history(game_id), expert_seconds=rt.settings.expert_seconds)
+        history = _history(game_id) if level == "expert" else ()  # only the expert reads the past: it costs a read of it all
+        steps = choose_steps(game, seat, level, history, expert_seconds=rt.settings.expert_seconds)
         try:
             return decide_steps(game.state, steps, seat)[0]
         except RuleViolation as refusal:
