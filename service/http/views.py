@@ -10,6 +10,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from engine import Card, LegalStep, step_to_dict, view
+from engine.cards import card_names
+from engine.rules import leading_seat, qualifying_mask
 from service.game import Game
 
 
@@ -72,9 +74,9 @@ def game_json(game: Game, player_id: str | None) -> dict[str, Any]:
     ]
     if game.status in ("waiting", "cancelled"):  # nothing dealt
         for entry in seats:
-            entry.update(in_round=False, palette=[], hand_size=0, score=0, scored=[])
+            entry.update(in_round=False, palette=[], qualifying=[], hand_size=0, score=0, scored=[])
         out.update(
-            phase=game.status, round=0, rule=None, canvas=[], deck_size=None, target=None, turn=None,
+            phase=game.status, round=0, rule=None, leader=None, canvas=[], deck_size=None, target=None, turn=None,
             seats=seats, legal_steps=[], round_winner=None, winner=None, finish=None,
         )
         if seat is not None:
@@ -82,10 +84,12 @@ def game_json(game: Game, player_id: str | None) -> dict[str, Any]:
         return out
 
     seen = view(game.state, game.sight_of(player_id))
-    for entry, s in zip(seats, seen.seats, strict=True):
+    state = game.state  # palettes and who is in the round are public: who leads is anyone's to know
+    for number, (entry, s) in enumerate(zip(seats, seen.seats, strict=True)):
         entry.update(
             in_round=s.in_round,
             palette=_names(s.palette),
+            qualifying=card_names(qualifying_mask(state.palettes[number], state.rule)) if s.in_round else [],
             hand_size=s.hand_size,
             score=s.score,
             scored=_names(s.scored),
@@ -102,6 +106,7 @@ def game_json(game: Game, player_id: str | None) -> dict[str, Any]:
         phase=seen.phase.value,
         round=seen.round,
         rule=str(seen.rule),
+        leader=leading_seat(state.palettes, state.in_round, state.rule) if seen.phase.value == "turn" else None,
         canvas=_names(seen.canvas),
         deck_size=seen.deck_size,
         target=seen.target,

@@ -156,3 +156,26 @@ def test_game_options_are_validated_with_field_paths(api, body, field):
 def test_unknown_games_are_404_problems(api):
     response = api.call("GET", "/v1/games/g_0000")
     assert response.status_code == 404 and response.get_json()["code"] == "game_not_found"
+
+
+def test_every_view_says_who_is_winning_and_with_which_cards(api):
+    """The leading seat and each seat's qualifying cards under the rule: a frontend needs no rules to show them."""
+    from engine.cards import card_names
+    from engine.rules import leading_seat, qualifying_mask
+
+    ana, bo, game = two_humans(api, seed=12)
+    waiting = api.game(ana["token"], [HUMAN, HUMAN])
+    assert waiting["leader"] is None and all(s["qualifying"] == [] for s in waiting["seats"])
+    state = api.runtime.games.load(game["id"]).state
+    for token in (ana["token"], bo["token"], None):  # both players and a spectator
+        shown = api.view(game["id"], token)
+        assert shown["leader"] == leading_seat(state.palettes, state.in_round, state.rule)
+        for number, seat in enumerate(shown["seats"]):
+            assert seat["qualifying"] == card_names(qualifying_mask(state.palettes[number], state.rule))
+            assert set(seat["qualifying"]) <= set(seat["palette"])
+    mover = [ana, bo][api.view(game["id"])["turn"]["seat"]]
+    api.act(game["id"], mover["token"], [{"type": "fold"}])
+    after = api.view(game["id"])
+    assert after["phase"] == "round_won" and after["leader"] is None and after["round_winner"] is not None
+    out = next(s for s in after["seats"] if not s["in_round"])
+    assert out["qualifying"] == []

@@ -89,6 +89,11 @@ class SeatViewSchema(Schema):
     resigned = fields.Boolean(required=True, metadata={"description": "the player left; an AI plays the seat"})
     in_round = fields.Boolean(required=True)
     palette = fields.List(fields.String(), required=True)
+    qualifying = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "the palette's cards that count under the rule now (none for a seat out of the round)"},
+    )
     hand_size = fields.Integer(required=True)
     score = fields.Integer(required=True)
     scored = fields.List(fields.String(), required=True)
@@ -124,6 +129,10 @@ class GameViewSchema(Schema):
     join_code = fields.String(metadata={"description": "only for the creator, while seats are open"})
     round = fields.Integer(required=True)
     rule = fields.String(allow_none=True)
+    leader = fields.Integer(
+        allow_none=True,
+        metadata={"description": "the seat winning under the rule now, during a turn (null between rounds and before play)"},
+    )
     canvas = fields.List(fields.String(), required=True, metadata={"description": "bottom card first; the last sets the rule"})
     deck_size = fields.Integer(allow_none=True)
     target = fields.Integer(allow_none=True)
