@@ -53,6 +53,3 @@ class Agenda:
     def reschedule(self, game_id: str, seen_ms: int, at_ms: int | None) -> bool:
         """Look at the game next at ``at_ms`` (``None``: no more), unless it was rescheduled since it was read."""
         return bool(self._reschedule(keys=[self.key], args=[game_id, seen_ms, "" if at_ms is None else at_ms]))
-
-    def __len__(self) -> int:
-        return int(self.redis.zcard(self.key))

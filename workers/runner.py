@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType, TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import redis
 from rq import SimpleWorker
@@ -31,7 +31,7 @@ from rq.queue import Queue
 from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
 
-from service.runtime import Runtime, build_runtime
+from service.runtime import Runtime
 from workers import context
 from workers.jobs import PermanentJobError
 from workers.liveness import TracksRunningJob, start_pulse
@@ -53,6 +53,8 @@ def _always(worker: TracksRunningJob) -> Callable[[], TracksRunningJob]:
 
 #: Pauses between attempts to reach Redis again (seconds), the last one repeated.
 RECONNECT_PAUSES = (0.25, 0.5, 1.0, 2.0)
+
+W = TypeVar("W", bound=SimpleWorker)
 
 
 class ProcessWorker(TracksRunningJob, SimpleWorker):
@@ -76,15 +78,16 @@ class ProcessWorker(TracksRunningJob, SimpleWorker):
         super().request_stop(signum, frame)  # type: ignore[no-untyped-call]  # rq leaves Worker.request_stop unannotated
 
 
-def process_worker(runtime: Runtime, *, burst: bool = False) -> ProcessWorker:
-    """The worker of a ``red7 worker`` process (runs each job in this process)."""
+def _worker(kind: type[W], runtime: Runtime, queues: list[Queue]) -> W:
+    """A worker of ``kind`` on ``queues``, its jobs finding ``runtime`` (installed for the whole process)."""
     context.install(runtime)
-    return ProcessWorker(
-        [runtime.queue],
-        connection=runtime.raw_redis,
-        serializer=JSONSerializer,
-        exception_handlers=[fail_fast_on_permanent_errors],
-    )
+    handlers = [fail_fast_on_permanent_errors]
+    return kind(queues, connection=runtime.raw_redis, serializer=JSONSerializer, exception_handlers=handlers)
+
+
+def process_worker(runtime: Runtime) -> ProcessWorker:
+    """The worker of a ``red7 worker`` process (runs each job in this process)."""
+    return _worker(ProcessWorker, runtime, [runtime.queue])
 
 
 class ThreadWorker(TracksRunningJob, SimpleWorker):
@@ -99,13 +102,7 @@ class ThreadWorker(TracksRunningJob, SimpleWorker):
 
 def thread_worker(runtime: Runtime, queues: list[Queue] | None = None) -> ThreadWorker:
     """A worker for a thread of this process, on the games' and the webhooks' queues (games first) unless told."""
-    context.install(runtime)
-    return ThreadWorker(
-        queues or [runtime.queue, runtime.webhook_queue],
-        connection=runtime.raw_redis,
-        serializer=JSONSerializer,
-        exception_handlers=[fail_fast_on_permanent_errors],
-    )
+    return _worker(ThreadWorker, runtime, queues or [runtime.queue, runtime.webhook_queue])
 
 
 def drain(runtime: Runtime, *, rounds: int = 10_000) -> int:
@@ -176,23 +173,15 @@ def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
 def start_webhook_deliveries(runtime: Runtime, stop: threading.Event) -> threading.Thread:
     """Deliver webhooks in a thread of their own, beside the games' worker: a slow receiver holds up no game.
 
-    It has a runtime of its own (installed for this thread only), so that a
-    slow delivery shares no client or lock with the games' jobs.  Like the
-    ticker it waits out Redis outages.
+    Like the ticker it waits out Redis outages.
     """
 
     def deliver() -> None:
-        context.install(runtime, this_thread_only=True)
         current: list[ThreadWorker] = []
         start_pulse(runtime.raw_redis, runtime.settings.key_prefix, lambda: current[-1] if current else None, stop)
         while not stop.is_set():
-            worker = ThreadWorker(  # a new one each time: RQ's worker is done once its work() returns
-                [runtime.webhook_queue],
-                connection=runtime.raw_redis,
-                serializer=JSONSerializer,
-                exception_handlers=[fail_fast_on_permanent_errors],
-            )
-            current[:] = [worker]
+            # A new one each time: RQ's worker is done once its work() returns.
+            current[:] = [worker := thread_worker(runtime, [runtime.webhook_queue])]
             try:
                 worker.work(logging_level="WARNING")  # blocks on the queue; returns if Redis goes away mid-delivery
             except redis.RedisError as error:
@@ -209,17 +198,17 @@ def start_webhook_deliveries(runtime: Runtime, stop: threading.Event) -> threadi
 def run_forever(runtime: Runtime, *, burst: bool = False, **options: Any) -> None:
     """``red7 worker``: work until SIGTERM/SIGINT (RQ finishes the current job first), through Redis outages.
 
-    The pulse and the ticker get a runtime of their own (their own clients,
-    caches and locks), so that keeping time never waits on a job's.
+    The games' jobs run in the main thread; the pulse, the ticker and the
+    webhook deliveries in threads beside it, on the same runtime (nothing
+    forks, and its clients and caches are thread-safe, as the API's are).
     """
     identity = f"{socket.gethostname()}-{os.getpid()}"
     stop = threading.Event()
     current: list[ProcessWorker] = []
-    clock_runtime = build_runtime(runtime.settings)
-    start_pulse(clock_runtime.raw_redis, runtime.settings.key_prefix, lambda: current[-1] if current else None, stop)
+    start_pulse(runtime.raw_redis, runtime.settings.key_prefix, lambda: current[-1] if current else None, stop)
     if not burst:
-        start_ticker(clock_runtime, identity, stop)
-        start_webhook_deliveries(build_runtime(runtime.settings), stop)
+        start_ticker(runtime, identity, stop)
+        start_webhook_deliveries(runtime, stop)
     log.info("red7 worker %s on queues %s and %s", identity, runtime.queue.name, runtime.webhook_queue.name)
     try:
         while not stop.is_set():

@@ -78,7 +78,7 @@ class GameLoader:
         failover to a lagging replica loses the last writes, and the numbers
         are then given to other events.  So the read starts *at* v, and a fold
         whose last event is not what the stream holds there is dropped and the
-        game folded again from what Redis has (:meth:`_rebase`).
+        game folded again from what Redis has (:meth:`_drop_lost`).
         The game returned may be shared with the cache: never change it in place
         (writers fold into ``game.copy()``).
         """
@@ -88,42 +88,37 @@ class GameLoader:
             if snapshot is not None:
                 start = Game.from_dict(json.loads(snapshot[1]))
                 self._snapshot_at[game_id] = start.version
-        if start is None:
-            tail = [(e.number, e.payload) for e in self.store.read_all(game_id)]
-        else:
+        tail: list[tuple[int, str]] = []
+        if start is not None:
             stored = [(e.number, e.payload) for e in self.store.read_all(game_id, after=start.version - 1)]
             if not stored or stored[0][0] != start.version or (start.head and stored[0][1] != start.head):
-                return self._rebase(game_id, start, cached is not None)
-            base, tail = stored[0], stored[1:]
-            if not start.head:  # a snapshot written before games kept their head
-                start = start.copy() if cached is not None else start
-                start.head = base[1]
-        if start is None and not tail:
-            raise ApiError("game_not_found", f"There is no game {game_id!r}.")
+                self._drop_lost(game_id, start, from_cache=cached is not None)
+                start = cached = None
+            else:
+                base, tail = stored[0], stored[1:]
+                if not start.head:  # a snapshot written before games kept their head
+                    start = start.copy() if cached is not None else start
+                    start.head = base[1]
+        if start is None:
+            tail = [(e.number, e.payload) for e in self.store.read_all(game_id)]
+            if not tail:
+                raise ApiError("game_not_found", f"There is no game {game_id!r}.")
         if cached is not None and not tail:
             return cached  # shared with the cache: callers that change a game work on a copy
         game = load(game_id, tail, start.copy() if cached is not None and start is not None else start)
         self.remember(game)
         return game
 
-    def _rebase(self, game_id: str, stale: Game, from_cache: bool) -> Game:
-        """Fold the game again from the stream alone: ``stale`` came from a history that Redis no longer holds."""
-        version = self.store.version(game_id)
+    def _drop_lost(self, game_id: str, stale: Game, *, from_cache: bool) -> None:
+        """Forget a fold of a history Redis no longer holds (the caller folds the game again from the stream)."""
         log.warning(
-            "game %s: Redis no longer holds the history of this process's %s at version %s (the stream is at %s): "
-            "folding it again from the stream",
-            game_id, "cached game" if from_cache else "snapshot", stale.version, version,
+            "game %s: Redis no longer holds the history of this process's %s at version %s: folding it again from the stream",
+            game_id, "cached game" if from_cache else "snapshot", stale.version,
         )
         self._cache.drop(game_id)
         self._snapshot_at.pop(game_id, None)
         if not from_cache:
             self.store.drop_snapshot(game_id)  # written from a history that was lost: it would only mislead
-        tail = [(e.number, e.payload) for e in self.store.read_all(game_id)]
-        if not tail:
-            raise ApiError("game_not_found", f"There is no game {game_id!r}.")
-        game = load(game_id, tail)
-        self.remember(game)
-        return game
 
     def remember(self, game: Game) -> None:
         """Cache the game, and store a snapshot every ``snapshot_every`` events (for cold readers)."""
