@@ -53,6 +53,9 @@ class Settings:
     #: (the AI work one player can cause); 0: no limit.
     max_games_in_play: int = 100
     max_ai_seats_in_play: int = 24
+    #: AI turns one player's games may have queued or running at once (0: no limit), so that a player with
+    #: many games against AIs cannot fill the queue that every other table waits in (workers/shares.py).
+    ai_turns_per_player: int = 1
     #: Connections each Redis client of a process may open (a waiting long-poll or stream holds one).
     redis_max_connections: int = 4096
     #: Replicas that must hold an append before it is acknowledged (Redis ``WAIT``); 0: the primary alone.
@@ -102,6 +105,7 @@ class Settings:
             "max_waits_per_address": int(env.get("RED7_MAX_WAITS_PER_ADDRESS", cls.max_waits_per_address)),
             "max_games_in_play": int(env.get("RED7_MAX_GAMES_PER_PLAYER", cls.max_games_in_play)),
             "max_ai_seats_in_play": int(env.get("RED7_MAX_AI_SEATS_PER_PLAYER", cls.max_ai_seats_in_play)),
+            "ai_turns_per_player": int(env.get("RED7_AI_TURNS_PER_PLAYER", cls.ai_turns_per_player)),
             "redis_max_connections": int(env.get("RED7_REDIS_MAX_CONNECTIONS", cls.redis_max_connections)),
             "wait_replicas": int(env.get("RED7_WAIT_REPLICAS", cls.wait_replicas)),
             "wait_replicas_timeout_ms": int(env.get("RED7_WAIT_TIMEOUT_MS", cls.wait_replicas_timeout_ms)),

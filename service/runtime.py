@@ -24,6 +24,7 @@ from service.storage.replays import ReplayStore
 from service.storage.tickets import TicketStore
 from workers.agenda import Agenda
 from workers.dispatch import Dispatcher
+from workers.shares import Shares
 
 
 @dataclass
@@ -74,6 +75,7 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
         namespace=namespace,
         ai_delay=settings.ai_delay,
         notifiable=players.has_webhook,
+        shares=Shares(raw, settings.key_prefix, settings.ai_turns_per_player) if settings.ai_turns_per_player else None,
     )
     games = GameService(
         store,

@@ -25,6 +25,7 @@ from engine import Event, GameFinished, Phase, RoundDealt, RoundWon, TurnStarted
 from service.game import Game
 from workers.agenda import Agenda
 from workers.liveness import PULSE_EVERY, runs
+from workers.shares import Shares
 
 log = logging.getLogger("red7.dispatch")
 
@@ -44,6 +45,10 @@ class Due:
 
     def job_id(self, namespace: str = "red7") -> str:
         return "-".join([namespace, self.job, self.game_id, str(self.version), *map(str, self.args)])
+
+    def job_id_prefix(self, namespace: str = "red7") -> str:
+        """What every id of this kind of job for this game starts with, whatever the version."""
+        return f"{namespace}-{self.job}-{self.game_id}-"
 
 
 def due(game: Game, appended: Sequence[Event] = ()) -> list[Due]:
@@ -120,6 +125,8 @@ class Dispatcher:
     #: Whether a player wants notifications (has a webhook); without it every "your turn" is queued.
     notifiable: Callable[[str], bool] | None = None
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    #: Each player's share of AI turns on their way at once (None: no limit): see :mod:`workers.shares`.
+    shares: Shares | None = None
 
     def before_append(self, game_id: str) -> int:
         """Note the game on the agenda before an append: if this process dies before :meth:`after_append`,
@@ -148,18 +155,32 @@ class Dispatcher:
         elif not queued_now or mark is None:
             self.agenda.look_at(game.id, next_look)
 
-    def reoffer(self, game: Game, seen_ms: int | None = None) -> None:
+    def reoffer(self, game: Game, seen_ms: int | None = None) -> bool:
         """Offer again what the game needs now (a read of a quiet game, or the ticker's look at it).
 
         Jobs still on their way are left alone; the others are queued again.
         ``seen_ms``: the agenda's time for the game when the ticker read it;
         the agenda is changed only if no append changed it since.
         """
-        _, next_look = self._offer(game, [i for i in due(game) if i.job in MOVES_GAME])
+        queued_now, next_look = self._offer(game, [i for i in due(game) if i.job in MOVES_GAME])
         if seen_ms is not None:
             self.agenda.reschedule(game.id, seen_ms, next_look)
         elif next_look is not None:
             self.agenda.look_at(game.id, next_look)
+        return queued_now
+
+    def ai_turn_done(self, game: Game, version: int, load: Callable[[str], Game]) -> None:
+        """An AI turn of ``game`` queued for ``version`` ran (whatever came of it): its place in its player's
+        share goes to the first of the player's games waiting for one."""
+        if self.shares is None:
+            return
+        owner = game.created_by
+        for game_id in self.shares.done(owner, Due("ai_turn", game.id, version).job_id(self.namespace)):
+            waiting = load(game_id)
+            if not any(item.job == "ai_turn" for item in due(waiting)):
+                self.shares.leave_line(owner, game_id)  # it moved on, or ended, while it waited
+            elif self.reoffer(waiting):
+                return
 
     def _offer(self, game: Game, items: Sequence[Due]) -> tuple[bool, int | None]:
         """Queue the items due now: whether any was, and the time (epoch ms) to look at the game next
@@ -173,11 +194,20 @@ class Dispatcher:
                 at = datetime.fromisoformat(game.updated_at.replace("Z", "+00:00")) + timedelta(seconds=self.ai_delay)
             if at is not None and at > now:
                 looks.append(_ms(at))
+            elif item.job == "ai_turn" and not self._admitted(game, item, now):
+                looks.append(_ms(now + timedelta(seconds=RECHECK_AFTER)))  # in its player's line (and a look, to be sure)
             else:
                 self.enqueue(item)
                 queued_now = True
                 looks.append(_ms(now + timedelta(seconds=RECHECK_AFTER)))
         return queued_now, min(looks, default=None)
+
+    def _admitted(self, game: Game, item: Due, now: datetime) -> bool:
+        """Whether the AI turn fits in its player's share now (else its game waits in their line)."""
+        if self.shares is None:
+            return True
+        job_id, game_jobs = item.job_id(self.namespace), item.job_id_prefix(self.namespace)
+        return self.shares.admit(game.created_by, job_id, game.id, game_jobs, _ms(now))
 
     def queue_of(self, item: Due) -> Queue:
         return self.webhook_queue if item.job == "notify" and self.webhook_queue is not None else self.queue

@@ -56,7 +56,10 @@ def ai_turn(game_id: str, version: int) -> str:
 
     game = rt.games.load(game_id)
     seat = game.seat_to_move()
-    done = rt.games.advance(game_id, version, decide, by=f"ai:{seat}")
+    try:
+        done = rt.games.advance(game_id, version, decide, by=f"ai:{seat}")
+    finally:
+        rt.dispatcher.ai_turn_done(game, version, rt.games.load)  # its place in its player's share, to the next game
     return "played" if done else "nothing to do: the game moved on"
 
 

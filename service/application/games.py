@@ -55,7 +55,7 @@ class GameService(GameWrites):
         clock: Callable[[], str] = utc_now,
         on_append: OnAppend | None = None,
         before_append: BeforeAppend | None = None,
-        on_quiet_read: Callable[[Game], None] | None = None,
+        on_quiet_read: Callable[[Game], object] | None = None,
         max_games_in_play: int = 0,
         max_ai_seats_in_play: int = 0,
     ) -> None:

@@ -1,0 +1,100 @@
+"""Fair shares of the workers: how many AI turns one player's games may have on their way at once.
+
+The games' queue is first come, first served.  A player with many games
+against AIs (up to their AI-seat quota) would fill it: every one of their
+games queues a turn, an expert thinks a second a move, and another player's
+AI turn waits behind all of them.  So each player — the creator of a game,
+who chose its AI seats — holds at most ``per_player`` AI turns queued or
+running.  A turn over that share is not queued: its game waits in the
+player's line, and the job that frees a place offers the earliest game of
+that line (:meth:`Shares.waiting`).  Then whoever else needs a worker finds
+one at once, as long as there are more workers than the share; a busy
+player's games go on as fast as their share lets them, one at a time by
+default, in the order they asked.
+
+Keys, hash-tagged by player so that each script touches one slot:
+``<prefix>ai-turns:{<player>}`` (a sorted set: the ids of the player's AI-turn
+jobs on their way, scored by when their hold lapses, so that a job whose worker
+died gives its place back) and ``<prefix>ai-line:{<player>}`` (a sorted set:
+the games waiting for a place, scored by when they began to wait).
+"""
+
+from __future__ import annotations
+
+import redis
+
+#: How long a place is held for a job that never says it is done (its worker killed), in ms.  A healed job
+#: (queued again under the same id) keeps its place, so this bounds only how long a crash can hold one.
+HOLD_MS = 60_000
+
+#: A line nobody touched for this long (ms) is dropped: every game in it has long been looked at again by the ticker.
+LINE_KEPT_MS = 24 * 3600 * 1000
+
+#: KEYS: the player's turns, their line.  ARGV: job id, game id, now (ms), hold until (ms), the share, the prefix
+#: of the game's AI-turn job ids, and how long each key is kept.  A game's next turn, queued by its running turn
+#: (two AIs in a row), takes over that turn's place when no other game of the player waits; when one does, it
+#: queues behind it.  A free place goes to whoever asks first (the line's first game is offered each place that a
+#: job gives back, and the ticker looks at every waiting game every few seconds, so a lost hand-over costs seconds).
+ADMIT_SCRIPT = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
+local function hold()
+  redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], ARGV[7])
+  redis.call('ZREM', KEYS[2], ARGV[2])
+  return 1
+end
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return hold() end
+local others = redis.call('ZCARD', KEYS[2]) - (redis.call('ZSCORE', KEYS[2], ARGV[2]) and 1 or 0) > 0
+if not others then
+  for _, held in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+    if string.sub(held, 1, #ARGV[6]) == ARGV[6] then
+      redis.call('ZREM', KEYS[1], held)
+      return hold()
+    end
+  end
+end
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[5]) then return hold() end
+redis.call('ZADD', KEYS[2], 'NX', ARGV[3], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[8])
+return 0
+"""
+
+
+class Shares:
+    def __init__(self, connection: redis.Redis, prefix: str = "red7:", per_player: int = 1) -> None:
+        self.redis = connection
+        self.prefix = prefix
+        self.per_player = per_player
+        self._admit = connection.register_script(ADMIT_SCRIPT)
+
+    def _turns_key(self, player_id: str) -> str:
+        return f"{self.prefix}ai-turns:{{{player_id}}}"
+
+    def _line_key(self, player_id: str) -> str:
+        return f"{self.prefix}ai-line:{{{player_id}}}"
+
+    def admit(self, player_id: str, job_id: str, game_id: str, game_jobs: str, now_ms: int) -> bool:
+        """Whether the job may be queued now (it takes a place); if not, its game waits in the player's line.
+
+        ``game_jobs``: the prefix of every AI-turn job id of the game (see :data:`ADMIT_SCRIPT`).
+        """
+        if self.per_player <= 0 or not player_id:
+            return True
+        keys = [self._turns_key(player_id), self._line_key(player_id)]
+        args: list[str | int] = [job_id, game_id, now_ms, now_ms + HOLD_MS, self.per_player, game_jobs, 2 * HOLD_MS, LINE_KEPT_MS]
+        return bool(self._admit(keys=keys, args=args))
+
+    def done(self, player_id: str, job_id: str, limit: int = 10) -> list[str]:
+        """The job gives its place back; the games waiting in the player's line, earliest first."""
+        if self.per_player <= 0 or not player_id:
+            return []
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zrem(self._turns_key(player_id), job_id)
+            pipe.zrange(self._line_key(player_id), 0, limit - 1)
+            _, waiting = pipe.execute()
+        return [g.decode() if isinstance(g, bytes) else g for g in waiting]
+
+    def leave_line(self, player_id: str, game_id: str) -> None:
+        """The game needs no AI turn any more (it moved on, or finished) and waits for nothing."""
+        if player_id:
+            self.redis.zrem(self._line_key(player_id), game_id)
