@@ -170,12 +170,15 @@ LAST_EVENT_ID = {
 }
 
 #: Who may call an operation (the schemes are the spec's components.securitySchemes, declared in service.http.app).
+#: A requirement is what the route itself checks; ``service.http.openapi`` drops ``apiKey`` on a server without keys.
 TOKEN: list[dict[str, list[str]]] = [{"bearer": []}]
-#: Without a token, the spectator's view (no hands).
-TOKEN_OR_NONE: list[dict[str, list[str]]] = [{"bearer": []}, {}]
-#: X-Api-Key, needed only when the server has keys (RED7_API_KEYS).
-API_KEY: list[dict[str, list[str]]] = [{"apiKey": []}, {}]
-TOKEN_AND_API_KEY: list[dict[str, list[str]]] = [{"bearer": [], "apiKey": []}, {"bearer": []}]
+#: A token is optional (without one, the spectator's view: no hands), so nothing is *required*: ``[{"bearer": []},
+#: {}]`` would say the same to a reader, but generators (openapi-python-client) make any requirement mandatory and
+#: would refuse a spectator's client.  The operation's description says what a token adds.
+TOKEN_OR_NONE: list[dict[str, list[str]]] = []
+#: X-Api-Key, asked for only when the server has keys (RED7_API_KEYS).
+API_KEY: list[dict[str, list[str]]] = [{"apiKey": []}]
+TOKEN_AND_API_KEY: list[dict[str, list[str]]] = [{"bearer": [], "apiKey": []}]
 PUBLIC: list[dict[str, list[str]]] = []
 
 
@@ -196,9 +199,9 @@ def best_offer(offers: Sequence[str]) -> str | None:
     return ranges.best_match(offers)
 
 
-def documented_errors(*codes: int) -> Callable[[_View], _View]:
+def documented_errors(*codes: int, store: bool = True) -> Callable[[_View], _View]:
     """Document the problem responses of a route (every route may also meet 406, an Accept header it cannot
-    satisfy, and 503: the store is down).
+    satisfy, and, if it reads the ``store``, 503: the store is down).
 
     A route that may answer 429 is rate limited: every one of its responses may carry X-RateLimit-*
     (``service.http.app._rate_limit_headers``), so this decorator goes above the others of the route, to see
@@ -216,7 +219,7 @@ def documented_errors(*codes: int) -> Callable[[_View], _View]:
                 for response in documented:
                     if isinstance(response, dict):
                         response.setdefault("headers", {}).update(response_headers(*RATE_LIMIT_HEADERS))
-        for code in sorted({*codes, 406, 503}):
+        for code in sorted({*codes, 406, *((503,) if store else ())}):
             description = f"{HTTP_REASONS[code]}: problem details (RFC 9457)"
             problem: dict[str, Any] = {"schema": "Problem", "description": description, "content_type": PROBLEM_JSON}
             retry = ("Retry-After",) if code in (429, 503) else ()

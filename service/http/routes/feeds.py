@@ -42,7 +42,7 @@ class Events(MethodView):
     @documented_errors(401, 404, 422, 429)
     @v1.arguments(EventsQuerySchema(), location="query")
     @v1.response(200, EventPageSchema)
-    @v1.doc(security=TOKEN_OR_NONE)
+    @v1.doc(operationId="listEvents", security=TOKEN_OR_NONE)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
         """Your redacted event feed, paged; ``wait`` long-polls until something happens."""
         player = current_player(required=False)
@@ -77,7 +77,7 @@ class Stream(MethodView):
         content_type="text/event-stream",
         description="Server-Sent Events: the caller's redacted events (id: the event number); resume with Last-Event-ID",
     )
-    @v1.doc(security=TOKEN_OR_NONE)
+    @v1.doc(operationId="streamEvents", security=TOKEN_OR_NONE)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
         """The feed as Server-Sent Events; it ends when the game is over (or after a while: reconnect)."""
         player = current_player(required=False)

@@ -45,7 +45,7 @@ class Games(MethodView):
     @documented_errors(400, 401, 403, 409, 413, 415, 422, 429)
     @v1.arguments(GameCreateSchema())
     @v1.response(201, GameViewSchema, headers=response_headers("ETag", "Location"))
-    @v1.doc(security=TOKEN_AND_API_KEY)
+    @v1.doc(operationId="createGame", security=TOKEN_AND_API_KEY)
     def post(self, new_game: NewGame) -> Response:
         """Create a game; the creator takes the first human seat (or only watches if there is none)."""
         require_api_key()
@@ -61,7 +61,7 @@ class GameResource(MethodView):
     @documented_errors(401, 404, 429)
     @v1.response(200, GameViewSchema, headers=response_headers("ETag"))
     @v1.alt_response(304, description="Not Modified: the version in If-None-Match is current", headers=response_headers("ETag"))
-    @v1.doc(security=TOKEN_OR_NONE, parameters=[IF_NONE_MATCH])
+    @v1.doc(operationId="getGame", security=TOKEN_OR_NONE, parameters=[IF_NONE_MATCH])
     def get(self, game_id: str) -> Response:
         """The caller's view of a game (without a token: the spectator view, no hands)."""
         player = current_player(required=False)
@@ -73,7 +73,7 @@ class GameResource(MethodView):
 
     @documented_errors(401, 403, 404, 409, 429)
     @v1.response(200, GameViewSchema, headers=response_headers("ETag"))
-    @v1.doc(security=TOKEN)
+    @v1.doc(operationId="cancelGame", security=TOKEN)
     def delete(self, game_id: str) -> Response:
         """Call off a game that has not started (its creator only); it leaves everyone's list of games."""
         player = current_player()
@@ -84,7 +84,7 @@ class GameResource(MethodView):
 class Leave(MethodView):
     @documented_errors(400, 401, 403, 404, 409, 413, 415, 429)
     @v1.response(200, GameViewSchema, headers=response_headers("ETag"))
-    @v1.doc(security=TOKEN)
+    @v1.doc(operationId="leaveGame", security=TOKEN)
     def post(self, game_id: str) -> Response:
         """Give up your seat: before the start it opens again; in play a greedy AI takes it and the others play on."""
         player = current_player()
@@ -96,7 +96,7 @@ class Join(MethodView):
     @documented_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
     @v1.arguments(JoinSchema())
     @v1.response(200, GameViewSchema, headers=response_headers("ETag"))
-    @v1.doc(security=TOKEN)
+    @v1.doc(operationId="joinGame", security=TOKEN)
     def post(self, body: dict[str, Any], game_id: str) -> Response:
         """Take an open seat with the join code; the game starts when every seat is taken."""
         player = current_player()
@@ -121,7 +121,7 @@ class Actions(MethodView):
     @documented_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
     @v1.arguments(ActionSchema())
     @v1.response(200, GameViewSchema, headers=response_headers("ETag", "Idempotent-Replayed"))
-    @v1.doc(
+    @v1.doc(operationId="act",
         security=TOKEN,
         parameters=[
             {"in": "header", "name": "If-Match", "schema": {"type": "string"}, "description": "the game version you acted on"},

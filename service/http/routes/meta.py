@@ -22,8 +22,9 @@ from service.http.schemas import (
 
 @v1.route("/problems")
 class Problems(MethodView):
+    @documented_errors(store=False)
     @v1.response(200, ProblemListSchema)
-    @v1.doc(security=PUBLIC)
+    @v1.doc(operationId="listProblems", security=PUBLIC)
     def get(self) -> Response:
         """Every problem ``code`` this API answers with."""
         return json_response({"problems": catalogue()})
@@ -34,8 +35,9 @@ class Problems(MethodView):
 
 @health.route("/healthz")
 class Healthz(MethodView):
+    @documented_errors(store=False)
     @health.response(200, HealthSchema)
-    @health.doc(security=PUBLIC)
+    @health.doc(operationId="getHealth", security=PUBLIC)
     def get(self) -> Response:
         """The process is up."""
         return json_response({"status": "ok"})
@@ -45,7 +47,7 @@ class Healthz(MethodView):
 class Readyz(MethodView):
     @documented_errors()
     @health.response(200, HealthSchema)
-    @health.doc(security=PUBLIC)
+    @health.doc(operationId="getReadiness", security=PUBLIC)
     def get(self) -> Response:
         """The event store (Redis) answers."""
         game_service().store.redis.ping()

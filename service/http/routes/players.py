@@ -43,7 +43,7 @@ class Players(MethodView):
     @documented_errors(400, 401, 413, 415, 422, 429)
     @v1.arguments(PlayerCreateSchema())
     @v1.response(201, PlayerCreatedSchema, headers=response_headers("Location"))
-    @v1.doc(security=API_KEY)
+    @v1.doc(operationId="createPlayer", security=API_KEY)
     def post(self, body: dict[str, Any]) -> Response:
         """Create a player; the token in the answer is shown only once."""
         require_api_key()
@@ -63,7 +63,7 @@ def _player_json(player: Player, *, show_secret: bool = False) -> dict[str, Any]
 class Me(MethodView):
     @documented_errors(401, 429)
     @v1.response(200, PlayerSchema)
-    @v1.doc(security=TOKEN)
+    @v1.doc(operationId="getMe", security=TOKEN)
     def get(self) -> Response:
         """The calling player."""
         return json_response(_player_json(current_player()), 200, PRIVATE)
@@ -71,7 +71,7 @@ class Me(MethodView):
     @documented_errors(400, 401, 413, 415, 422, 429)
     @v1.arguments(PlayerUpdateSchema())
     @v1.response(200, PlayerSchema)
-    @v1.doc(security=TOKEN)
+    @v1.doc(operationId="updateMe", security=TOKEN)
     def patch(self, body: dict[str, Any]) -> Response:
         """Rename, or set the webhook URL (the answer holds its new signing secret, once)."""
         player = current_player()
@@ -87,7 +87,7 @@ class MyGames(MethodView):
     @documented_errors(401, 422, 429)
     @v1.arguments(MyGamesQuerySchema(), location="query")
     @v1.response(200, GameListSchema)
-    @v1.doc(security=TOKEN)
+    @v1.doc(operationId="listMyGames", security=TOKEN)
     def get(self, query: dict[str, Any]) -> Response:
         """The caller's games, a page at a time: the ones where it is their turn first, then active, waiting, finished."""
         player = current_player()
@@ -105,7 +105,7 @@ def _token_json(info: TokenInfo) -> dict[str, Any]:
 class Tokens(MethodView):
     @documented_errors(401, 429)
     @v1.response(200, TokenListSchema)
-    @v1.doc(security=TOKEN)
+    @v1.doc(operationId="listTokens", security=TOKEN)
     def get(self) -> Response:
         """The caller's tokens (never the tokens themselves): one per device or app, say."""
         player = current_player()
@@ -114,7 +114,7 @@ class Tokens(MethodView):
     @documented_errors(400, 401, 409, 413, 415, 422, 429)
     @v1.arguments(TokenCreateSchema())
     @v1.response(201, TokenIssuedSchema, headers=response_headers("Location"))
-    @v1.doc(security=TOKEN)
+    @v1.doc(operationId="createToken", security=TOKEN)
     def post(self, body: dict[str, Any]) -> Response:
         """Issue another token; the answer holds it, once.  The tokens already issued keep working."""
         player = current_player()
@@ -130,7 +130,7 @@ class Tokens(MethodView):
 class TokenResource(MethodView):
     @documented_errors(401, 404, 429)
     @v1.response(204, description="Revoked: the token no longer works (at once here, within seconds on every server)")
-    @v1.doc(security=TOKEN)
+    @v1.doc(operationId="revokeToken", security=TOKEN)
     def delete(self, token_id: str) -> Response:
         """Revoke a token (the one this request came with too: that is how to sign out)."""
         player = current_player()

@@ -87,7 +87,7 @@ def _viewer_response(document: dict[str, Any], title: str) -> Response:
 class GameReplay(MethodView):
     @documented_errors(401, 404, 422, 429)
     @v1.arguments(ReplayQuerySchema(), location="query")
-    @v1.doc(responses={200: REPLAY_RESPONSE}, security=TOKEN_OR_NONE)
+    @v1.doc(operationId="getReplay", responses={200: REPLAY_RESPONSE}, security=TOKEN_OR_NONE)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
         """A finished game's full replay; a game in progress as far as the caller has seen it (no hidden card)."""
         player = current_player(required=False)
@@ -113,7 +113,7 @@ class GameReplayExport(MethodView):
             },
         },
     )
-    @v1.doc(security=PUBLIC)
+    @v1.doc(operationId="exportReplay", security=PUBLIC)
     def get(self, game_id: str) -> Response:
         """Download a finished game's replay, to keep or to import elsewhere (POST /v1/replays)."""
         game = game_service().load(game_id)
@@ -126,7 +126,7 @@ class GameReplayExport(MethodView):
 class GameReplayView(MethodView):
     @documented_errors(404, 429)
     @v1.response(200, TEXT, description="a self-contained HTML page that steps through the replay", content_type="text/html")
-    @v1.doc(security=PUBLIC)
+    @v1.doc(operationId="viewReplay", security=PUBLIC)
     def get(self, game_id: str) -> Response:
         """The replay viewer (a finished game in full; a game in progress as a spectator sees it)."""
         game = game_service().load(game_id)
@@ -138,7 +138,7 @@ class Replays(MethodView):
     @documented_errors(400, 401, 413, 415, 422, 429)
     @v1.arguments(ReplaySchema())
     @v1.response(201, ImportedSchema, headers=response_headers("Location"))
-    @v1.doc(security=TOKEN)
+    @v1.doc(operationId="importReplay", security=TOKEN)
     def post(self, document: dict[str, Any]) -> Response:
         """Import a replay file: it is verified (hash, every state, the deals) and made viewable."""
         current_player()
@@ -169,7 +169,7 @@ def _imported(replay_id: str) -> dict[str, Any]:
 class ImportedReplay(MethodView):
     @documented_errors(404, 422, 429)
     @v1.arguments(ReplayQuerySchema(), location="query")
-    @v1.doc(responses={200: REPLAY_RESPONSE}, security=PUBLIC)
+    @v1.doc(operationId="getImportedReplay", responses={200: REPLAY_RESPONSE}, security=PUBLIC)
     def get(self, query: dict[str, Any], replay_id: str) -> Response:
         """An imported replay."""
         return _replay_response(_imported(replay_id), query)
@@ -179,7 +179,7 @@ class ImportedReplay(MethodView):
 class ImportedReplayView(MethodView):
     @documented_errors(404, 429)
     @v1.response(200, TEXT, description="a self-contained HTML page that steps through the replay", content_type="text/html")
-    @v1.doc(security=PUBLIC)
+    @v1.doc(operationId="viewImportedReplay", security=PUBLIC)
     def get(self, replay_id: str) -> Response:
         """The viewer for an imported replay."""
         return _viewer_response(_imported(replay_id), f"Red7 replay {replay_id}")
