@@ -22,6 +22,7 @@ from typing import Any
 from apispec import APISpec, BasePlugin
 from apispec.ext.marshmallow import MarshmallowPlugin
 
+from service.http.examples import replay_component
 from service.http.schemas import ReplayAtSchema
 from service.http.schemas.events import EVENT_SCHEMAS, event_union
 from service.http.schemas.responses import (
@@ -104,6 +105,7 @@ class Red7Document(BasePlugin):
             {"description": "a step of the replay; at=0: the start", "oneOf": [ref("ReplayStep"), ref("ReplayStart")]},
         )
         spec.components.schema("ReplayAt", schema=ReplayAtSchema)
+        spec.components.example("Replay", replay_component())
 
     def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None, **_: Any) -> None:
         for method, operation in (operations or {}).items():

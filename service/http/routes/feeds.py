@@ -18,7 +18,7 @@ from service.http.common import (
     LAST_EVENT_ID,
     NO_STORE,
     PRIVATE,
-    SSE_EVENT,
+    SSE_STREAM,
     TOKEN_OR_NONE,
     documented_errors,
     game_service,
@@ -27,6 +27,7 @@ from service.http.common import (
     red7_runtime,
     v1,
 )
+from service.http.examples import example
 from service.http.schemas import (
     EventPageSchema,
     EventsQuerySchema,
@@ -41,7 +42,7 @@ log = logging.getLogger("red7.api")
 class Events(MethodView):
     @documented_errors(401, 404, 422, 429)
     @v1.arguments(EventsQuerySchema(), location="query")
-    @v1.response(200, EventPageSchema)
+    @v1.response(200, EventPageSchema, example=example("EventPage"))
     @v1.doc(operationId="listEvents", security=TOKEN_OR_NONE)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
         """Your redacted event feed, paged; ``wait`` long-polls until something happens."""
@@ -73,7 +74,7 @@ class Stream(MethodView):
     @v1.arguments(StreamQuerySchema(), location="query")
     @v1.response(
         200,
-        SSE_EVENT,
+        SSE_STREAM,
         content_type="text/event-stream",
         description="Server-Sent Events: the caller's redacted events (id: the event number); resume with Last-Event-ID",
     )

@@ -28,6 +28,7 @@ from service.http.common import (
     response_headers,
     v1,
 )
+from service.http.examples import example
 from service.http.schemas import (
     ActionSchema,
     GameCreateSchema,
@@ -43,8 +44,8 @@ from service.storage.events import Idempotency
 @v1.route("/games")
 class Games(MethodView):
     @documented_errors(400, 401, 403, 409, 413, 415, 422, 429)
-    @v1.arguments(GameCreateSchema())
-    @v1.response(201, GameViewSchema, headers=response_headers("ETag", "Location"))
+    @v1.arguments(GameCreateSchema(), example=example("GameCreate"))
+    @v1.response(201, GameViewSchema, headers=response_headers("ETag", "Location"), example=example("GameView"))
     @v1.doc(operationId="createGame", security=TOKEN_AND_API_KEY)
     def post(self, new_game: NewGame) -> Response:
         """Create a game; the creator takes the first human seat (or only watches if there is none)."""
@@ -59,7 +60,7 @@ class Games(MethodView):
 @v1.route("/games/<game_id>")
 class GameResource(MethodView):
     @documented_errors(401, 404, 429)
-    @v1.response(200, GameViewSchema, headers=response_headers("ETag"))
+    @v1.response(200, GameViewSchema, headers=response_headers("ETag"), example=example("GameView"))
     @v1.alt_response(304, description="Not Modified: the version in If-None-Match is current", headers=response_headers("ETag"))
     @v1.doc(operationId="getGame", security=TOKEN_OR_NONE, parameters=[IF_NONE_MATCH])
     def get(self, game_id: str) -> Response:
@@ -72,7 +73,7 @@ class GameResource(MethodView):
         return game_response(game, player.id if player else None)
 
     @documented_errors(401, 403, 404, 409, 429)
-    @v1.response(200, GameViewSchema, headers=response_headers("ETag"))
+    @v1.response(200, GameViewSchema, headers=response_headers("ETag"), example=example("GameView"))
     @v1.doc(operationId="cancelGame", security=TOKEN)
     def delete(self, game_id: str) -> Response:
         """Call off a game that has not started (its creator only); it leaves everyone's list of games."""
@@ -83,7 +84,7 @@ class GameResource(MethodView):
 @v1.route("/games/<game_id>/leave")
 class Leave(MethodView):
     @documented_errors(400, 401, 403, 404, 409, 413, 415, 429)
-    @v1.response(200, GameViewSchema, headers=response_headers("ETag"))
+    @v1.response(200, GameViewSchema, headers=response_headers("ETag"), example=example("GameView"))
     @v1.doc(operationId="leaveGame", security=TOKEN)
     def post(self, game_id: str) -> Response:
         """Give up your seat: before the start it opens again; in play a greedy AI takes it and the others play on."""
@@ -94,8 +95,8 @@ class Leave(MethodView):
 @v1.route("/games/<game_id>/join")
 class Join(MethodView):
     @documented_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
-    @v1.arguments(JoinSchema())
-    @v1.response(200, GameViewSchema, headers=response_headers("ETag"))
+    @v1.arguments(JoinSchema(), example=example("Join"))
+    @v1.response(200, GameViewSchema, headers=response_headers("ETag"), example=example("GameView"))
     @v1.doc(operationId="joinGame", security=TOKEN)
     def post(self, body: dict[str, Any], game_id: str) -> Response:
         """Take an open seat with the join code; the game starts when every seat is taken."""
@@ -119,8 +120,8 @@ def _expected_version(body: dict[str, Any]) -> int | None:
 @v1.route("/games/<game_id>/actions")
 class Actions(MethodView):
     @documented_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
-    @v1.arguments(ActionSchema())
-    @v1.response(200, GameViewSchema, headers=response_headers("ETag", "Idempotent-Replayed"))
+    @v1.arguments(ActionSchema(), example=example("Action"))
+    @v1.response(200, GameViewSchema, headers=response_headers("ETag", "Idempotent-Replayed"), example=example("GameView"))
     @v1.doc(operationId="act",
         security=TOKEN,
         parameters=[

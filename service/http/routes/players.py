@@ -21,6 +21,7 @@ from service.http.common import (
     response_headers,
     v1,
 )
+from service.http.examples import example
 from service.http.schemas import (
     GameListSchema,
     MyGamesQuerySchema,
@@ -41,8 +42,8 @@ from service.storage.players import Player, TokenInfo, TooManyTokens, hash_token
 @v1.route("/players")
 class Players(MethodView):
     @documented_errors(400, 401, 413, 415, 422, 429)
-    @v1.arguments(PlayerCreateSchema())
-    @v1.response(201, PlayerCreatedSchema, headers=response_headers("Location"))
+    @v1.arguments(PlayerCreateSchema(), example=example("PlayerCreate"))
+    @v1.response(201, PlayerCreatedSchema, headers=response_headers("Location"), example=example("PlayerCreated"))
     @v1.doc(operationId="createPlayer", security=API_KEY)
     def post(self, body: dict[str, Any]) -> Response:
         """Create a player; the token in the answer is shown only once."""
@@ -62,15 +63,15 @@ def _player_json(player: Player, *, show_secret: bool = False) -> dict[str, Any]
 @v1.route("/players/me")
 class Me(MethodView):
     @documented_errors(401, 429)
-    @v1.response(200, PlayerSchema)
+    @v1.response(200, PlayerSchema, example=example("Player"))
     @v1.doc(operationId="getMe", security=TOKEN)
     def get(self) -> Response:
         """The calling player."""
         return json_response(_player_json(current_player()), 200, PRIVATE)
 
     @documented_errors(400, 401, 413, 415, 422, 429)
-    @v1.arguments(PlayerUpdateSchema())
-    @v1.response(200, PlayerSchema)
+    @v1.arguments(PlayerUpdateSchema(), example=example("PlayerUpdate"))
+    @v1.response(200, PlayerSchema, example=example("Player"))
     @v1.doc(operationId="updateMe", security=TOKEN)
     def patch(self, body: dict[str, Any]) -> Response:
         """Rename, or set the webhook URL (the answer holds its new signing secret, once)."""
@@ -86,7 +87,7 @@ class Me(MethodView):
 class MyGames(MethodView):
     @documented_errors(401, 422, 429)
     @v1.arguments(MyGamesQuerySchema(), location="query")
-    @v1.response(200, GameListSchema)
+    @v1.response(200, GameListSchema, example=example("GameList"))
     @v1.doc(operationId="listMyGames", security=TOKEN)
     def get(self, query: dict[str, Any]) -> Response:
         """The caller's games, a page at a time: the ones where it is their turn first, then active, waiting, finished."""
@@ -104,7 +105,7 @@ def _token_json(info: TokenInfo) -> dict[str, Any]:
 @v1.route("/players/me/tokens")
 class Tokens(MethodView):
     @documented_errors(401, 429)
-    @v1.response(200, TokenListSchema)
+    @v1.response(200, TokenListSchema, example=example("TokenList"))
     @v1.doc(operationId="listTokens", security=TOKEN)
     def get(self) -> Response:
         """The caller's tokens (never the tokens themselves): one per device or app, say."""
@@ -112,8 +113,8 @@ class Tokens(MethodView):
         return json_response({"tokens": [_token_json(info) for info in player_store().tokens(player.id)]}, 200, PRIVATE)
 
     @documented_errors(400, 401, 409, 413, 415, 422, 429)
-    @v1.arguments(TokenCreateSchema())
-    @v1.response(201, TokenIssuedSchema, headers=response_headers("Location"))
+    @v1.arguments(TokenCreateSchema(), example=example("TokenCreate"))
+    @v1.response(201, TokenIssuedSchema, headers=response_headers("Location"), example=example("TokenIssued"))
     @v1.doc(operationId="createToken", security=TOKEN)
     def post(self, body: dict[str, Any]) -> Response:
         """Issue another token; the answer holds it, once.  The tokens already issued keep working."""
