@@ -148,15 +148,19 @@ SSE_STREAM: dict[str, Any] = {
     "While nothing happens a `: keep-alive` comment comes every 15 s. `event: end` (data `{}`) says the game is over and "
     "every event was sent: close the stream, or an EventSource reconnects. `event: reset` (data `{\"version\": v}`) "
     "says the store lost events this stream had sent: reload the view; the stream goes on after version v.",
-    "example": "retry: 2000\n\n"
+}
+
+
+#: What such a stream sends, for the document's example.
+SSE_EXAMPLE = (
+    "retry: 2000\n\n"
     'id: 7\nevent: turn_started\ndata: {"n":7,"type":"turn_started","seat":1,"at":"2026-05-01T12:00:03.000Z",'
     '"by":"system:scoring","v":1}\n\n'
     ": keep-alive\n\n"
     'id: 8\nevent: card_played\ndata: {"n":8,"type":"card_played","seat":1,"card":"G5","effect":null,'
     '"at":"2026-05-01T12:00:09.000Z","by":"ai:1","v":1}\n\n'
-    "event: end\ndata: {}\n\n",
-}
-
+    "event: end\ndata: {}\n\n"
+)
 
 #: One event of that stream as an SSE parser reads it (not in the document: OpenAPI 3.0 has no way to say "each item
 #: of this stream is"; 3.2's ``itemSchema`` would).  tests/service/test_fuzz.py checks every event streamed against it.

@@ -18,6 +18,7 @@ from service.http.common import (
     LAST_EVENT_ID,
     NO_STORE,
     PRIVATE,
+    SSE_EXAMPLE,
     SSE_STREAM,
     TOKEN_OR_NONE,
     documented_errors,
@@ -45,7 +46,10 @@ class Events(MethodView):
     @v1.response(200, EventPageSchema, example=example("EventPage"))
     @v1.doc(operationId="listEvents", security=TOKEN_OR_NONE)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
-        """Your redacted event feed, paged; ``wait`` long-polls until something happens."""
+        """Your redacted event feed, paged; ``wait`` long-polls until something happens.
+
+        The token is optional: without one, what a spectator sees; with a player's, what that player sees.
+        """
         player = current_player(required=False)
         games = game_service()
         game = games.load(game_id)
@@ -76,11 +80,15 @@ class Stream(MethodView):
         200,
         SSE_STREAM,
         content_type="text/event-stream",
+        example=SSE_EXAMPLE,
         description="Server-Sent Events: the caller's redacted events (id: the event number); resume with Last-Event-ID",
     )
     @v1.doc(operationId="streamEvents", security=TOKEN_OR_NONE)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
-        """The feed as Server-Sent Events; it ends when the game is over (or after a while: reconnect)."""
+        """The feed as Server-Sent Events; it ends when the game is over (or after a while: reconnect).
+
+        The token is optional: without one, what a spectator sees; with a player's, what that player sees.
+        """
         player = current_player(required=False)
         viewer = player.id if player else None
         games = game_service()

@@ -64,7 +64,10 @@ class GameResource(MethodView):
     @v1.alt_response(304, description="Not Modified: the version in If-None-Match is current", headers=response_headers("ETag"))
     @v1.doc(operationId="getGame", security=TOKEN_OR_NONE, parameters=[IF_NONE_MATCH])
     def get(self, game_id: str) -> Response:
-        """The caller's view of a game (without a token: the spectator view, no hands)."""
+        """The caller's view of a game (without a token: the spectator view, no hands).
+
+        The token is optional: without one, what a spectator sees; with a player's, what that player sees.
+        """
         player = current_player(required=False)
         game = game_service().load(game_id)
         game_service().ensure_progress(game)

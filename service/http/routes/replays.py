@@ -92,7 +92,10 @@ class GameReplay(MethodView):
     @v1.arguments(ReplayQuerySchema(), location="query")
     @v1.doc(operationId="getReplay", responses={200: REPLAY_RESPONSE}, security=TOKEN_OR_NONE)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
-        """A finished game's full replay; a game in progress as far as the caller has seen it (no hidden card)."""
+        """A finished game's full replay; a game in progress as far as the caller has seen it (no hidden card).
+
+        The token is optional: without one, what a spectator sees; with a player's, what that player sees.
+        """
         player = current_player(required=False)
         game = game_service().load(game_id)
         response = _replay_response(game_service().replay(game, player.id if player else None), query)

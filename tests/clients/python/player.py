@@ -12,8 +12,8 @@ import time
 from typing import NoReturn
 
 from red7_client import AuthenticatedClient, Client
-from red7_client.api.v1 import create_game, create_player, get_game, get_replay, list_events, stream_events
 from red7_client.api.v1 import act as act_api
+from red7_client.api.v1 import create_game, create_player, get_game, get_replay, list_events, stream_events
 from red7_client.models import (
     Action,
     AiLevel,
@@ -66,7 +66,9 @@ def main(base_url: str) -> None:
         fail("sign-up failed", created)
     me = AuthenticatedClient(base_url=base_url, token=created.token, raise_on_unexpected_status=True)
 
-    seats = [Seat(kind=SeatKind.HUMAN), Seat(kind=SeatKind.AI, level=AiLevel.GREEDY), Seat(kind=SeatKind.AI, level=AiLevel.RANDOM)]
+    seats = [
+        Seat(kind=SeatKind.HUMAN), Seat(kind=SeatKind.AI, level=AiLevel.GREEDY), Seat(kind=SeatKind.AI, level=AiLevel.RANDOM)
+    ]
     view = create_game.sync(client=me, body=GameCreate(seats=seats, variant=Variant.BASIC, action_rules=True))
     if not isinstance(view, GameView):
         fail("creating the game failed", view)
