@@ -30,7 +30,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from service.errors import PROBLEM_JSON, ApiError, problem
 from service.http.api import PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, v1
 from service.http.logs import redact_access_logs
-from service.http.schemas import ProblemSchema, ReplayAtSchema
+from service.http.openapi import INFO_DESCRIPTION, LICENSE, SERVERS, Red7Document, security_schemes
+from service.http.schemas import ProblemSchema
 from service.http.waits import OpenWaits
 from service.runtime import Runtime, build_runtime
 from service.storage.players import hash_token
@@ -80,6 +81,9 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
 
     def handle_http_exception(self, error: HTTPException) -> Response:
         return _problem_response_for_http(error)
+
+    def _register_pagination_header(self) -> None:
+        """Nothing: no route pages flask-smorest's way, and its header's schema would be an unused component."""
 
     def _register_responses(self) -> None:
         """The error responses flask-smorest documents by itself (default, 422 of arguments): problem+json."""
@@ -229,22 +233,9 @@ def create_app(runtime: Runtime | None = None) -> Flask:
         OPENAPI_SWAGGER_UI_PATH="docs",
         OPENAPI_SWAGGER_UI_URL="/v1/docs/static/",
         API_SPEC_OPTIONS={
-            "info": {"description": "Red7 as a service. Errors are RFC 9457 problem+json with a stable `code`."},
-            "components": {
-                "securitySchemes": {
-                    "bearer": {
-                        "type": "http",
-                        "scheme": "bearer",
-                        "description": "a player's token, from POST /v1/players or POST /v1/players/me/tokens",
-                    },
-                    "apiKey": {
-                        "type": "apiKey",
-                        "in": "header",
-                        "name": "X-Api-Key",
-                        "description": "a service key; needed to create players and games only if the server has keys",
-                    },
-                }
-            },
+            "info": {"description": INFO_DESCRIPTION, "license": LICENSE},
+            "servers": SERVERS,
+            "components": {"securitySchemes": security_schemes(bool(settings.api_keys))},
         },
         JSON_SORT_KEYS=False,
     )
@@ -302,8 +293,7 @@ def create_app(runtime: Runtime | None = None) -> Flask:
             max_age=600,
         )
 
-    api = Api(app)
-    api.spec.components.schema("ReplayAt", schema=ReplayAtSchema)
+    api = Api(app, spec_kwargs={"extra_plugins": [Red7Document(api_keys=bool(settings.api_keys))]})
     for name, header in RESPONSE_HEADERS.items():
         api.spec.components.header(name, header)
     api.register_blueprint(v1)

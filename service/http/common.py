@@ -21,6 +21,7 @@ from werkzeug.datastructures import MIMEAccept
 from service.application.games import GameService
 from service.errors import PROBLEM_JSON
 from service.game import Game
+from service.http.examples import problem_example
 from service.http.views import game_json
 from service.http.waits import OpenWaits
 from service.runtime import Runtime
@@ -53,11 +54,13 @@ class ApiBlueprint(Protocol):
     def response(
         self, status_code: int, schema: Schema | type[Schema] | Mapping[str, Any] | None = None, *,
         content_type: str | None = None, description: str | None = None, headers: Mapping[str, Any] | None = None,
+        example: Any = None, examples: Mapping[str, Any] | None = None,
     ) -> Callable[[_View], _View]: ...
 
     def alt_response(
         self, status_code: int, *, schema: Schema | type[Schema] | Mapping[str, Any] | None = None,
         content_type: str | None = None, description: str | None = None, headers: Mapping[str, Any] | None = None,
+        example: Any = None, examples: Mapping[str, Any] | None = None,
     ) -> Callable[[_View], _View]: ...
 
     def doc(self, **documentation: Any) -> Callable[[_View], _View]: ...
@@ -135,22 +138,41 @@ def response_headers(*names: str) -> dict[str, str]:
 
 #: The schema of a body that is text, not JSON (an HTML page).
 TEXT = {"type": "string"}
-#: One event of a text/event-stream body (as OpenAPI 3.2's ``itemSchema`` would put it, and schemathesis reads it).
-SSE_EVENT = {
+#: A text/event-stream body: text, framed as Server-Sent Events (a generator's stream function hands it over as text;
+#: an EventSource or an SSE parser reads it event by event).
+SSE_STREAM: dict[str, Any] = {
+    "type": "string",
+    "description": "Server-Sent Events (text/event-stream), one event per block ended by a blank line. It opens with "
+    "`retry: 2000` (the reconnection delay, in ms). Each event of the game is `id: <n>` (send it back as Last-Event-ID to "
+    "resume), `event: <type>` and `data: <the event as JSON>`, exactly as an item of the events feed (an `Event`). "
+    "While nothing happens a `: keep-alive` comment comes every 15 s. `event: end` (data `{}`) says the game is over and "
+    "every event was sent: close the stream, or an EventSource reconnects. `event: reset` (data `{\"version\": v}`) "
+    "says the store lost events this stream had sent: reload the view; the stream goes on after version v.",
+}
+
+
+#: What such a stream sends, for the document's example.
+SSE_EXAMPLE = (
+    "retry: 2000\n\n"
+    'id: 7\nevent: turn_started\ndata: {"n":7,"type":"turn_started","seat":1,"at":"2026-05-01T12:00:03.000Z",'
+    '"by":"system:scoring","v":1}\n\n'
+    ": keep-alive\n\n"
+    'id: 8\nevent: card_played\ndata: {"n":8,"type":"card_played","seat":1,"card":"G5","effect":null,'
+    '"at":"2026-05-01T12:00:09.000Z","by":"ai:1","v":1}\n\n'
+    "event: end\ndata: {}\n\n"
+)
+
+#: One event of that stream as an SSE parser reads it (not in the document: OpenAPI 3.0 has no way to say "each item
+#: of this stream is"; 3.2's ``itemSchema`` would).  tests/service/test_fuzz.py checks every event streamed against it.
+SSE_FRAME: dict[str, Any] = {
     "type": "object",
     "required": ["event", "data"],
+    "additionalProperties": False,
     "properties": {
-        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The event number: send it back as Last-Event-ID"},
-        "event": {
-            "type": "string",
-            "description": "The event's type; `end` when the game is over and every event was sent; `reset` when Redis "
-            "lost events this stream had sent (reload the view; the stream goes on from `data.version`)",
-        },
-        "data": {
-            "type": "string",
-            "description": "The event as JSON, as in the events feed (`{}` for `end`, `{version}` for `reset`)",
-        },
-        "retry": {"type": "integer", "description": "How long to wait before reconnecting, in milliseconds"},
+        "id": {"type": "string", "pattern": "^[0-9]+$"},
+        "event": {"type": "string", "pattern": "^[a-z_]+$"},
+        "data": {"type": "string", "pattern": "^\\{"},
+        "retry": {"type": "integer"},
     },
 }
 
@@ -170,12 +192,15 @@ LAST_EVENT_ID = {
 }
 
 #: Who may call an operation (the schemes are the spec's components.securitySchemes, declared in service.http.app).
+#: A requirement is what the route itself checks; ``service.http.openapi`` drops ``apiKey`` on a server without keys.
 TOKEN: list[dict[str, list[str]]] = [{"bearer": []}]
-#: Without a token, the spectator's view (no hands).
-TOKEN_OR_NONE: list[dict[str, list[str]]] = [{"bearer": []}, {}]
-#: X-Api-Key, needed only when the server has keys (RED7_API_KEYS).
-API_KEY: list[dict[str, list[str]]] = [{"apiKey": []}, {}]
-TOKEN_AND_API_KEY: list[dict[str, list[str]]] = [{"bearer": [], "apiKey": []}, {"bearer": []}]
+#: A token is optional (without one, the spectator's view: no hands), so nothing is *required*: ``[{"bearer": []},
+#: {}]`` would say the same to a reader, but generators (openapi-python-client) make any requirement mandatory and
+#: would refuse a spectator's client.  The operation's description says what a token adds.
+TOKEN_OR_NONE: list[dict[str, list[str]]] = []
+#: X-Api-Key, asked for only when the server has keys (RED7_API_KEYS).
+API_KEY: list[dict[str, list[str]]] = [{"apiKey": []}]
+TOKEN_AND_API_KEY: list[dict[str, list[str]]] = [{"bearer": [], "apiKey": []}]
 PUBLIC: list[dict[str, list[str]]] = []
 
 
@@ -196,9 +221,9 @@ def best_offer(offers: Sequence[str]) -> str | None:
     return ranges.best_match(offers)
 
 
-def documented_errors(*codes: int) -> Callable[[_View], _View]:
+def documented_errors(*codes: int, store: bool = True) -> Callable[[_View], _View]:
     """Document the problem responses of a route (every route may also meet 406, an Accept header it cannot
-    satisfy, and 503: the store is down).
+    satisfy, and, if it reads the ``store``, 503: the store is down).
 
     A route that may answer 429 is rate limited: every one of its responses may carry X-RateLimit-*
     (``service.http.app._rate_limit_headers``), so this decorator goes above the others of the route, to see
@@ -216,9 +241,11 @@ def documented_errors(*codes: int) -> Callable[[_View], _View]:
                 for response in documented:
                     if isinstance(response, dict):
                         response.setdefault("headers", {}).update(response_headers(*RATE_LIMIT_HEADERS))
-        for code in sorted({*codes, 406, 503}):
+        for code in sorted({*codes, 406, *((503,) if store else ())}):
             description = f"{HTTP_REASONS[code]}: problem details (RFC 9457)"
-            problem: dict[str, Any] = {"schema": "Problem", "description": description, "content_type": PROBLEM_JSON}
+            problem: dict[str, Any] = {
+                "schema": "Problem", "description": description, "content_type": PROBLEM_JSON, "example": problem_example(code)
+            }
             retry = ("Retry-After",) if code in (429, 503) else ()
             headers = response_headers(*retry, *(RATE_LIMIT_HEADERS if limited else ()))
             if headers:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import uuid
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -129,13 +130,16 @@ PUBLIC = {
     ("GET", "/v1/replays/{replay_id}"),
     ("GET", "/v1/replays/{replay_id}/view"),
 }
-API_KEY_ONLY = {("POST", "/v1/players")}
+#: A token is optional here (without one: the spectator's view), so no requirement is declared: a generated client
+#: must not demand one (openapi-python-client makes every declared requirement mandatory).
 TOKEN_OPTIONAL = {
     ("GET", "/v1/games/{game_id}"),
     ("GET", "/v1/games/{game_id}/events"),
     ("GET", "/v1/games/{game_id}/stream"),
     ("GET", "/v1/games/{game_id}/replay"),
 }
+#: What the server's API key (RED7_API_KEYS) is asked for on, where it has keys.
+API_KEYED = {("POST", "/v1/players"): [{"apiKey": []}], ("POST", "/v1/games"): [{"bearer": [], "apiKey": []}]}
 
 
 def operations(spec: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
@@ -231,7 +235,9 @@ def test_non_json_routes_document_their_media_types(spec):
 
     stream = content("GET", "/v1/games/{game_id}/stream")
     assert set(stream) == {"text/event-stream"}
-    assert set(stream["text/event-stream"]["schema"]["properties"]) >= {"id", "event", "data"}  # one event
+    text = stream["text/event-stream"]["schema"]  # the body is text (a generated stream function returns it)...
+    assert text["type"] == "string" and "event: end" in stream["text/event-stream"]["example"]
+    assert all(word in text["description"] for word in ("id:", "event:", "data:", "Last-Event-ID", "keep-alive"))  # ...framed
     assert set(content("GET", "/v1/games/{game_id}/replay/view")) == {"text/html"}
     assert set(content("GET", "/v1/replays/{replay_id}/view")) == {"text/html"}
     for path in ("/v1/games/{game_id}/replay", "/v1/replays/{replay_id}"):
@@ -243,7 +249,7 @@ def test_non_json_routes_document_their_media_types(spec):
 def test_the_security_schemes_are_declared(spec):
     schemes = spec["components"]["securitySchemes"]
     assert {k: schemes["bearer"][k] for k in ("type", "scheme")} == {"type": "http", "scheme": "bearer"}
-    assert {k: schemes["apiKey"][k] for k in ("type", "in", "name")} == {"type": "apiKey", "in": "header", "name": "X-Api-Key"}
+    assert "apiKey" not in schemes  # this server has no keys: nothing asks for one
     assert all(scheme["description"] for scheme in schemes.values())
     for method, path, op in operations(spec):
         for alternative in op.get("security", []):
@@ -255,19 +261,40 @@ def test_every_operation_declares_who_may_call_it(spec):
         assert "security" in op, f"{method} {path} leaves its security to the document's default"
         security = op["security"]
         key = (method, path)
-        if key in PUBLIC:
-            assert security == [], f"{method} {path}"
-        elif key in API_KEY_ONLY:
-            assert security == [{"apiKey": []}, {}], f"{method} {path}"
-        elif key in TOKEN_OPTIONAL:
-            assert {"bearer": []} in security and {} in security, f"{method} {path}"
+        if key in PUBLIC or key in TOKEN_OPTIONAL or key == ("POST", "/v1/players"):  # sign-up: where a token comes from
+            assert security == [], f"{method} {path}: {security}"
         else:
             assert path.startswith("/v1/"), f"{method} {path}"
-            assert needs_token(security), f"{method} {path} should require the bearer token: {security}"
-    assert operation(spec, "GET", "/v1/players/me")["security"] == [{"bearer": []}]
-    assert operation(spec, "POST", "/v1/games/{game_id}/actions")["security"] == [{"bearer": []}]
-    # creating a game needs a token, and the API key on a server that has keys
-    assert operation(spec, "POST", "/v1/games")["security"] == [{"bearer": [], "apiKey": []}, {"bearer": []}]
+            assert security == [{"bearer": []}], f"{method} {path} should require the bearer token: {security}"
+    for method, path in TOKEN_OPTIONAL:  # what a token adds is said in words
+        assert "The token is optional" in operation(spec, method, path)["description"], f"{method} {path}"
+
+
+def keyed_spec() -> dict[str, Any]:
+    server = fakeredis.FakeServer()
+    clients = (fakeredis.FakeRedis(server=server, decode_responses=True), fakeredis.FakeRedis(server=server))
+    settings = settings_for(f"red7-test:{uuid.uuid4().hex[:12]}:", api_keys=("k1",))
+    return create_app(build_runtime(settings, clients=clients)).test_client().get("/v1/openapi.json").get_json()
+
+
+def test_a_server_with_api_keys_asks_for_them_where_it_checks_them(spec):
+    keyed = keyed_spec()
+    scheme = keyed["components"]["securitySchemes"]["apiKey"]
+    assert {k: scheme[k] for k in ("type", "in", "name")} == {"type": "apiKey", "in": "header", "name": "X-Api-Key"}
+    for method, path, op in operations(keyed):
+        expected = API_KEYED.get((method, path), operation(spec, method, path)["security"])
+        assert op["security"] == expected, f"{method} {path}: {op['security']}"
+
+
+def test_a_server_with_api_keys_refuses_what_its_document_says_needs_one():
+    server = fakeredis.FakeServer()
+    clients = (fakeredis.FakeRedis(server=server, decode_responses=True), fakeredis.FakeRedis(server=server))
+    settings = settings_for(f"red7-test:{uuid.uuid4().hex[:12]}:", api_keys=("k1",))
+    client = create_app(build_runtime(settings, clients=clients)).test_client()
+    assert client.post("/v1/players", json={"name": "Ana"}).status_code == 401
+    token = client.post("/v1/players", json={"name": "Ana"}, headers={"X-Api-Key": "k1"}).get_json()["token"]
+    body = {"seats": [{"kind": "human"}, {"kind": "human"}]}
+    assert client.post("/v1/games", json=body, headers={"Authorization": f"Bearer {token}"}).status_code == 401
 
 
 #: Bodies the routes accept, so that a request reaches the view (where the token is checked) past the schema.
@@ -388,3 +415,162 @@ def test_no_served_swagger_initializer_points_elsewhere(client):
 def test_unknown_docs_assets_are_404(client):
     response = client.get("/v1/docs/static/nope.js")
     assert response.status_code == 404
+
+
+# --- what client generators name and type: operationIds, enums, nullable members, events, examples ------------
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_the_document_has_a_license_and_relative_servers(spec):
+    assert spec["info"]["license"]["name"] == "MIT"
+    assert spec["servers"] == [{"url": "/", "description": spec["servers"][0]["description"]}]  # any host reaches it
+
+
+def test_every_operation_has_a_stable_camel_case_operation_id_listed_in_the_readme(spec):
+    ids = [op["operationId"] for _, _, op in operations(spec)]
+    assert len(ids) == len(set(ids)) >= 24
+    readme = README.read_text()
+    for method, path, op in operations(spec):
+        assert re.fullmatch(r"[a-z]+(?:[A-Z][a-z]+)*", op["operationId"]), op["operationId"]
+        assert f"`{op['operationId']}`" in readme, f"{op['operationId']} ({method} {path}) is not in the README"
+
+
+def walk(node: Any, where: str = "#") -> list[tuple[str, dict[str, Any]]]:
+    """Every schema-like object of the document with where it is."""
+    found = []
+    if isinstance(node, dict):
+        found.append((where, node))
+        for key, value in node.items():
+            found += walk(value, f"{where}/{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            found += walk(value, f"{where}/{index}")
+    return found
+
+
+def test_nullable_members_are_typed_the_way_generators_read_them(spec):
+    for where, node in walk(spec["components"]):
+        if node.get("nullable") is True:
+            assert "type" in node, f"{where}: nullable without a type widens nothing"
+            if node.get("type") == "object" and "properties" not in node:
+                assert node.get("enum") == [None], f"{where}: an untyped nullable object (generators type it as a bare object)"
+        for alternative in node.get("anyOf", []):
+            assert "$ref" in alternative or alternative.get("enum") == [None], f"{where}: anyOf of {alternative}"
+
+
+def test_a_legal_step_is_a_step_and_value_sets_are_named_enums(spec):
+    schemas = spec["components"]["schemas"]
+    step, legal = schemas["Step"]["properties"], schemas["LegalStep"]["properties"]
+    for name in ("type", "card", "draw", "seat", "to"):
+        assert legal[name] == step[name], name
+    view = schemas["GameView"]["properties"]
+    for name, enum in (("status", "GameStatus"), ("phase", "GamePhase"), ("variant", "Variant"), ("rule", "Color"),
+                       ("finish", "Finish"), ("timeout_action", "TimeoutAction"), ("dealing", "Dealing")):
+        assert f"#/components/schemas/{enum}" in str(view[name]), name
+    assert schemas["SeatView"]["properties"]["kind"] == {"$ref": "#/components/schemas/SeatKind"}
+    assert schemas["Card"]["enum"][-1] == "R7" and len(schemas["Card"]["enum"]) == 49
+
+
+def test_every_event_type_is_a_schema_of_the_discriminated_union(spec):
+    from engine.events import EVENT_TYPES
+    from service.game import LOBBY_TYPES
+
+    union = spec["components"]["schemas"]["Event"]
+    mapping = union["discriminator"]["mapping"]
+    assert union["discriminator"]["propertyName"] == "type"
+    assert set(mapping) == set(EVENT_TYPES) | LOBBY_TYPES
+    assert sorted(mapping.values()) == sorted(member["$ref"] for member in union["oneOf"])
+    for name, target in mapping.items():
+        schema = spec["components"]["schemas"][target.rsplit("/", 1)[-1]]
+        assert schema["properties"]["type"]["enum"] == [name] and "type" in schema["required"]
+    table = re.findall(r"^\| `([a-z_]+)` \|", README.read_text().split("## Events", 1)[1].split("\n## ", 1)[0], re.M)
+    assert set(table) == set(mapping), "the README's event table and the Event union differ"
+    page = spec["components"]["schemas"]["EventPage"]["properties"]["events"]["items"]
+    assert page == {"$ref": "#/components/schemas/Event"}
+
+
+def json_schema(spec: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAPI 3.0 schema as JSON Schema (draft 2020-12): ``nullable`` becomes a null alternative."""
+
+    def convert(node: Any) -> Any:
+        if isinstance(node, list):
+            return [convert(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        out = {k: convert(v) for k, v in node.items() if k not in ("nullable", "discriminator", "example", "writeOnly")}
+        if "$ref" in out:
+            out["$ref"] = out["$ref"].replace("#/components/schemas/", "#/$defs/")
+        if node.get("nullable") is True:
+            return {"anyOf": [out, {"type": "null"}]}
+        return out
+
+    return {**convert(schema), "$defs": {name: convert(s) for name, s in spec["components"]["schemas"].items()}}
+
+
+def documented_examples(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any], Any]]:
+    """(where, schema, example) for every example of every request and response body of the document."""
+    out = []
+    for method, path, op in operations(spec):
+        bodies = [("request", op["requestBody"])] if "requestBody" in op else []
+        bodies += [(code, response) for code, response in op["responses"].items()]
+        for name, body in bodies:
+            while "$ref" in body:
+                body = spec["components"]["responses"][body["$ref"].rsplit("/", 1)[-1]]
+            for media, content in body.get("content", {}).items():
+                where = f"{method} {path} {name} {media}"
+                values = [content["example"]] if "example" in content else []
+                for item in content.get("examples", {}).values():
+                    if "$ref" in item:
+                        item = spec["components"]["examples"][item["$ref"].rsplit("/", 1)[-1]]
+                    values.append(item["value"])
+                out += [(where, content["schema"], value) for value in values]
+    return out
+
+
+def test_every_body_has_a_real_example_that_its_schema_accepts(spec):
+    from jsonschema import Draft202012Validator
+
+    examples = documented_examples(spec)
+    with_example = {where for where, _, _ in examples}
+    for method, path, op in operations(spec):
+        for code, response in op["responses"].items():
+            for media in response.get("content", {}):
+                assert f"{method} {path} {code} {media}" in with_example, f"{method} {path} {code} {media} has no example"
+        if "requestBody" in op:
+            assert f"{method} {path} request application/json" in with_example, f"{method} {path}: no request example"
+    for where, schema, value in examples:
+        errors = list(Draft202012Validator(json_schema(spec, schema)).iter_errors(value))
+        assert not errors, f"{where}: {errors[0].message} at {list(errors[0].absolute_path)}"
+
+
+def test_the_request_examples_are_accepted_by_the_api(app):
+    """The documented requests, sent as they are to a fresh server, do what they say (the game is seeded, so the
+    documented turn is the one the view in the example offers)."""
+    from service.http.examples import example
+    from workers.runner import drain
+
+    runtime = app.extensions["red7"]
+    client = app.test_client()
+    created = client.post("/v1/players", json=example("PlayerCreate"))
+    assert created.status_code == 201
+    auth = {"Authorization": f"Bearer {created.get_json()['token']}"}
+    assert client.patch("/v1/players/me", json=example("PlayerUpdate"), headers=auth).status_code == 200
+    assert client.post("/v1/players/me/tokens", json=example("TokenCreate"), headers=auth).status_code == 201
+    game = client.post("/v1/games", json=example("GameCreate"), headers=auth)
+    assert game.status_code == 201, game.get_json()
+    drain(runtime)
+    view = client.get(f"/v1/games/{game.get_json()['id']}", headers=auth).get_json()
+    documented = example("GameView")
+    assert (view["version"], view["you"], view["legal_steps"]) == (
+        documented["version"], documented["you"], documented["legal_steps"])
+    version = {"If-Match": f'"{view["version"]}"'}
+    acted = client.post(f"/v1/games/{view['id']}/actions", json=example("Action"), headers={**auth, **version})
+    assert acted.status_code == 200, acted.get_json()
+    # Every legal step of the example view, its flags included, is a valid step to send.
+    for legal in documented["legal_steps"]:
+        from service.http.schemas import ActionSchema
+
+        ActionSchema().load({"steps": [legal]})
+    imported = client.post("/v1/replays", json=example("Replay"), headers=auth)
+    assert imported.status_code == 201, imported.get_json()

@@ -19,7 +19,8 @@ from service.http.common import (
     LAST_EVENT_ID,
     NO_STORE,
     PRIVATE,
-    SSE_EVENT,
+    SSE_EXAMPLE,
+    SSE_STREAM,
     TOKEN,
     TOKEN_OR_NONE,
     documented_errors,
@@ -30,6 +31,7 @@ from service.http.common import (
     response_headers,
     v1,
 )
+from service.http.examples import example
 from service.http.schemas import (
     EventPageSchema,
     EventsQuerySchema,
@@ -46,10 +48,14 @@ log = logging.getLogger("red7.api")
 class Events(MethodView):
     @documented_errors(401, 404, 422, 429)
     @v1.arguments(EventsQuerySchema(), location="query")
-    @v1.response(200, EventPageSchema)
-    @v1.doc(security=TOKEN_OR_NONE)
+    @v1.response(200, EventPageSchema, example=example("EventPage"))
+    @v1.doc(operationId="listEvents", security=TOKEN_OR_NONE)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
-        """Your redacted event feed, paged; ``wait`` long-polls until something happens."""
+        """Your redacted event feed, paged; ``wait`` long-polls until something happens.
+
+        The token is optional: without one, what a spectator sees; with a player's (or a stream ticket of
+        theirs, ``?ticket=``), what that player sees.
+        """
         player = feed_reader(game_id, query.get("ticket"))
         games = game_service()
         game = games.load(game_id)
@@ -78,16 +84,18 @@ class Stream(MethodView):
     @v1.arguments(StreamQuerySchema(), location="query")
     @v1.response(
         200,
-        SSE_EVENT,
+        SSE_STREAM,
         content_type="text/event-stream",
+        example=SSE_EXAMPLE,
         description="Server-Sent Events: the caller's redacted events (id: the event number); resume with Last-Event-ID",
     )
-    @v1.doc(security=TOKEN_OR_NONE)
+    @v1.doc(operationId="streamEvents", security=TOKEN_OR_NONE)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
         """The feed as Server-Sent Events; it ends when the game is over (or after a while: reconnect).
 
+        The token is optional: without one, what a spectator sees; with a player's, what that player sees.
         A browser's ``EventSource`` cannot send Authorization: it follows its player's own feed with a stream
-        ticket in the URL (``?ticket=``); without either, it gets the spectator's feed.
+        ticket in the URL (``?ticket=``).
         """
         player = feed_reader(game_id, query.get("ticket"))
         viewer = player.id if player else None
@@ -140,8 +148,8 @@ class Stream(MethodView):
 @v1.route("/games/<game_id>/stream-tickets")
 class StreamTickets(MethodView):
     @documented_errors(401, 404, 429)
-    @v1.response(201, StreamTicketSchema, headers=response_headers("Location"))
-    @v1.doc(security=TOKEN)
+    @v1.response(201, StreamTicketSchema, headers=response_headers("Location"), example=example("StreamTicket"))
+    @v1.doc(operationId="createStreamTicket", security=TOKEN)
     def post(self, game_id: str) -> Response:
         """A ticket to follow your own feed of this game from a browser: ``/stream?ticket=`` (or ``/events?ticket=``).
 

@@ -28,6 +28,7 @@ from service.http.common import (
     response_headers,
     v1,
 )
+from service.http.examples import example
 from service.http.schemas import (
     ActionSchema,
     GameCreateSchema,
@@ -43,9 +44,9 @@ from service.storage.events import Idempotency
 @v1.route("/games")
 class Games(MethodView):
     @documented_errors(400, 401, 403, 409, 413, 415, 422, 429)
-    @v1.arguments(GameCreateSchema())
-    @v1.response(201, GameViewSchema, headers=response_headers("ETag", "Location"))
-    @v1.doc(security=TOKEN_AND_API_KEY)
+    @v1.arguments(GameCreateSchema(), example=example("GameCreate"))
+    @v1.response(201, GameViewSchema, headers=response_headers("ETag", "Location"), example=example("GameView"))
+    @v1.doc(operationId="createGame", security=TOKEN_AND_API_KEY)
     def post(self, new_game: NewGame) -> Response:
         """Create a game; the creator takes the first human seat (or only watches if there is none)."""
         require_api_key()
@@ -59,11 +60,14 @@ class Games(MethodView):
 @v1.route("/games/<game_id>")
 class GameResource(MethodView):
     @documented_errors(401, 404, 429)
-    @v1.response(200, GameViewSchema, headers=response_headers("ETag"))
+    @v1.response(200, GameViewSchema, headers=response_headers("ETag"), example=example("GameView"))
     @v1.alt_response(304, description="Not Modified: the version in If-None-Match is current", headers=response_headers("ETag"))
-    @v1.doc(security=TOKEN_OR_NONE, parameters=[IF_NONE_MATCH])
+    @v1.doc(operationId="getGame", security=TOKEN_OR_NONE, parameters=[IF_NONE_MATCH])
     def get(self, game_id: str) -> Response:
-        """The caller's view of a game (without a token: the spectator view, no hands)."""
+        """The caller's view of a game (without a token: the spectator view, no hands).
+
+        The token is optional: without one, what a spectator sees; with a player's, what that player sees.
+        """
         player = current_player(required=False)
         game = game_service().load(game_id)
         game_service().ensure_progress(game)
@@ -72,8 +76,8 @@ class GameResource(MethodView):
         return game_response(game, player.id if player else None)
 
     @documented_errors(401, 403, 404, 409, 429)
-    @v1.response(200, GameViewSchema, headers=response_headers("ETag"))
-    @v1.doc(security=TOKEN)
+    @v1.response(200, GameViewSchema, headers=response_headers("ETag"), example=example("GameView"))
+    @v1.doc(operationId="cancelGame", security=TOKEN)
     def delete(self, game_id: str) -> Response:
         """Call off a game that has not started (its creator only); it leaves everyone's list of games."""
         player = current_player()
@@ -83,8 +87,8 @@ class GameResource(MethodView):
 @v1.route("/games/<game_id>/leave")
 class Leave(MethodView):
     @documented_errors(400, 401, 403, 404, 409, 413, 415, 429)
-    @v1.response(200, GameViewSchema, headers=response_headers("ETag"))
-    @v1.doc(security=TOKEN)
+    @v1.response(200, GameViewSchema, headers=response_headers("ETag"), example=example("GameView"))
+    @v1.doc(operationId="leaveGame", security=TOKEN)
     def post(self, game_id: str) -> Response:
         """Give up your seat: before the start it opens again; in play a greedy AI takes it and the others play on."""
         player = current_player()
@@ -94,9 +98,9 @@ class Leave(MethodView):
 @v1.route("/games/<game_id>/join")
 class Join(MethodView):
     @documented_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
-    @v1.arguments(JoinSchema())
-    @v1.response(200, GameViewSchema, headers=response_headers("ETag"))
-    @v1.doc(security=TOKEN)
+    @v1.arguments(JoinSchema(), example=example("Join"))
+    @v1.response(200, GameViewSchema, headers=response_headers("ETag"), example=example("GameView"))
+    @v1.doc(operationId="joinGame", security=TOKEN)
     def post(self, body: dict[str, Any], game_id: str) -> Response:
         """Take an open seat with the join code; the game starts when every seat is taken."""
         player = current_player()
@@ -119,9 +123,9 @@ def _expected_version(body: dict[str, Any]) -> int | None:
 @v1.route("/games/<game_id>/actions")
 class Actions(MethodView):
     @documented_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
-    @v1.arguments(ActionSchema())
-    @v1.response(200, GameViewSchema, headers=response_headers("ETag", "Idempotent-Replayed"))
-    @v1.doc(
+    @v1.arguments(ActionSchema(), example=example("Action"))
+    @v1.response(200, GameViewSchema, headers=response_headers("ETag", "Idempotent-Replayed"), example=example("GameView"))
+    @v1.doc(operationId="act",
         security=TOKEN,
         parameters=[
             {"in": "header", "name": "If-Match", "schema": {"type": "string"}, "description": "the game version you acted on"},

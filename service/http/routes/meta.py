@@ -14,6 +14,7 @@ from service.http.common import (
     json_response,
     v1,
 )
+from service.http.examples import example
 from service.http.schemas import (
     HealthSchema,
     ProblemListSchema,
@@ -22,8 +23,9 @@ from service.http.schemas import (
 
 @v1.route("/problems")
 class Problems(MethodView):
-    @v1.response(200, ProblemListSchema)
-    @v1.doc(security=PUBLIC)
+    @documented_errors(store=False)
+    @v1.response(200, ProblemListSchema, example=example("ProblemList"))
+    @v1.doc(operationId="listProblems", security=PUBLIC)
     def get(self) -> Response:
         """Every problem ``code`` this API answers with."""
         return json_response({"problems": catalogue()})
@@ -34,8 +36,9 @@ class Problems(MethodView):
 
 @health.route("/healthz")
 class Healthz(MethodView):
-    @health.response(200, HealthSchema)
-    @health.doc(security=PUBLIC)
+    @documented_errors(store=False)
+    @health.response(200, HealthSchema, example={"status": "ok"})
+    @health.doc(operationId="getHealth", security=PUBLIC)
     def get(self) -> Response:
         """The process is up."""
         return json_response({"status": "ok"})
@@ -44,8 +47,8 @@ class Healthz(MethodView):
 @health.route("/readyz")
 class Readyz(MethodView):
     @documented_errors()
-    @health.response(200, HealthSchema)
-    @health.doc(security=PUBLIC)
+    @health.response(200, HealthSchema, example={"status": "ready"})
+    @health.doc(operationId="getReadiness", security=PUBLIC)
     def get(self) -> Response:
         """The event store (Redis) answers."""
         game_service().store.redis.ping()

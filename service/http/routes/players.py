@@ -21,6 +21,7 @@ from service.http.common import (
     response_headers,
     v1,
 )
+from service.http.examples import example
 from service.http.schemas import (
     GameListSchema,
     MyGamesQuerySchema,
@@ -41,9 +42,9 @@ from service.storage.players import Player, TokenInfo, TooManyTokens, hash_token
 @v1.route("/players")
 class Players(MethodView):
     @documented_errors(400, 401, 413, 415, 422, 429)
-    @v1.arguments(PlayerCreateSchema())
-    @v1.response(201, PlayerCreatedSchema, headers=response_headers("Location"))
-    @v1.doc(security=API_KEY)
+    @v1.arguments(PlayerCreateSchema(), example=example("PlayerCreate"))
+    @v1.response(201, PlayerCreatedSchema, headers=response_headers("Location"), example=example("PlayerCreated"))
+    @v1.doc(operationId="createPlayer", security=API_KEY)
     def post(self, body: dict[str, Any]) -> Response:
         """Create a player; the token in the answer is shown only once."""
         require_api_key()
@@ -62,16 +63,16 @@ def _player_json(player: Player, *, show_secret: bool = False) -> dict[str, Any]
 @v1.route("/players/me")
 class Me(MethodView):
     @documented_errors(401, 429)
-    @v1.response(200, PlayerSchema)
-    @v1.doc(security=TOKEN)
+    @v1.response(200, PlayerSchema, example=example("Player"))
+    @v1.doc(operationId="getMe", security=TOKEN)
     def get(self) -> Response:
         """The calling player."""
         return json_response(_player_json(current_player()), 200, PRIVATE)
 
     @documented_errors(400, 401, 413, 415, 422, 429)
-    @v1.arguments(PlayerUpdateSchema())
-    @v1.response(200, PlayerSchema)
-    @v1.doc(security=TOKEN)
+    @v1.arguments(PlayerUpdateSchema(), example=example("PlayerUpdate"))
+    @v1.response(200, PlayerSchema, example=example("Player"))
+    @v1.doc(operationId="updateMe", security=TOKEN)
     def patch(self, body: dict[str, Any]) -> Response:
         """Rename, or set the webhook URL (the answer holds its new signing secret, once)."""
         player = current_player()
@@ -86,8 +87,8 @@ class Me(MethodView):
 class MyGames(MethodView):
     @documented_errors(401, 422, 429)
     @v1.arguments(MyGamesQuerySchema(), location="query")
-    @v1.response(200, GameListSchema)
-    @v1.doc(security=TOKEN)
+    @v1.response(200, GameListSchema, example=example("GameList"))
+    @v1.doc(operationId="listMyGames", security=TOKEN)
     def get(self, query: dict[str, Any]) -> Response:
         """The caller's games, a page at a time: the ones where it is their turn first, then active, waiting, finished."""
         player = current_player()
@@ -104,17 +105,17 @@ def _token_json(info: TokenInfo) -> dict[str, Any]:
 @v1.route("/players/me/tokens")
 class Tokens(MethodView):
     @documented_errors(401, 429)
-    @v1.response(200, TokenListSchema)
-    @v1.doc(security=TOKEN)
+    @v1.response(200, TokenListSchema, example=example("TokenList"))
+    @v1.doc(operationId="listTokens", security=TOKEN)
     def get(self) -> Response:
         """The caller's tokens (never the tokens themselves): one per device or app, say."""
         player = current_player()
         return json_response({"tokens": [_token_json(info) for info in player_store().tokens(player.id)]}, 200, PRIVATE)
 
     @documented_errors(400, 401, 409, 413, 415, 422, 429)
-    @v1.arguments(TokenCreateSchema())
-    @v1.response(201, TokenIssuedSchema, headers=response_headers("Location"))
-    @v1.doc(security=TOKEN)
+    @v1.arguments(TokenCreateSchema(), example=example("TokenCreate"))
+    @v1.response(201, TokenIssuedSchema, headers=response_headers("Location"), example=example("TokenIssued"))
+    @v1.doc(operationId="createToken", security=TOKEN)
     def post(self, body: dict[str, Any]) -> Response:
         """Issue another token; the answer holds it, once.  The tokens already issued keep working."""
         player = current_player()
@@ -130,7 +131,7 @@ class Tokens(MethodView):
 class TokenResource(MethodView):
     @documented_errors(401, 404, 429)
     @v1.response(204, description="Revoked: the token no longer works (at once here, within seconds on every server)")
-    @v1.doc(security=TOKEN)
+    @v1.doc(operationId="revokeToken", security=TOKEN)
     def delete(self, token_id: str) -> Response:
         """Revoke a token (the one this request came with too: that is how to sign out)."""
         player = current_player()

@@ -28,6 +28,7 @@ from service.http.common import (
     response_headers,
     v1,
 )
+from service.http.examples import REPLAY_REF, example, ndjson_example
 from service.http.schemas import (
     ImportedSchema,
     ReplayQuerySchema,
@@ -46,15 +47,17 @@ PRODUCES: dict[str, tuple[str, ...]] = {
     "v1.GameReplayView": ("text/html",),
     "v1.ImportedReplayView": ("text/html",),
 }
+HTML_EXAMPLE = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Red7 replay g_3112657aa446d737</title>…"
 REPLAY_ETAG = {"description": "The replay's hash, quoted (with the whole document as JSON only)", "schema": {"type": "string"}}
 REPLAY_RESPONSE = {
     "description": "the replay document; one step with at=N; one step per line with Accept: application/x-ndjson",
     "headers": {"ETag": REPLAY_ETAG, **response_headers(*RATE_LIMIT_HEADERS)},
     "content": {
         "application/json": {
-            "schema": {"oneOf": [{"$ref": "#/components/schemas/Replay"}, {"$ref": "#/components/schemas/ReplayAt"}]}
+            "schema": {"oneOf": [{"$ref": "#/components/schemas/Replay"}, {"$ref": "#/components/schemas/ReplayAt"}]},
+            "examples": {**REPLAY_REF, "at": {"summary": "?at=3: the table after step 3", "value": example("ReplayAt")}},
         },
-        NDJSON: {"schema": {"type": "string"}},
+        NDJSON: {"schema": {"type": "string", "description": "one JSON object per line"}, "example": ndjson_example()},
     },
 }
 
@@ -87,9 +90,12 @@ def _viewer_response(document: dict[str, Any], title: str) -> Response:
 class GameReplay(MethodView):
     @documented_errors(401, 404, 422, 429)
     @v1.arguments(ReplayQuerySchema(), location="query")
-    @v1.doc(responses={200: REPLAY_RESPONSE}, security=TOKEN_OR_NONE)
+    @v1.doc(operationId="getReplay", responses={200: REPLAY_RESPONSE}, security=TOKEN_OR_NONE)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
-        """A finished game's full replay; a game in progress as far as the caller has seen it (no hidden card)."""
+        """A finished game's full replay; a game in progress as far as the caller has seen it (no hidden card).
+
+        The token is optional: without one, what a spectator sees; with a player's, what that player sees.
+        """
         player = current_player(required=False)
         game = game_service().load(game_id)
         response = _replay_response(game_service().replay(game, player.id if player else None), query)
@@ -103,6 +109,7 @@ class GameReplayExport(MethodView):
     @v1.response(
         200,
         ReplaySchema,
+        examples=REPLAY_REF,
         description="the replay as a file to keep",
         headers={
             "ETag": {**REPLAY_ETAG, "required": True},
@@ -113,7 +120,7 @@ class GameReplayExport(MethodView):
             },
         },
     )
-    @v1.doc(security=PUBLIC)
+    @v1.doc(operationId="exportReplay", security=PUBLIC)
     def get(self, game_id: str) -> Response:
         """Download a finished game's replay, to keep or to import elsewhere (POST /v1/replays)."""
         game = game_service().load(game_id)
@@ -125,8 +132,9 @@ class GameReplayExport(MethodView):
 @v1.route("/games/<game_id>/replay/view")
 class GameReplayView(MethodView):
     @documented_errors(404, 429)
-    @v1.response(200, TEXT, description="a self-contained HTML page that steps through the replay", content_type="text/html")
-    @v1.doc(security=PUBLIC)
+    @v1.response(200, TEXT, description="a self-contained HTML page that steps through the replay", content_type="text/html",
+                 example=HTML_EXAMPLE)
+    @v1.doc(operationId="viewReplay", security=PUBLIC)
     def get(self, game_id: str) -> Response:
         """The replay viewer (a finished game in full; a game in progress as a spectator sees it)."""
         game = game_service().load(game_id)
@@ -136,9 +144,9 @@ class GameReplayView(MethodView):
 @v1.route("/replays")
 class Replays(MethodView):
     @documented_errors(400, 401, 413, 415, 422, 429)
-    @v1.arguments(ReplaySchema())
-    @v1.response(201, ImportedSchema, headers=response_headers("Location"))
-    @v1.doc(security=TOKEN)
+    @v1.arguments(ReplaySchema(), examples=REPLAY_REF)
+    @v1.response(201, ImportedSchema, headers=response_headers("Location"), example=example("Imported"))
+    @v1.doc(operationId="importReplay", security=TOKEN)
     def post(self, document: dict[str, Any]) -> Response:
         """Import a replay file: it is verified (hash, every state, the deals) and made viewable."""
         current_player()
@@ -169,7 +177,7 @@ def _imported(replay_id: str) -> dict[str, Any]:
 class ImportedReplay(MethodView):
     @documented_errors(404, 422, 429)
     @v1.arguments(ReplayQuerySchema(), location="query")
-    @v1.doc(responses={200: REPLAY_RESPONSE}, security=PUBLIC)
+    @v1.doc(operationId="getImportedReplay", responses={200: REPLAY_RESPONSE}, security=PUBLIC)
     def get(self, query: dict[str, Any], replay_id: str) -> Response:
         """An imported replay."""
         return _replay_response(_imported(replay_id), query)
@@ -178,8 +186,9 @@ class ImportedReplay(MethodView):
 @v1.route("/replays/<replay_id>/view")
 class ImportedReplayView(MethodView):
     @documented_errors(404, 429)
-    @v1.response(200, TEXT, description="a self-contained HTML page that steps through the replay", content_type="text/html")
-    @v1.doc(security=PUBLIC)
+    @v1.response(200, TEXT, description="a self-contained HTML page that steps through the replay", content_type="text/html",
+                 example=HTML_EXAMPLE)
+    @v1.doc(operationId="viewImportedReplay", security=PUBLIC)
     def get(self, replay_id: str) -> Response:
         """The viewer for an imported replay."""
         return _viewer_response(_imported(replay_id), f"Red7 replay {replay_id}")

@@ -7,11 +7,10 @@ from typing import Any, ClassVar
 
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
 
-from engine import ALL_CARDS, Card, Destination, Variant, step_from_dict
+from engine import Card, Variant, step_from_dict
 from service.application.commands import NewGame, SeatRequest
-from service.game import AI_LEVELS
+from service.http.schemas.vocabulary import ENUMS, Choice
 
-CARD_NAMES = [str(c) for c in ALL_CARDS]
 #: No game comes near this many events; larger cursors are refused rather than sent to Redis.
 MAX_EVENT = 2**40
 
@@ -29,18 +28,14 @@ def event_number(text: str) -> int | None:
     return number if number <= MAX_EVENT else None
 
 
-STEP_TYPES = ["play", "discard", "take", "place", "end_turn", "fold"]
+STEP_TYPES = ENUMS["StepType"][0]
 
 
-class CardField(fields.String):
+class CardField(Choice):
     """A card in notation, ``"R7"``."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(
-            validate=validate.OneOf(CARD_NAMES, error="not a card; write a colour letter (ROYGBIV) and 1-7, e.g. R7"),
-            metadata={"example": "R7", "description": "colour letter (R O Y G B I V) and number 1-7"},
-            **kwargs,
-        )
+        super().__init__("Card", error="not a card; write a colour letter (ROYGBIV) and 1-7, e.g. R7", **kwargs)
 
 
 class Strict(Schema):
@@ -99,8 +94,8 @@ class MyGamesQuerySchema(Strict):
 
 
 class SeatSchema(Strict):
-    kind = fields.String(required=True, validate=validate.OneOf(["human", "ai"]))
-    level = fields.String(validate=validate.OneOf(AI_LEVELS), metadata={"description": "AI level, for kind ai"})
+    kind = Choice("SeatKind", required=True)
+    level = Choice("AiLevel", metadata={"description": "AI level, for kind ai"})
 
     @validates_schema
     def _level(self, data: dict[str, Any], **_: Any) -> None:
@@ -112,7 +107,7 @@ class SeatSchema(Strict):
 
 class GameCreateSchema(Strict):
     seats = fields.List(fields.Nested(SeatSchema), required=True, validate=validate.Length(2, 4))
-    variant = fields.String(load_default="advanced", validate=validate.OneOf([v.value for v in Variant]))
+    variant = Choice("Variant", load_default="advanced")
     action_rules = fields.Boolean(load_default=False, truthy={True}, falsy={False})
     seed = fields.Integer(
         strict=True,
@@ -128,7 +123,7 @@ class GameCreateSchema(Strict):
         strict=True,
         allow_none=True, validate=validate.Range(5, 30 * 24 * 3600), metadata={"description": "seconds a human has per turn"}
     )
-    timeout_action = fields.String(load_default="fold", validate=validate.OneOf(["fold", "ai"]))
+    timeout_action = Choice("TimeoutAction", load_default="fold")
 
     @post_load
     def _command(self, data: dict[str, Any], **_: Any) -> NewGame:
@@ -149,14 +144,25 @@ class JoinSchema(Strict):
     seat = fields.Integer(strict=True, validate=validate.Range(0, 3))
 
 
+#: The flags of a legal step (``LegalStepSchema``): a listed step may be sent back as it is, and they are ignored.
+LEGAL_FLAGS = ("can_win", "eliminates", "grants_draw", "draws", "ends_turn")
+
+
 class StepSchema(Strict):
-    type = fields.String(required=True, validate=validate.OneOf(STEP_TYPES))
+    """One step of a turn.  A listed legal step (``LegalStep``) is one as it stands: its flags are ignored here."""
+
+    type = Choice("StepType", required=True)
     card = CardField()
     draw = fields.Boolean(
         truthy={True}, falsy={False}, metadata={"description": "discard only: take the advanced draw if granted (default true)"}
     )
     seat = fields.Integer(strict=True, validate=validate.Range(0, 3), metadata={"description": "take only: whose palette"})
-    to = fields.String(validate=validate.OneOf([d.value for d in Destination]), metadata={"description": "place only"})
+    to = Choice("Destination", metadata={"description": "place only"})
+    can_win = fields.Boolean(load_only=True, metadata={"description": "a legal step's flag; ignored"})
+    eliminates = fields.Boolean(load_only=True, metadata={"description": "a legal step's flag; ignored"})
+    grants_draw = fields.Boolean(load_only=True, metadata={"description": "a legal step's flag; ignored"})
+    draws = fields.Boolean(load_only=True, metadata={"description": "a legal step's flag; ignored"})
+    ends_turn = fields.Boolean(load_only=True, metadata={"description": "a legal step's flag; ignored"})
 
     NEEDS: ClassVar = {"play": ("card",), "discard": ("card",), "take": ("seat", "card"), "place": ("card", "to")}
     ALLOWS: ClassVar = {"play": {"card"}, "discard": {"card", "draw"}, "take": {"seat", "card"}, "place": {"card", "to"}}
@@ -169,7 +175,7 @@ class StepSchema(Strict):
         for name in self.NEEDS.get(kind, ()):
             if name not in data:
                 raise ValidationError(f"a {kind} step needs {name}", name)
-        for name in set(data) - {"type"} - self.ALLOWS.get(kind, set()):
+        for name in set(data) - {"type", *LEGAL_FLAGS} - self.ALLOWS.get(kind, set()):
             raise ValidationError(f"a {kind} step has no {name}", name)
 
     @post_load

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from service.http.schemas.requests import STEP_TYPES
+from service.http.schemas.events import EVENT_SCHEMAS
+from service.http.schemas.requests import StepSchema
+from service.http.schemas.vocabulary import Choice, Null, Ref
 
 # --- responses -----------------------------------------------------------------------
 
@@ -74,12 +76,10 @@ class PlayerSchema(Schema):
     webhook_secret = fields.String(metadata={"description": "HMAC key for webhook signatures; shown only when the URL is set"})
 
 
-class LegalStepSchema(Schema):
-    type = fields.String(required=True, validate=validate.OneOf(STEP_TYPES))
-    card = fields.String()
-    draw = fields.Boolean()
-    seat = fields.Integer()
-    to = fields.String()
+class LegalStepSchema(StepSchema):
+    """A step you may take now, with what it would do: a valid :class:`StepSchema` as it stands (send it back as
+    one; the flags are ignored there)."""
+
     can_win = fields.Boolean(required=True, metadata={"description": "some way to finish the turn after this keeps you in"})
     eliminates = fields.Boolean(required=True, metadata={"description": "this ends your turn with you out of the round"})
     grants_draw = fields.Boolean(required=True, metadata={"description": "a discard that allows the advanced draw"})
@@ -93,81 +93,82 @@ class LegalStepSchema(Schema):
 class SeatViewSchema(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True)
-    kind = fields.String(required=True)
-    level = fields.String(allow_none=True)
-    player_id = fields.String(allow_none=True)
+    kind = Choice("SeatKind", required=True)
+    level = Choice("AiLevel", required=True, allow_none=True)
+    player_id = fields.String(required=True, allow_none=True)
     open = fields.Boolean(required=True)
     resigned = fields.Boolean(required=True, metadata={"description": "the player left; an AI plays the seat"})
     in_round = fields.Boolean(required=True)
-    palette = fields.List(fields.String(), required=True)
+    palette = fields.List(Choice("Card"), required=True)
     qualifying = fields.List(
-        fields.String(),
+        Choice("Card"),
         required=True,
         metadata={"description": "the palette's cards that count under the rule now (none for a seat out of the round)"},
     )
     hand_size = fields.Integer(required=True)
     score = fields.Integer(required=True)
-    scored = fields.List(fields.String(), required=True)
+    scored = fields.List(Choice("Card"), required=True)
 
 
 class TurnSchema(Schema):
     seat = fields.Integer(required=True)
     played = fields.Boolean(required=True)
-    pending = fields.String(allow_none=True, metadata={"description": "take (a 1), play (a 5) or place (a 7)"})
-    deadline = fields.String(allow_none=True)
+    pending = Choice("Pending", required=True, allow_none=True, metadata={"description": "take (a 1), play (a 5) or place (a 7)"})
+    deadline = fields.String(required=True, allow_none=True, metadata={"description": "when the turn times out (ISO 8601)"})
 
 
 class YouSchema(Schema):
     seat = fields.Integer(required=True)
     hand = fields.List(
-        fields.String(), required=True, metadata={"description": "empty before the deal and once you resigned"}
+        Choice("Card"), required=True, metadata={"description": "empty before the deal and once you resigned"}
     )
 
 
 class GameViewSchema(Schema):
     id = fields.String(required=True)
     version = fields.Integer(required=True)
-    status = fields.String(required=True, validate=validate.OneOf(["waiting", "active", "finished", "cancelled"]))
-    phase = fields.String(required=True)
-    variant = fields.String(required=True)
+    status = Choice("GameStatus", required=True)
+    phase = Choice("GamePhase", required=True)
+    variant = Choice("Variant", required=True)
     action_rules = fields.Boolean(required=True)
-    dealing = fields.String(required=True, validate=validate.OneOf(["random", "seeded", "custom"]))
+    dealing = Choice("Dealing", required=True)
     custom_dealt = fields.Boolean(required=True)
-    turn_timeout = fields.Integer(allow_none=True)
-    timeout_action = fields.String(required=True)
+    turn_timeout = fields.Integer(required=True, allow_none=True)
+    timeout_action = Choice("TimeoutAction", required=True)
     created_at = fields.String(required=True)
     updated_at = fields.String(required=True)
     join_code = fields.String(metadata={"description": "only for the creator, while seats are open"})
     round = fields.Integer(required=True)
-    rule = fields.String(allow_none=True)
+    rule = Choice("Color", required=True, allow_none=True)
     leader = fields.Integer(
+        required=True,
         allow_none=True,
         metadata={"description": "the seat winning under the rule now, during a turn (null between rounds and before play)"},
     )
-    canvas = fields.List(fields.String(), required=True, metadata={"description": "bottom card first; the last sets the rule"})
-    deck_size = fields.Integer(allow_none=True)
-    target = fields.Integer(allow_none=True)
-    turn = fields.Nested(TurnSchema, allow_none=True)
+    canvas = fields.List(Choice("Card"), required=True, metadata={"description": "bottom card first; the last sets the rule"})
+    deck_size = fields.Integer(required=True, allow_none=True)
+    target = fields.Integer(required=True, allow_none=True)
+    turn = fields.Nested(TurnSchema, required=True, allow_none=True)
     seats = fields.List(fields.Nested(SeatViewSchema), required=True)
-    you = fields.Nested(YouSchema)
+    you = fields.Nested(YouSchema, metadata={"description": "your seat and hand, if you hold a seat"})
     legal_steps = fields.List(fields.Nested(LegalStepSchema), required=True)
-    round_winner = fields.Integer(allow_none=True)
-    winner = fields.Integer(allow_none=True)
-    finish = fields.String(allow_none=True)
+    round_winner = fields.Integer(required=True, allow_none=True)
+    winner = fields.Integer(required=True, allow_none=True)
+    finish = Choice("Finish", required=True, allow_none=True)
 
 
 class GameSummarySchema(Schema):
     id = fields.String(required=True)
-    status = fields.String(required=True)
+    status = Choice("GameStatus", required=True)
     version = fields.Integer(required=True)
-    your_seat = fields.Integer(allow_none=True)
+    your_seat = fields.Integer(required=True, allow_none=True)
     your_turn = fields.Boolean(required=True)
     round = fields.Integer(required=True)
-    variant = fields.String(required=True)
+    variant = Choice("Variant", required=True)
     players = fields.Integer(required=True)
-    seats = fields.List(fields.String(), required=True)
-    winner = fields.Integer(allow_none=True)
-    deadline = fields.String(allow_none=True)
+    seats = fields.List(fields.String(), required=True, metadata={"description": "who plays each seat, as people read it"})
+    winner = fields.Integer(required=True, allow_none=True)
+    deadline = fields.String(required=True, allow_none=True)
     updated_at = fields.String(required=True)
 
 
@@ -178,21 +179,8 @@ class GameListSchema(Schema):
     )
 
 
-class EventSchema(Schema):
-    """One event as the caller may see it: ``n``, ``type``, ``at``, ``by`` and the event's own fields."""
-
-    class Meta:
-        unknown = "include"
-
-    n = fields.Integer(required=True)
-    type = fields.String(required=True)
-    at = fields.String(required=True)
-    by = fields.String(required=True)
-    v = fields.Integer(required=True)
-
-
 class EventPageSchema(Schema):
-    events = fields.List(fields.Nested(EventSchema), required=True)
+    events = fields.List(Ref("Event"), required=True)
     next = fields.Integer(required=True, metadata={"description": "pass as after= for the next page"})
     version = fields.Integer(required=True)
     finished = fields.Boolean(
@@ -210,38 +198,102 @@ class ProblemListSchema(Schema):
     problems = fields.List(fields.Nested(ProblemCodeSchema), required=True)
 
 
-class ReplayStepSchema(Schema):
-    class Meta:
-        unknown = "include"
+class ReplaySeatStateSchema(Schema):
+    in_round = fields.Boolean(required=True)
+    palette = fields.List(Choice("Card"), required=True)
+    qualifying = fields.List(Choice("Card"), required=True, metadata={"description": "what counts for it under the rule"})
+    hand = fields.List(
+        Choice("Card"), required=True, allow_none=True, metadata={"description": "null where the perspective may not see it"}
+    )
+    hand_size = fields.Integer(required=True)
+    score = fields.Integer(required=True)
+    scored = fields.List(Choice("Card"), required=True)
 
-    index = fields.Integer(required=True)
+
+class ReplayStateSchema(Schema):
+    """The table after a step, as the replay's perspective may see it."""
+
+    round = fields.Integer(required=True)
+    phase = Choice("ReplayPhase", required=True)
+    rule = Choice("Color", required=True)
+    canvas = fields.List(Choice("Card"), required=True, metadata={"description": "bottom card first (empty: the rule is red)"})
+    canvas_top = Choice("Card", required=True, allow_none=True)
+    leader = fields.Integer(required=True, allow_none=True, metadata={"description": "the seat winning now, during a turn"})
+    deck_size = fields.Integer(required=True)
+    turn = fields.Integer(required=True, allow_none=True, metadata={"description": "whose turn it is"})
+    pending = Choice("Pending", required=True, allow_none=True)
+    seats = fields.List(fields.Nested(ReplaySeatStateSchema), required=True)
+
+
+class ReplayStepSchema(Schema):
+    index = fields.Integer(required=True, validate=validate.Range(1), metadata={"description": "from 1"})
+    n = fields.Integer(required=True, metadata={"description": "the event this step is"})
+    type = fields.String(required=True, validate=validate.OneOf(list(EVENT_SCHEMAS)), metadata={"description": "its type"})
+    seat = fields.Integer(required=True, allow_none=True, metadata={"description": "the acting seat"})
+    at = fields.String(required=True)
+    text = fields.String(required=True, metadata={"description": "what happened, in a sentence"})
+    state = fields.Nested(ReplayStateSchema, required=True)
+
+
+class ReplayStartSchema(Schema):
+    """``?at=0``: the table before the first step (there is none to show)."""
+
+    index = fields.Integer(required=True, validate=validate.OneOf([0]))
     text = fields.String(required=True)
-    state = fields.Dict(allow_none=True, required=True)
+    state = Null(required=True, metadata={"description": "always null"})
+
+
+class ReplayOptionsSchema(Schema):
+    players = fields.Integer(required=True)
+    variant = Choice("Variant", required=True)
+    action_rules = fields.Boolean(required=True)
+    dealing = Choice("Dealing", required=True)
+    target = fields.Integer(required=True, allow_none=True, metadata={"description": "points to win (advanced)"})
+    seed = fields.Integer(required=True, allow_none=True, metadata={"description": "a full replay's seed; null otherwise"})
+
+
+class ReplaySeatSchema(Schema):
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
+    kind = Choice("SeatKind", required=True)
+    level = Choice("AiLevel", required=True, allow_none=True)
+
+
+class OutcomeSchema(Schema):
+    winner = fields.Integer(required=True)
+    finish = Choice("Finish", required=True, allow_none=True)
+    scores = fields.List(fields.Integer(), required=True)
+    rounds = fields.Integer(required=True)
 
 
 class ReplaySchema(Schema):
-    """A replay document (format ``red7-replay/1``); see replays/build.py."""
+    """A replay document (format ``red7-replay/1``); see replays/build.py.
+
+    As a request (an imported file) only its outline is checked here: the verifier judges the rest, and
+    says what is wrong (``invalid_replay``), so the typed parts are loaded as they are.
+    """
 
     class Meta:
         unknown = "include"
 
-    format = fields.String(required=True)
+    format = fields.String(required=True, validate=validate.OneOf(["red7-replay/1"]))
+    event_schema = fields.Integer(required=True, metadata={"description": "the event schema version of its events"})
     game_id = fields.String(required=True)
-    perspective = fields.Raw(
-        metadata={
-            "description": '"full" (a finished game: everything), "spectator", or {"seat": n}: what that seat has seen so far'
-        }
-    )
-    complete = fields.Boolean(required=True)
-    steps = fields.List(fields.Nested(ReplayStepSchema), required=True)
-    events = fields.List(fields.Dict(), required=True)
+    perspective = Ref("Perspective", required=True)
+    complete = fields.Boolean(required=True, metadata={"description": "a finished game from the full perspective"})
+    options = Ref("ReplayOptions", required=True)
+    seats = fields.List(Ref("ReplaySeat"), required=True)
+    created_at = fields.String(required=True)
+    events = fields.List(Ref("Event"), required=True)
+    steps = fields.List(Ref("ReplayStep"), required=True)
+    outcome = Ref("Outcome", required=True, allow_none=True, metadata={"description": "null until the game is over"})
     hash = fields.String(required=True, metadata={"description": "sha256 of the canonical JSON without this member"})
 
 
 class ReplayAtSchema(Schema):
     game_id = fields.String(required=True)
-    steps = fields.Integer(required=True)
-    step = fields.Nested(ReplayStepSchema, required=True)
+    steps = fields.Integer(required=True, metadata={"description": "how many steps the replay has"})
+    step = Ref("ReplayAtStep", required=True)
 
 
 class ImportedSchema(Schema):

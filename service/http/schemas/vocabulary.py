@@ -1,0 +1,125 @@
+"""The document's shared vocabulary: named enums, and fields that point at a named component.
+
+Client generators name a type after the schema it comes from: an enum written inline in two places
+becomes two unrelated types (``StepType`` and ``LegalStepType``), and a legal step could not be sent
+back as a step without a cast.  So every value set the API uses is one named component here (a
+:class:`Choice` field refers to it), and :func:`nullable_ref` spells a field that may be null in the
+one form both generators we test (openapi-python-client, openapi-typescript) type as ``X | null``.
+
+OpenAPI 3.0 has no null type: ``{"nullable": true}`` only widens a ``type`` beside it, so a nullable
+reference is ``anyOf: [{$ref}, NULL]`` where :data:`NULL` admits nothing but null.  (3.1 would say it
+directly, but the docs page's Swagger UI 4 reads 3.0 only.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import fields, validate
+
+from engine import ALL_CARDS, Destination, Variant
+from engine.cards import COLORS_HIGH_TO_LOW
+from engine.events import DrawCause, Effect, Elimination, Finish
+from engine.state import Phase
+
+#: The schema of null alone (OpenAPI 3.0): the other half of every nullable reference.
+NULL: dict[str, Any] = {"type": "object", "nullable": True, "enum": [None]}
+
+
+def ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def nullable_ref(name: str, **siblings: Any) -> dict[str, Any]:
+    """A reference to component ``name`` or null (``siblings``: description and the like, beside the ``anyOf``)."""
+    return {"anyOf": [ref(name), NULL], **siblings}
+
+
+#: name -> (values, description): every enum of the document, registered as components.schemas by the app.
+ENUMS: dict[str, tuple[list[str], str]] = {
+    "Card": ([str(c) for c in ALL_CARDS], "A card: colour letter (R O Y G B I V) and number 1-7, weakest (V1) to strongest (R7)"),
+    "Color": ([str(c) for c in COLORS_HIGH_TO_LOW], "A colour, strongest first; as a rule, the colour of the canvas's top card"),
+    "StepType": (["play", "discard", "take", "place", "end_turn", "fold"], "What a step of a turn does"),
+    "Destination": ([d.value for d in Destination], "Where a 7's action puts a palette card"),
+    "Variant": ([v.value for v in Variant], "basic: one round; advanced: rounds scored up to a target, with the discard draw"),
+    "GameStatus": (["waiting", "active", "finished", "cancelled"], "waiting: seats open; cancelled: called off before it began"),
+    "GamePhase": (
+        ["waiting", "cancelled", "turn", "round_won", "round_scored", "finished"],
+        "Where the game stands: a seat's turn, or a round won or scored (a worker scores and deals next)",
+    ),
+    "ReplayPhase": ([p.value for p in Phase], "The engine's phase after a replay step (not_started: before the deal)"),
+    "Dealing": (["random", "seeded", "custom"], "How it was shuffled: seeded (the creator chose the seed), custom (a deck)"),
+    "TimeoutAction": (["fold", "ai"], "When a human's turn times out: the seat folds, or a greedy AI plays it"),
+    "SeatKind": (["human", "ai"], "Who plays a seat"),
+    "AiLevel": (["random", "greedy", "expert"], "How an AI seat plays"),
+    "Pending": (["take", "play", "place"], "The action a turn waits for: take (a 1), play (a 5) or place (a 7)"),
+    "Effect": ([e.value for e in Effect], "The action a card played to the palette fires (action rules)"),
+    "DrawCause": ([c.value for c in DrawCause], "Why a card was drawn: a 3's action, or the draw after a discard"),
+    "Elimination": ([e.value for e in Elimination], "Why a seat went out of the round"),
+    "Finish": ([f.value for f in Finish], "How the game ended"),
+}
+
+
+class Choice(fields.String):
+    """A string from the named enum ``ENUMS[component]``; the document refers to the component."""
+
+    def __init__(self, component: str, *, error: str | None = None, **kwargs: Any) -> None:
+        self.component = component
+        super().__init__(validate=validate.OneOf(ENUMS[component][0], error=error), **kwargs)
+
+
+class Ref(fields.Raw):
+    """A value documented by a component the marshmallow schemas do not describe (a union, say), loaded as it is."""
+
+    def __init__(self, component: str, **kwargs: Any) -> None:
+        self.component = component
+        super().__init__(**kwargs)
+
+
+class Null(fields.Raw):
+    """A member that is always null (documented as :data:`NULL`)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(allow_none=True, **kwargs)
+
+
+#: Keys the converter may put beside a reference (all but type, format and enum, which the component holds).
+_SIBLINGS = ("description", "default", "example", "readOnly", "writeOnly", "deprecated")
+
+
+def named_components(converter: Any, field: fields.Field[Any], ret: dict[str, Any], **_: Any) -> dict[str, Any]:
+    """apispec attribute function (bound to the ``converter``), run last: :class:`Choice` and :class:`Ref` fields as
+    references, and every nullable field in a form generators type (this replaces apispec's ``field2nullable``, whose
+    ``anyOf: [{type: object, nullable: true}, {$ref}]`` made generators type a nullable object as an untyped one).
+    """
+    if isinstance(field, Null):
+        siblings = {k: ret[k] for k in _SIBLINGS if k in ret}
+        ret.clear()
+        ret.update(NULL, **siblings)
+        return {}
+    component = getattr(field, "component", None)
+    if component is not None:
+        siblings = {k: ret[k] for k in _SIBLINGS if k in ret}
+        ret.clear()
+        if field.allow_none:
+            ret.update(nullable_ref(component, **siblings))
+        elif siblings:
+            ret.update(allOf=[ref(component)], **siblings)
+        else:
+            ret.update(ref(component))
+        return {}
+    if not field.allow_none:
+        return {}
+    if "$ref" in ret:
+        ret["anyOf"] = [{"$ref": ret.pop("$ref")}, NULL]
+    elif "allOf" in ret:
+        ret["anyOf"] = [*ret.pop("allOf"), NULL]
+    elif "enum" in ret:
+        raise TypeError(f"{field!r}: a nullable enum must be a Choice (an inline one is typed as a union of one-value enums)")
+    else:
+        ret["nullable"] = True
+    return {}
+
+
+def enum_components() -> dict[str, dict[str, Any]]:
+    return {name: {"type": "string", "enum": values, "description": text} for name, (values, text) in ENUMS.items()}

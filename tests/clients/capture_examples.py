@@ -1,0 +1,101 @@
+"""Record the document's examples from a real game: ``python -m tests.clients.capture_examples`` rewrites
+``service/http/examples.json``.
+
+Every example in the OpenAPI document is a body this service really sent or accepted (a seeded game against an
+AI, played through the API on an in-memory store); tests/service/test_openapi.py checks each one against its
+schema, and sends the request examples to a server.  Run this again when a schema changes shape.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import fakeredis
+
+from service.config import Settings
+from service.http.app import create_app
+from service.runtime import build_runtime
+from workers.runner import drain
+
+OUT = Path(__file__).resolve().parents[2] / "service" / "http" / "examples.json"
+SEED = 11
+
+
+def capture() -> dict[str, Any]:
+    server = fakeredis.FakeServer()
+    clients = (fakeredis.FakeRedis(server=server, decode_responses=True), fakeredis.FakeRedis(server=server))
+    settings = Settings(key_prefix="examples:", rate_limit_token="", rate_limit_address="", rate_limit_signup="",
+                        expert_seconds=0.05, max_games_in_play=0, max_ai_seats_in_play=0)
+    runtime = build_runtime(settings, clients=clients)
+    client = create_app(runtime).test_client()
+    out: dict[str, Any] = {}
+
+    def call(method: str, path: str, token: str | None = None, body: Any = None, status: int = 200, **headers: str) -> Any:
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        headers = {name.replace("_", "-"): value for name, value in headers.items()}
+        response = client.open(path, method=method, json=body, headers=headers)
+        assert response.status_code == status, (method, path, response.status_code, response.get_data(as_text=True))
+        return response.get_json() if response.data else None
+
+    out["PlayerCreate"] = {"name": "Ana"}
+    ana = call("POST", "/v1/players", body=out["PlayerCreate"], status=201)
+    out["PlayerCreated"] = ana
+    token = ana["token"]
+    out["PlayerUpdate"] = {"name": "Ana B."}
+    out["Player"] = call("PATCH", "/v1/players/me", token, out["PlayerUpdate"])
+    out["TokenCreate"] = {"label": "phone"}
+    out["TokenIssued"] = call("POST", "/v1/players/me/tokens", token, out["TokenCreate"], status=201)
+    out["TokenList"] = call("GET", "/v1/players/me/tokens", token)
+    bo = call("POST", "/v1/players", body={"name": "Bo"}, status=201)
+    lobby = call("POST", "/v1/games", bo["token"], {"seats": [{"kind": "human"}, {"kind": "human"}]}, status=201)
+    out["Join"] = {"code": lobby["join_code"]}
+    out["GameCreate"] = {
+        "seats": [{"kind": "human"}, {"kind": "ai", "level": "greedy"}],
+        "variant": "advanced",
+        "action_rules": False,
+        "seed": SEED,
+    }
+    game = call("POST", "/v1/games", token, out["GameCreate"], status=201)
+    drain(runtime)
+    path = f"/v1/games/{game['id']}"
+    view = call("GET", path, token)
+    while view["turn"]["seat"] != 0 or not view["legal_steps"]:
+        drain(runtime)
+        view = call("GET", path, token)
+    out["GameView"] = view
+    # A turn to send: a legal step that keeps the seat in, and an end of turn if it does not end it.
+    first = next(s for s in view["legal_steps"] if s["can_win"] and not s["draws"])
+    steps = [{k: v for k, v in first.items() if k in ("type", "card", "draw", "seat", "to")}]
+    if not first["ends_turn"]:
+        steps.append({"type": "end_turn"})
+    out["Action"] = {"steps": steps}
+    call("POST", f"{path}/actions", token, out["Action"], If_Match=f'"{view["version"]}"')
+    drain(runtime)
+    page = call("GET", f"{path}/events?after={view['version'] - 3}&limit=6", token)
+    out["EventPage"] = page
+    out["StreamTicket"] = call("POST", f"{path}/stream-tickets", token, status=201)
+    out["GameList"] = call("GET", "/v1/players/me/games?limit=2", token)
+    out["ReplayAt"] = call("GET", f"{path}/replay?at=3", token)
+    # Play on (folding) to the end: the finished game's replay is the export and import example.
+    while call("GET", path, token)["status"] != "finished":
+        current = call("GET", path, token)
+        if current["turn"] and current["turn"]["seat"] == 0 and current["legal_steps"]:
+            call("POST", f"{path}/actions", token, {"steps": [{"type": "fold"}]})
+        drain(runtime)
+    out["Replay"] = call("GET", f"{path}/replay/export")
+    out["Imported"] = call("POST", "/v1/replays", token, out["Replay"], status=201)
+    out["ProblemList"] = {"problems": call("GET", "/v1/problems")["problems"][:3]}
+    out["Health"] = call("GET", "/healthz")
+    return out
+
+
+def main() -> None:
+    OUT.write_text(json.dumps(capture(), indent=1, ensure_ascii=False) + "\n")
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
