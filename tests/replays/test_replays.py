@@ -311,3 +311,21 @@ def test_a_replay_of_a_game_in_progress_shows_only_what_the_caller_has_seen(api)
             hands = [s["hand"] is not None for s in step["state"]["seats"]]
             assert hands == [s == seat for s in range(3)]
         assert api.call("GET", f"/v1/games/{game['id']}/replay/view").status_code == 200
+
+
+def test_a_replay_that_does_not_verify_is_told_in_words_with_each_error_where_it_is(api):
+    token, document = exported_short_game(api)
+    tampered = copy.deepcopy(document)
+    tampered["outcome"]["winner"] = 1 - tampered["outcome"]["winner"]
+    tampered["hash"] = content_hash(tampered)
+    body = api.call("POST", "/v1/replays", token, json=tampered).get_json()
+    assert body["code"] == "invalid_replay"
+    winner = tampered["outcome"]["winner"]
+    assert body["detail"] == f"The replay does not verify: the outcome's winner is {winner} in the file but {1 - winner} when replayed"
+    assert not re.search(r"[{}]|': ", body["detail"]), "a Python dict's repr is no sentence"
+    assert body["errors"] == [{"field": "outcome.winner", "message": body["problems"][0], "location": "json"}]
+    edited = copy.deepcopy(document)
+    edited["steps"][1]["state"]["deck_size"] = -1  # an edit after the file was made: the hash and a state disagree
+    body = api.call("POST", "/v1/replays", token, json=edited).get_json()
+    assert [e["field"] for e in body["errors"]] == ["hash", "steps.1.state"]
+    assert all(e["location"] == "json" and e["message"] in body["problems"] for e in body["errors"])

@@ -145,7 +145,8 @@ class Replays(MethodView):
         verdict = verify_replay(document)
         if not verdict.ok:
             detail = "The replay does not verify: " + "; ".join(verdict.problems[:5])
-            raise ApiError("invalid_replay", detail, problems=verdict.problems)
+            errors = [{**error, "location": "json"} for error in verdict.errors]
+            raise ApiError("invalid_replay", detail, problems=verdict.problems, errors=errors)
         replay_id = red7_runtime().replays.save(document)
         body = {
             "id": replay_id,
