@@ -251,7 +251,8 @@ def test_export_and_import(api):
     assert api.call("GET", f"{body['url']}?at=2").get_json()["step"] == document["steps"][1]
     assert api.call("GET", body["view_url"]).mimetype == "text/html"
     again = api.call("POST", "/v1/replays", token, json=document)
-    assert again.get_json()["id"] == body["id"]  # the same file is the same replay
+    assert again.status_code == 200 and again.get_json() == body  # the same file is the same import, not a copy
+    assert again.headers["Location"] == imported.headers["Location"] == body["url"]
     tampered = copy.deepcopy(document)
     tampered["outcome"]["winner"] = 1 - tampered["outcome"]["winner"]
     refused = api.call("POST", "/v1/replays", token, json=tampered)
@@ -329,3 +330,13 @@ def test_a_replay_that_does_not_verify_is_told_in_words_with_each_error_where_it
     body = api.call("POST", "/v1/replays", token, json=edited).get_json()
     assert [e["field"] for e in body["errors"]] == ["hash", "steps.1.state"]
     assert all(e["location"] == "json" and e["message"] in body["problems"] for e in body["errors"])
+
+
+def test_importing_the_same_replay_again_answers_the_first_import(api):
+    token, document = exported_short_game(api)
+    first = api.call("POST", "/v1/replays", token, json=document)
+    other = api.call("POST", "/v1/replays", api.player("Bo")["token"], json=copy.deepcopy(document))
+    assert (first.status_code, other.status_code) == (201, 200)
+    assert other.get_json() == first.get_json() and other.headers["Location"] == first.headers["Location"]
+    keys = api.runtime.redis.keys(f"{api.runtime.settings.key_prefix}replay:*")
+    assert len(keys) == 1, keys

@@ -138,16 +138,19 @@ class Replays(MethodView):
     @documented_errors(400, 401, 413, 415, 422, 429)
     @v1.arguments(ReplaySchema())
     @v1.response(201, ImportedSchema, headers=response_headers("Location"))
+    @v1.alt_response(200, schema=ImportedSchema, description="imported before: the same import", headers=response_headers("Location"))
     @v1.doc(security=TOKEN)
     def post(self, document: dict[str, Any]) -> Response:
-        """Import a replay file: it is verified (hash, every state, the deals) and made viewable."""
+        """Import a replay file: it is verified (hash, every state, the deals) and made viewable.
+
+        The same content imported again is the same import (200, same id): a retry or a second upload makes no copy."""
         current_player()
         verdict = verify_replay(document)
         if not verdict.ok:
             detail = "The replay does not verify: " + "; ".join(verdict.problems[:5])
             errors = [{**error, "location": "json"} for error in verdict.errors]
             raise ApiError("invalid_replay", detail, problems=verdict.problems, errors=errors)
-        replay_id = red7_runtime().replays.save(document)
+        replay_id, created = red7_runtime().replays.save(document)
         body = {
             "id": replay_id,
             "game_id": document["game_id"],
@@ -156,7 +159,7 @@ class Replays(MethodView):
             "url": f"/v1/replays/{replay_id}",
             "view_url": f"/v1/replays/{replay_id}/view",
         }
-        return json_response(body, 201, {"Location": body["url"]})
+        return json_response(body, 201 if created else 200, {"Location": body["url"]})
 
 
 def _imported(replay_id: str) -> dict[str, Any]:
