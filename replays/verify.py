@@ -102,13 +102,14 @@ def _shape_problem(document: dict[str, Any]) -> tuple[str, str] | None:
 
 
 def _outcome_differences(recorded: Any, replayed: dict[str, Any]) -> list[tuple[str, str]]:
-    """Each way the recorded outcome differs from the replayed one, as ``(field, sentence)`` (no dict reprs: people read these)."""
+    """Each way the recorded outcome differs from the replayed one, as ``(field, sentence)``: people read these, so
+    no dict's repr."""
     if recorded == replayed:
         return []
     if not isinstance(recorded, dict):
         return [("outcome", "the recorded outcome is missing or not an object")]
     return [
-        (f"outcome.{key}", f"the outcome's {key} is {_shown(recorded, key)} in the file but {_shown(replayed, key)} when replayed")
+        (f"outcome.{key}", f"the outcome's {key} is {_shown(recorded, key)} in the file but {_shown(replayed, key)} replayed")
         for key in sorted(set(recorded) | set(replayed))
         if key not in recorded or key not in replayed or recorded[key] != replayed[key]
     ]

@@ -39,7 +39,7 @@ log = logging.getLogger("red7")
 #: The files of swagger-ui-bundle that the docs page loads; nothing else of that package is served.
 SWAGGER_FILES = frozenset({"swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js"})
 #: Endpoints that rate limits never apply to.
-UNLIMITED = frozenset({"health.Healthz", "health.Readyz", "v1.Problems", "swagger_static", "api-docs.openapi_json",
+UNLIMITED = frozenset({"health.Healthz", "health.Readyz", "v1.Problems", "swagger_static", "favicon", "api-docs.openapi_json",
                        "api-docs.openapi_swagger_ui"})
 
 _HTTP_CODES = {
@@ -212,6 +212,18 @@ def _is_unicode(body: object) -> bool:
     return True
 
 
+#: Answers that carry no content (RFC 9110 15.3.5, 15.4.5), so no Content-Type either.
+NO_CONTENT = frozenset({204, 304})
+
+
+def _no_type_without_content(response: Response) -> Response:
+    """werkzeug gives every response a Content-Type (text/html by default), a 204 or 304 too: with no content, a client
+    (or a proxy) would be told of an HTML body that is not there."""
+    if response.status_code in NO_CONTENT:
+        response.headers.pop("Content-Type", None)
+    return response
+
+
 def create_app(runtime: Runtime | None = None) -> Flask:
     """The WSGI app; ``current_app.extensions["red7"]`` is its :class:`~service.runtime.Runtime`."""
     runtime = runtime or build_runtime()
@@ -290,8 +302,8 @@ def create_app(runtime: Runtime | None = None) -> Flask:
             app,
             origins=list(settings.cors_origins),
             expose_headers=[
-                "ETag", "Location", "Retry-After", "Idempotent-Replayed", "X-RateLimit-Limit", "X-RateLimit-Remaining",
-                "X-RateLimit-Reset",
+                "ETag", "Location", "Content-Disposition", "Retry-After", "Idempotent-Replayed", "X-RateLimit-Limit",
+                "X-RateLimit-Remaining", "X-RateLimit-Reset",
             ],
             allow_headers=[
                 "Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID", "X-Api-Key"
@@ -316,6 +328,13 @@ def create_app(runtime: Runtime | None = None) -> Flask:
             raise ApiError("not_found", "There is nothing here.")
         return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename, max_age=3600)
 
+    @app.get("/favicon.ico")
+    def favicon() -> Response:
+        """The icon a browser asks for on the docs page (swagger-ui's own, a PNG browsers take here), rather than a 404."""
+        response = send_from_directory(swagger_ui_bundle.swagger_ui_path, "favicon-32x32.png", max_age=86400)
+        response.mimetype = "image/png"
+        return response
+
     @app.errorhandler(ApiError)
     def api_error(error: ApiError) -> Response:
         return _problem_response(error.code, error.status, error.detail, error.headers, **error.extra)
@@ -337,5 +356,7 @@ def create_app(runtime: Runtime | None = None) -> Flask:
     def no_sniff(response: Response) -> Response:
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         return response
+
+    app.after_request(_no_type_without_content)
 
     return app

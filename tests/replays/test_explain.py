@@ -23,7 +23,8 @@ def _dealt_with_palette(cards: list[str]) -> GameState:
 
 def test_count_says_one_card_and_two_cards():
     count = sentences.count
-    assert [count(0, "card"), count(1, "card"), count(2, "card"), count(1, "point")] == ["0 cards", "1 card", "2 cards", "1 point"]
+    said = [count(0, "card"), count(1, "card"), count(2, "card"), count(1, "point")]
+    assert said == ["0 cards", "1 card", "2 cards", "1 point"]
 
 
 def test_an_advanced_draw_over_a_one_card_palette_says_one_card():

@@ -322,7 +322,7 @@ def test_a_replay_that_does_not_verify_is_told_in_words_with_each_error_where_it
     body = api.call("POST", "/v1/replays", token, json=tampered).get_json()
     assert body["code"] == "invalid_replay"
     winner = tampered["outcome"]["winner"]
-    assert body["detail"] == f"The replay does not verify: the outcome's winner is {winner} in the file but {1 - winner} when replayed"
+    assert body["detail"] == f"The replay does not verify: the outcome's winner is {winner} in the file but {1 - winner} replayed"
     assert not re.search(r"[{}]|': ", body["detail"]), "a Python dict's repr is no sentence"
     assert body["errors"] == [{"field": "outcome.winner", "message": body["problems"][0], "location": "json"}]
     edited = copy.deepcopy(document)

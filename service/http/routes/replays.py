@@ -138,7 +138,7 @@ class Replays(MethodView):
     @documented_errors(400, 401, 413, 415, 422, 429)
     @v1.arguments(ReplaySchema())
     @v1.response(201, ImportedSchema, headers=response_headers("Location"))
-    @v1.alt_response(200, schema=ImportedSchema, description="imported before: the same import", headers=response_headers("Location"))
+    @v1.alt_response(200, schema=ImportedSchema, description="imported before: that import", headers=response_headers("Location"))
     @v1.doc(security=TOKEN)
     def post(self, document: dict[str, Any]) -> Response:
         """Import a replay file: it is verified (hash, every state, the deals) and made viewable.
