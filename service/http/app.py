@@ -27,8 +27,9 @@ from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import BadRequest, HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from replays.ndjson import NdjsonError, document_from_lines
 from service.errors import PROBLEM_JSON, ApiError, problem
-from service.http.api import PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, v1
+from service.http.api import NDJSON, PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, v1
 from service.http.schemas import ProblemSchema, ReplayAtSchema
 from service.http.waits import OpenWaits
 from service.runtime import Runtime, build_runtime
@@ -167,8 +168,12 @@ def _check_body() -> None:
     if request.path == "/v1/replays":
         request.max_content_length = current_app.extensions["red7"].settings.max_replay_bytes
     has_body = (request.content_length or 0) > 0 or request.headers.get("Transfer-Encoding") == "chunked"
+    if has_body and request.path == "/v1/replays" and request.mimetype == NDJSON:
+        _check_replay_lines()
+        return
     if has_body and not request.is_json:
-        raise ApiError("unsupported_media_type", f"Send the body as application/json, not {request.mimetype or 'nothing'}.")
+        also = " (or a replay's lines as application/x-ndjson)" if request.path == "/v1/replays" else ""
+        raise ApiError("unsupported_media_type", f"Send the body as application/json{also}, not {request.mimetype or 'nothing'}.")
     if has_body:
         try:
             body = request.get_json()
@@ -180,6 +185,20 @@ def _check_body() -> None:
             raise ApiError("malformed_json", _TOO_DEEP)
         if _SURROGATE_ESCAPE.search(request.get_data()) and not _is_unicode(body):
             raise ApiError("malformed_json", "The body holds a \\u escape of half a UTF-16 pair, which is not a character.")
+
+
+def _check_replay_lines() -> None:
+    """400 for an NDJSON replay whose lines are not a replay's (the schema and the verifier do the rest)."""
+    try:
+        document = document_from_lines(request.get_data(cache=True))
+    except NdjsonError as exc:
+        raise ApiError("malformed_json", f"The body is not a replay's NDJSON lines: {exc}.") from None
+    except RecursionError:
+        raise ApiError("malformed_json", _TOO_DEEP) from None
+    if _too_deep(document):
+        raise ApiError("malformed_json", _TOO_DEEP)
+    if _SURROGATE_ESCAPE.search(request.get_data()) and not _is_unicode(document):
+        raise ApiError("malformed_json", "The body holds a \\u escape of half a UTF-16 pair, which is not a character.")
 
 
 #: How deep a body may nest: far deeper than any request needs, and far enough below Python's recursion limit that

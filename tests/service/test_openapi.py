@@ -234,10 +234,13 @@ def test_non_json_routes_document_their_media_types(spec):
     assert set(stream["text/event-stream"]["schema"]["properties"]) >= {"id", "event", "data"}  # one event
     assert set(content("GET", "/v1/games/{game_id}/replay/view")) == {"text/html"}
     assert set(content("GET", "/v1/replays/{replay_id}/view")) == {"text/html"}
-    for path in ("/v1/games/{game_id}/replay", "/v1/replays/{replay_id}"):
+    for path in ("/v1/games/{game_id}/replay", "/v1/replays/{replay_id}", "/v1/games/{game_id}/replay/export"):
         assert set(content("GET", path)) == {"application/json", "application/x-ndjson"}
     export = operation(spec, "GET", "/v1/games/{game_id}/replay/export")["responses"]["200"]
-    assert set(export["content"]) == {"application/json"} and "Content-Disposition" in export["headers"]
+    assert "Content-Disposition" in export["headers"]
+    imported = operation(spec, "POST", "/v1/replays")
+    assert set(imported["requestBody"]["content"]) == {"application/json", "application/x-ndjson"}  # either export
+    assert set(imported["responses"]) >= {"200", "201"}  # 200: the same content imported before
 
 
 def test_the_security_schemes_are_declared(spec):
