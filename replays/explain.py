@@ -53,12 +53,17 @@ def rule_name(color: Color) -> str:
     return color.name.capitalize()
 
 
+def count(number: int, noun: str) -> str:
+    """``"1 card"``, ``"2 cards"``: a sentence never says "1 cards"."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def showing(state: GameState, seat: int, color: Color) -> str:
     """``"R5 B2 (2 cards)"``: a palette's qualifying cards under a rule."""
     q = qualifying_mask(state.palettes[seat], color)
     if not q:
         return "no qualifying card"
-    return f"{format_cards(cards_in(q))} ({q.bit_count()} card{'s' if q.bit_count() != 1 else ''})"
+    return f"{format_cards(cards_in(q))} ({count(q.bit_count(), 'card')})"
 
 
 def standing(state: GameState, names: Names) -> str:
@@ -95,8 +100,8 @@ def explain(event: Event, before: GameState, after: GameState, names: Names) -> 
             what = str(card) if card is not None else "a card"
             if cause is DrawCause.THREE:
                 return f"{names(seat)} draws {what} (the 3's action)."
-            palette = before.palettes[seat].bit_count()
-            return f"{names(seat)} draws {what}: the discard beat the palette's {palette} cards (the advanced draw)."
+            palette = count(before.palettes[seat].bit_count(), "card")
+            return f"{names(seat)} draws {what}: the discard beat the palette's {palette} (the advanced draw)."
         case CardTaken(seat=seat, from_seat=victim, card=card):
             return f"{names(seat)}'s 1 takes {card} from {names(victim)}'s palette and puts it on top of the deck."
         case CardPlaced(seat=seat, card=card, to=Destination.CANVAS):
@@ -118,7 +123,7 @@ def explain(event: Event, before: GameState, after: GameState, names: Names) -> 
             return f"{names(seat)} is the last one in and wins round {after.round} under {rule_name(rule)}."
         case RoundScored(seat=seat, cards=cards, points=points):
             scored = format_cards(cards) if cards else "nothing"
-            return f"{names(seat)} scores {scored} for {points} point{'s' if points != 1 else ''} ({after.score(seat)} in all)."
+            return f"{names(seat)} scores {scored} for {count(points, 'point')} ({after.score(seat)} in all)."
         case GameFinished(winner=winner, reason=reason):
             scores = ", ".join(f"{names(s)} {after.score(s)}" for s in range(after.players))
             return f"{names(winner)} wins the game: {_FINISH[str(reason)]}. Scores: {scores}."

@@ -9,6 +9,7 @@ file from a genuine one.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,78 +21,103 @@ from replays.build import FULL, REPLAY_FORMAT, build_replay, content_hash
 
 @dataclass
 class Verdict:
+    """What verifying found: every problem as a sentence, and the same as ``{field, message}`` (where it is)."""
+
     ok: bool = True
     problems: list[str] = field(default_factory=list)
+    errors: list[dict[str, str]] = field(default_factory=list)
     steps: int = 0
 
-    def fail(self, problem: str) -> None:
+    def fail(self, problem: str, where: str = "") -> None:
         self.ok = False
         self.problems.append(problem)
+        self.errors.append({"field": where, "message": problem})
 
 
 def verify_replay(document: dict[str, Any]) -> Verdict:
     verdict = Verdict()
     if document.get("format") != REPLAY_FORMAT:
-        verdict.fail(f"not a {REPLAY_FORMAT} document (format {document.get('format')!r})")
+        verdict.fail(f"not a {REPLAY_FORMAT} document (format {document.get('format')!r})", "format")
         return verdict
     if document.get("hash") != content_hash(document):
-        verdict.fail("the content hash does not match: the file was changed after it was made")
+        verdict.fail("the content hash does not match: the file was changed after it was made", "hash")
     if not document.get("complete"):
-        verdict.fail("only complete replays (finished games, full perspective) can be verified")
+        verdict.fail("only complete replays (finished games, full perspective) can be verified", "complete")
         return verdict
     shape = _shape_problem(document)
     if shape is not None:
-        verdict.fail(shape)
+        verdict.fail(shape[1], shape[0])
         return verdict
     stored = [(event["n"], {k: v for k, v in event.items() if k != "n"}) for event in document["events"]]
     try:
         rebuilt = build_replay(document["game_id"], stored, FULL)
     except (CorruptHistory, EventFormatError, KeyError, ValueError, TypeError) as exc:
-        verdict.fail(f"the events do not replay: {exc}")
+        verdict.fail(f"the events do not replay: {exc}", "events")
         return verdict
     except Exception as exc:  # a file can be anything: one that trips the rebuild is one that does not verify
-        verdict.fail(f"the events do not replay: {type(exc).__name__}: {exc}")
+        verdict.fail(f"the events do not replay: {type(exc).__name__}: {exc}", "events")
         return verdict
     verdict.steps = len(rebuilt["steps"])
     recorded = document.get("steps", [])
     if len(recorded) != len(rebuilt["steps"]):
-        verdict.fail(f"{len(recorded)} steps recorded, {len(rebuilt['steps'])} replayed")
-    for mine, theirs in zip(recorded, rebuilt["steps"], strict=False):
-        if mine.get("state") != theirs["state"]:
-            verdict.fail(f"step {theirs['index']} (event {theirs['n']}, {theirs['type']}): the recorded state differs")
+        verdict.fail(f"{len(recorded)} steps recorded, {len(rebuilt['steps'])} replayed", "steps")
+    for position, (mine, theirs) in enumerate(zip(recorded, rebuilt["steps"], strict=False)):
+        if not isinstance(mine, dict) or mine.get("state") != theirs["state"]:
+            where = f"steps.{position}.state"
+            verdict.fail(f"step {theirs['index']} (event {theirs['n']}, {theirs['type']}): the recorded state differs", where)
         elif mine.get("text") != theirs["text"]:
-            verdict.fail(f"step {theirs['index']}: the recorded explanation differs")
-    if document.get("outcome") != rebuilt["outcome"]:
-        verdict.fail(f"the recorded outcome {document.get('outcome')} differs from the replayed {rebuilt['outcome']}")
+            verdict.fail(f"step {theirs['index']}: the recorded explanation differs", f"steps.{position}.text")
+    for where, problem in _outcome_differences(document.get("outcome"), rebuilt["outcome"]):
+        verdict.fail(problem, where)
     try:
         _check_deals(document, verdict)
     except Exception as exc:  # the events replayed, but a deal's fields are not what a deal holds
-        verdict.fail(f"the deals cannot be checked against the seed: {type(exc).__name__}: {exc}")
+        verdict.fail(f"the deals cannot be checked against the seed: {type(exc).__name__}: {exc}", "events")
     return verdict
 
 
-def _shape_problem(document: dict[str, Any]) -> str | None:
-    """What makes the document not even a replay's shape (before anything is rebuilt from it), or ``None``."""
+def _shape_problem(document: dict[str, Any]) -> tuple[str, str] | None:
+    """Where and what makes the document not even a replay's shape (before anything is rebuilt from it), or ``None``."""
     if not isinstance(document.get("game_id"), str):
-        return "game_id is missing or not a string"
+        return "game_id", "game_id is missing or not a string"
     options = document.get("options")
     if not isinstance(options, dict):
-        return "options are missing"
+        return "options", "options are missing"
     if type(options.get("players")) is not int or not 2 <= options["players"] <= 4:
-        return "options.players must be 2, 3 or 4"
+        return "options.players", "options.players must be 2, 3 or 4"
     if options.get("seed") is not None and type(options["seed"]) is not int:
-        return "options.seed must be a whole number"
+        return "options.seed", "options.seed must be a whole number"
     events = document.get("events")
     if not isinstance(events, list) or not events:
-        return "events are missing"
+        return "events", "events are missing"
     for number, event in enumerate(events, start=1):
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
-            return f"event {number} is not an event"
+            return f"events.{number - 1}", f"event {number} is not an event"
         if type(event.get("n")) is not int or event["n"] != number:
-            return f"event {number} is numbered {event.get('n')!r}: events are numbered 1, 2, 3 ... without gaps"
+            problem = f"event {number} is numbered {event.get('n')!r}: events are numbered 1, 2, 3 ... without gaps"
+            return f"events.{number - 1}.n", problem
     if not isinstance(document.get("steps", []), list):
-        return "steps must be a list"
+        return "steps", "steps must be a list"
     return None
+
+
+def _outcome_differences(recorded: Any, replayed: dict[str, Any]) -> list[tuple[str, str]]:
+    """Each way the recorded outcome differs from the replayed one, as ``(field, sentence)``: people read these, so
+    no dict's repr."""
+    if recorded == replayed:
+        return []
+    if not isinstance(recorded, dict):
+        return [("outcome", "the recorded outcome is missing or not an object")]
+    return [
+        (f"outcome.{key}", f"the outcome's {key} is {_shown(recorded, key)} in the file but {_shown(replayed, key)} replayed")
+        for key in sorted(set(recorded) | set(replayed))
+        if key not in recorded or key not in replayed or recorded[key] != replayed[key]
+    ]
+
+
+def _shown(values: dict[str, Any], key: str) -> str:
+    """A member as JSON writes it (``null``, ``[24, 37]``, ``"round_won"``), or "missing"."""
+    return json.dumps(values[key]) if key in values else "missing"
 
 
 def _check_deals(document: dict[str, Any], verdict: Verdict) -> None:
@@ -100,7 +126,7 @@ def _check_deals(document: dict[str, Any], verdict: Verdict) -> None:
     players = document["options"]["players"]
     custom = document["options"].get("dealing") == "custom"
     scored = 0
-    for event in document["events"]:
+    for index, event in enumerate(document["events"]):
         if event["type"] == "round_scored":
             for card in event["cards"]:
                 scored |= 1 << Card.parse(card)
@@ -117,4 +143,4 @@ def _check_deals(document: dict[str, Any], verdict: Verdict) -> None:
             [str(c) for c in deck],
         )
         if dealt != (event["hands"], event["palettes"], event["deck"]):
-            verdict.fail(f"round {number} was not dealt from the recorded seed")
+            verdict.fail(f"round {number} was not dealt from the recorded seed", f"events.{index}")

@@ -31,7 +31,7 @@ def _serve(args: argparse.Namespace) -> int:
     runtime = build_runtime(settings)
     app = create_app(runtime)
     if settings.embedded:
-        logging.getLogger("rq").setLevel(logging.WARNING)  # the in-process scheduler polls several times a second
+        logging.getLogger("rq").setLevel(logging.WARNING)  # RQ logs each job, and each idle worker leaving, at INFO
         start_embedded(runtime)
         print("red7: embedded mode — an in-memory store (fakeredis) and in-process workers.")
         print("red7: NOTHING PERSISTS: every player and game is gone when this process stops.")

@@ -27,8 +27,9 @@ from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import BadRequest, HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from replays.ndjson import NdjsonError, document_from_lines
 from service.errors import PROBLEM_JSON, ApiError, problem
-from service.http.api import PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, v1
+from service.http.api import NDJSON, PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, v1
 from service.http.logs import redact_access_logs
 from service.http.openapi import INFO_DESCRIPTION, LICENSE, SERVERS, Red7Document, security_schemes
 from service.http.schemas import ProblemSchema
@@ -41,7 +42,7 @@ log = logging.getLogger("red7")
 #: The files of swagger-ui-bundle that the docs page loads; nothing else of that package is served.
 SWAGGER_FILES = frozenset({"swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js"})
 #: Endpoints that rate limits never apply to.
-UNLIMITED = frozenset({"health.Healthz", "health.Readyz", "v1.Problems", "swagger_static", "api-docs.openapi_json",
+UNLIMITED = frozenset({"health.Healthz", "health.Readyz", "v1.Problems", "swagger_static", "favicon", "api-docs.openapi_json",
                        "api-docs.openapi_swagger_ui"})
 
 _HTTP_CODES = {
@@ -172,8 +173,12 @@ def _check_body() -> None:
     if request.path == "/v1/replays":
         request.max_content_length = current_app.extensions["red7"].settings.max_replay_bytes
     has_body = (request.content_length or 0) > 0 or request.headers.get("Transfer-Encoding") == "chunked"
+    if has_body and request.path == "/v1/replays" and request.mimetype == NDJSON:
+        _check_replay_lines()
+        return
     if has_body and not request.is_json:
-        raise ApiError("unsupported_media_type", f"Send the body as application/json, not {request.mimetype or 'nothing'}.")
+        also = " (or a replay's lines as application/x-ndjson)" if request.path == "/v1/replays" else ""
+        raise ApiError("unsupported_media_type", f"Send the body as application/json{also}, not {request.mimetype or 'nothing'}.")
     if has_body:
         try:
             body = request.get_json()
@@ -185,6 +190,20 @@ def _check_body() -> None:
             raise ApiError("malformed_json", _TOO_DEEP)
         if _SURROGATE_ESCAPE.search(request.get_data()) and not _is_unicode(body):
             raise ApiError("malformed_json", "The body holds a \\u escape of half a UTF-16 pair, which is not a character.")
+
+
+def _check_replay_lines() -> None:
+    """400 for an NDJSON replay whose lines are not a replay's (the schema and the verifier do the rest)."""
+    try:
+        document = document_from_lines(request.get_data(cache=True))
+    except NdjsonError as exc:
+        raise ApiError("malformed_json", f"The body is not a replay's NDJSON lines: {exc}.") from None
+    except RecursionError:
+        raise ApiError("malformed_json", _TOO_DEEP) from None
+    if _too_deep(document):
+        raise ApiError("malformed_json", _TOO_DEEP)
+    if _SURROGATE_ESCAPE.search(request.get_data()) and not _is_unicode(document):
+        raise ApiError("malformed_json", "The body holds a \\u escape of half a UTF-16 pair, which is not a character.")
 
 
 #: How deep a body may nest: far deeper than any request needs, and far enough below Python's recursion limit that
@@ -215,6 +234,18 @@ def _is_unicode(body: object) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+#: Answers that carry no content (RFC 9110 15.3.5, 15.4.5), so no Content-Type either.
+NO_CONTENT = frozenset({204, 304})
+
+
+def _no_type_without_content(response: Response) -> Response:
+    """werkzeug gives every response a Content-Type (text/html by default), a 204 or 304 too: with no content, a client
+    (or a proxy) would be told of an HTML body that is not there."""
+    if response.status_code in NO_CONTENT:
+        response.headers.pop("Content-Type", None)
+    return response
 
 
 def create_app(runtime: Runtime | None = None) -> Flask:
@@ -283,8 +314,8 @@ def create_app(runtime: Runtime | None = None) -> Flask:
             app,
             origins=list(settings.cors_origins),
             expose_headers=[
-                "ETag", "Location", "Retry-After", "Idempotent-Replayed", "X-RateLimit-Limit", "X-RateLimit-Remaining",
-                "X-RateLimit-Reset",
+                "ETag", "Location", "Content-Disposition", "Retry-After", "Idempotent-Replayed", "X-RateLimit-Limit",
+                "X-RateLimit-Remaining", "X-RateLimit-Reset",
             ],
             allow_headers=[
                 "Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID", "X-Api-Key"
@@ -308,6 +339,13 @@ def create_app(runtime: Runtime | None = None) -> Flask:
             raise ApiError("not_found", "There is nothing here.")
         return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename, max_age=3600)
 
+    @app.get("/favicon.ico")
+    def favicon() -> Response:
+        """The icon a browser asks for on the docs page (swagger-ui's own, a PNG browsers take here), rather than a 404."""
+        response = send_from_directory(swagger_ui_bundle.swagger_ui_path, "favicon-32x32.png", max_age=86400)
+        response.mimetype = "image/png"
+        return response
+
     @app.errorhandler(ApiError)
     def api_error(error: ApiError) -> Response:
         return _problem_response(error.code, error.status, error.detail, error.headers, **error.extra)
@@ -329,5 +367,7 @@ def create_app(runtime: Runtime | None = None) -> Flask:
     def no_sniff(response: Response) -> Response:
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         return response
+
+    app.after_request(_no_type_without_content)
 
     return app

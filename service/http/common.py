@@ -12,12 +12,15 @@ from collections.abc import Callable, Mapping, Sequence
 from http import HTTPStatus
 from typing import Any, Protocol, TypeVar
 
+import flask
 from flask import Response, current_app, request
 from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import Schema
+from webargs.flaskparser import FlaskParser
 from werkzeug.datastructures import MIMEAccept
 
+from replays.ndjson import document_from_lines
 from service.application.games import GameService
 from service.errors import PROBLEM_JSON
 from service.game import Game
@@ -66,7 +69,26 @@ class ApiBlueprint(Protocol):
     def doc(self, **documentation: Any) -> Callable[[_View], _View]: ...
 
 
-v1: ApiBlueprint = Blueprint("v1", __name__, url_prefix="/v1", description="Players, games, actions and event feeds")
+NDJSON = "application/x-ndjson"
+
+
+class _BodyParser(FlaskParser):
+    """webargs' parser, reading a replay sent as NDJSON lines (the export's other format) as the document they hold.
+
+    The app's body check (``_check_body``) lets NDJSON through to ``POST /v1/replays`` alone (415 elsewhere) and
+    answers 400 to lines that are not a replay's, so only that route's schema ever sees such a body."""
+
+    def _raw_load_json(self, req: flask.Request) -> Any:
+        if req.mimetype == NDJSON:
+            return document_from_lines(req.get_data(cache=True))
+        return super()._raw_load_json(req)
+
+
+class _Blueprint(Blueprint):  # type: ignore[misc]  # flask-smorest ships no type information
+    ARGUMENTS_PARSER = _BodyParser()
+
+
+v1: ApiBlueprint = _Blueprint("v1", __name__, url_prefix="/v1", description="Players, games, actions and event feeds")
 health: ApiBlueprint = Blueprint("health", __name__, description="Liveness and readiness")
 
 HTTP_REASONS = {code: HTTPStatus(code).phrase for code in (400, 401, 403, 404, 406, 409, 413, 415, 422, 429, 503)}

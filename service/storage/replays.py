@@ -21,10 +21,11 @@ class ReplayStore:
         digest: str = document["hash"]
         return "r_" + digest.removeprefix("sha256:")[:24]
 
-    def save(self, document: dict[str, Any]) -> str:
+    def save(self, document: dict[str, Any]) -> tuple[str, bool]:
+        """The replay's id, and whether this stored it (``False``: the same content was imported before, and stays)."""
         replay_id = self.id_for(document)
-        self.redis.set(self._key(replay_id), json.dumps(document, separators=(",", ":")), nx=True)
-        return replay_id
+        created = self.redis.set(self._key(replay_id), json.dumps(document, separators=(",", ":")), nx=True)
+        return replay_id, bool(created)
 
     def get(self, replay_id: str) -> dict[str, Any] | None:
         stored = self.redis.get(self._key(replay_id))

@@ -251,7 +251,8 @@ def test_export_and_import(api):
     assert api.call("GET", f"{body['url']}?at=2").get_json()["step"] == document["steps"][1]
     assert api.call("GET", body["view_url"]).mimetype == "text/html"
     again = api.call("POST", "/v1/replays", token, json=document)
-    assert again.get_json()["id"] == body["id"]  # the same file is the same replay
+    assert again.status_code == 200 and again.get_json() == body  # the same file is the same import, not a copy
+    assert again.headers["Location"] == imported.headers["Location"] == body["url"]
     tampered = copy.deepcopy(document)
     tampered["outcome"]["winner"] = 1 - tampered["outcome"]["winner"]
     refused = api.call("POST", "/v1/replays", token, json=tampered)
@@ -311,3 +312,71 @@ def test_a_replay_of_a_game_in_progress_shows_only_what_the_caller_has_seen(api)
             hands = [s["hand"] is not None for s in step["state"]["seats"]]
             assert hands == [s == seat for s in range(3)]
         assert api.call("GET", f"/v1/games/{game['id']}/replay/view").status_code == 200
+
+
+def test_a_replay_that_does_not_verify_is_told_in_words_with_each_error_where_it_is(api):
+    token, document = exported_short_game(api)
+    tampered = copy.deepcopy(document)
+    tampered["outcome"]["winner"] = 1 - tampered["outcome"]["winner"]
+    tampered["hash"] = content_hash(tampered)
+    body = api.call("POST", "/v1/replays", token, json=tampered).get_json()
+    assert body["code"] == "invalid_replay"
+    winner = tampered["outcome"]["winner"]
+    assert body["detail"] == f"The replay does not verify: the outcome's winner is {winner} in the file but {1 - winner} replayed"
+    assert not re.search(r"[{}]|': ", body["detail"]), "a Python dict's repr is no sentence"
+    assert body["errors"] == [{"field": "outcome.winner", "message": body["problems"][0], "location": "json"}]
+    edited = copy.deepcopy(document)
+    edited["steps"][1]["state"]["deck_size"] = -1  # an edit after the file was made: the hash and a state disagree
+    body = api.call("POST", "/v1/replays", token, json=edited).get_json()
+    assert [e["field"] for e in body["errors"]] == ["hash", "steps.1.state"]
+    assert all(e["location"] == "json" and e["message"] in body["problems"] for e in body["errors"])
+
+
+def test_importing_the_same_replay_again_answers_the_first_import(api):
+    token, document = exported_short_game(api)
+    first = api.call("POST", "/v1/replays", token, json=document)
+    other = api.call("POST", "/v1/replays", api.player("Bo")["token"], json=copy.deepcopy(document))
+    assert (first.status_code, other.status_code) == (201, 200)
+    assert other.get_json() == first.get_json() and other.headers["Location"] == first.headers["Location"]
+    keys = api.runtime.redis.keys(f"{api.runtime.settings.key_prefix}replay:*")
+    assert len(keys) == 1, keys
+
+
+def test_an_ndjson_export_imports_as_the_same_replay(api):
+    token, document = exported_short_game(api)
+    game_id = document["game_id"]
+    lines = api.call("GET", f"/v1/games/{game_id}/replay/export", headers={"Accept": "application/x-ndjson"})
+    assert lines.status_code == 200 and lines.mimetype == "application/x-ndjson"
+    assert lines.headers["Content-Disposition"] == f'attachment; filename="red7-{game_id}.ndjson"'
+    body = lines.get_data()
+    imported = api.call("POST", "/v1/replays", token, data=body, headers={"Content-Type": "application/x-ndjson"})
+    assert imported.status_code == 201, imported.get_json()
+    assert imported.get_json()["steps"] == len(document["steps"]) and imported.get_json()["hash"] == document["hash"]
+    assert api.call("GET", imported.headers["Location"]).get_json() == document  # the same replay as the JSON export
+    as_json = api.call("POST", "/v1/replays", token, json=document)
+    assert as_json.status_code == 200 and as_json.get_json()["id"] == imported.get_json()["id"]  # one replay, two formats
+    streamed = api.call("GET", f"/v1/games/{game_id}/replay", headers={"Accept": "application/x-ndjson"}).get_data()
+    assert streamed == body  # GET .../replay's lines are the same file
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [b'{"kind": "header"\n', b'{"kind": "step"}\n{"kind": "end"}\n', b"[1]\n", b"\xff\xfe\n", b'{"kind": "header"}\n'],
+)
+def test_lines_that_are_not_a_replays_are_refused(api, lines):
+    token = api.player()["token"]
+    refused = api.call("POST", "/v1/replays", token, data=lines, headers={"Content-Type": "application/x-ndjson"})
+    assert refused.status_code == 400 and refused.get_json()["code"] == "malformed_json"
+    assert refused.get_json()["detail"].startswith("The body is not a replay's NDJSON lines: ")
+
+
+def test_ndjson_lines_of_a_changed_replay_do_not_verify_and_ndjson_is_for_replays_only(api):
+    token, document = exported_short_game(api)
+    lines = api.call("GET", f"/v1/games/{document['game_id']}/replay", headers={"Accept": "application/x-ndjson"})
+    rows = lines.get_data(as_text=True).splitlines()
+    rows[1] = rows[1].replace('"index":1', '"index":7')
+    refused = api.call("POST", "/v1/replays", token, data="\n".join(rows), headers={"Content-Type": "application/x-ndjson"})
+    assert refused.status_code == 422 and refused.get_json()["code"] == "invalid_replay"
+    assert refused.get_json()["errors"][0]["field"] == "hash"
+    elsewhere = api.call("POST", "/v1/games", token, data=lines.get_data(), headers={"Content-Type": "application/x-ndjson"})
+    assert elsewhere.status_code == 415 and elsewhere.get_json()["code"] == "unsupported_media_type"

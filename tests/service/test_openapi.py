@@ -23,7 +23,7 @@ except ImportError:  # its earlier name
 
 HTTP_METHODS = {"GET", "PUT", "POST", "DELETE", "PATCH", "TRACE"}
 #: Routes that are not API operations: Flask's static files, the spec itself, the docs page and its assets.
-NOT_OPERATIONS = {"static", "swagger_static", "api-docs.openapi_json", "api-docs.openapi_swagger_ui"}
+NOT_OPERATIONS = {"static", "swagger_static", "favicon", "api-docs.openapi_json", "api-docs.openapi_swagger_ui"}
 EXTERNAL = re.compile(r"""(?:https?:)?//[^\s"'<>)]+""", re.IGNORECASE)
 
 
@@ -240,10 +240,13 @@ def test_non_json_routes_document_their_media_types(spec):
     assert all(word in text["description"] for word in ("id:", "event:", "data:", "Last-Event-ID", "keep-alive"))  # ...framed
     assert set(content("GET", "/v1/games/{game_id}/replay/view")) == {"text/html"}
     assert set(content("GET", "/v1/replays/{replay_id}/view")) == {"text/html"}
-    for path in ("/v1/games/{game_id}/replay", "/v1/replays/{replay_id}"):
+    for path in ("/v1/games/{game_id}/replay", "/v1/replays/{replay_id}", "/v1/games/{game_id}/replay/export"):
         assert set(content("GET", path)) == {"application/json", "application/x-ndjson"}
     export = operation(spec, "GET", "/v1/games/{game_id}/replay/export")["responses"]["200"]
-    assert set(export["content"]) == {"application/json"} and "Content-Disposition" in export["headers"]
+    assert "Content-Disposition" in export["headers"]
+    imported = operation(spec, "POST", "/v1/replays")
+    assert set(imported["requestBody"]["content"]) == {"application/json", "application/x-ndjson"}  # either export
+    assert set(imported["responses"]) >= {"200", "201"}  # 200: the same content imported before
 
 
 def test_the_security_schemes_are_declared(spec):

@@ -14,6 +14,7 @@ from replays.viewer import render_viewer
 from service.errors import ApiError
 from service.http.auth import current_player
 from service.http.common import (
+    NDJSON,
     PRIVATE,
     PUBLIC,
     RATE_LIMIT_HEADERS,
@@ -37,12 +38,12 @@ from service.http.schemas import (
 
 # --- replays ------------------------------------------------------------------------------
 
-NDJSON = "application/x-ndjson"
 #: What a route answers with, where it is not JSON only: an Accept header that takes none of it gets a 406.
 PRODUCES: dict[str, tuple[str, ...]] = {
     "v1.TokenResource": (),  # 204: no body to negotiate
     "v1.Stream": ("text/event-stream",),
     "v1.GameReplay": ("application/json", NDJSON),
+    "v1.GameReplayExport": ("application/json", NDJSON),
     "v1.ImportedReplay": ("application/json", NDJSON),
     "v1.GameReplayView": ("text/html",),
     "v1.ImportedReplayView": ("text/html",),
@@ -71,12 +72,14 @@ def _replay_response(document: dict[str, Any], query: dict[str, Any], filename: 
             error = {"field": "at", "message": str(exc), "location": "query"}
             raise ApiError("invalid_request", str(exc), errors=[error]) from None
         return json_response({"game_id": document["game_id"], "steps": len(document["steps"]), "step": step})
-    if filename is None and best_offer(["application/json", NDJSON]) == NDJSON:
-        lines = iter_lines(document)
-        return Response(stream_with_context(lines), mimetype=NDJSON)
+    if best_offer(["application/json", NDJSON]) == NDJSON:
+        lines = Response(stream_with_context(iter_lines(document)), mimetype=NDJSON)
+        if filename:
+            lines.headers["Content-Disposition"] = f'attachment; filename="{filename}.ndjson"'
+        return lines
     headers = {"ETag": f'"{document["hash"]}"'}
     if filename:
-        headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+        headers["Content-Disposition"] = f'attachment; filename="{filename}.json"'
     return json_response(document, 200, headers)
 
 
@@ -110,23 +113,27 @@ class GameReplayExport(MethodView):
         200,
         ReplaySchema,
         examples=REPLAY_REF,
-        description="the replay as a file to keep",
+        description="the replay as a file to keep: JSON, or with Accept: application/x-ndjson its lines (as GET .../replay)",
         headers={
-            "ETag": {**REPLAY_ETAG, "required": True},
+            "ETag": REPLAY_ETAG,
             "Content-Disposition": {
-                "description": 'attachment; filename="red7-<game_id>.json"',
+                "description": 'attachment; filename="red7-<game_id>.json" (or .ndjson)',
                 "schema": {"type": "string"},
                 "required": True,
             },
         },
     )
-    @v1.doc(operationId="exportReplay", security=PUBLIC)
+    @v1.doc(
+        operationId="exportReplay",
+        security=PUBLIC,
+        responses={200: {"content": {NDJSON: {"schema": {"type": "string"}, "example": ndjson_example()}}}},
+    )
     def get(self, game_id: str) -> Response:
-        """Download a finished game's replay, to keep or to import elsewhere (POST /v1/replays)."""
+        """Download a finished game's replay, to keep or to import elsewhere (POST /v1/replays takes either format)."""
         game = game_service().load(game_id)
         if game.status != "finished":
             raise ApiError("game_not_finished", "Only a finished game can be exported; its replay would give away hidden cards.")
-        return _replay_response(game_service().replay(game, None), {}, f"red7-{game_id}.json")
+        return _replay_response(game_service().replay(game, None), {}, f"red7-{game_id}")
 
 
 @v1.route("/games/<game_id>/replay/view")
@@ -146,15 +153,29 @@ class Replays(MethodView):
     @documented_errors(400, 401, 413, 415, 422, 429)
     @v1.arguments(ReplaySchema(), examples=REPLAY_REF)
     @v1.response(201, ImportedSchema, headers=response_headers("Location"), example=example("Imported"))
-    @v1.doc(operationId="importReplay", security=TOKEN)
+    @v1.alt_response(
+        200, schema=ImportedSchema, description="imported before: that import", headers=response_headers("Location"),
+        example=example("Imported"),
+    )
+    @v1.doc(
+        operationId="importReplay",
+        security=TOKEN,
+        requestBody={"content": {NDJSON: {"schema": {"type": "string"}, "example": ndjson_example()}}},
+    )
     def post(self, document: dict[str, Any]) -> Response:
-        """Import a replay file: it is verified (hash, every state, the deals) and made viewable."""
+        """Import a replay file: it is verified (hash, every state, the deals) and made viewable.
+
+        The file is either export: the JSON document (application/json) or its lines (application/x-ndjson: a header
+        line, one line per step, an end line), as GET /v1/games/{id}/replay/export sends them.
+
+        The same content imported again is the same import (200, same id): a retry or a second upload makes no copy."""
         current_player()
         verdict = verify_replay(document)
         if not verdict.ok:
             detail = "The replay does not verify: " + "; ".join(verdict.problems[:5])
-            raise ApiError("invalid_replay", detail, problems=verdict.problems)
-        replay_id = red7_runtime().replays.save(document)
+            errors = [{**error, "location": "json"} for error in verdict.errors]
+            raise ApiError("invalid_replay", detail, problems=verdict.problems, errors=errors)
+        replay_id, created = red7_runtime().replays.save(document)
         body = {
             "id": replay_id,
             "game_id": document["game_id"],
@@ -163,7 +184,7 @@ class Replays(MethodView):
             "url": f"/v1/replays/{replay_id}",
             "view_url": f"/v1/replays/{replay_id}/view",
         }
-        return json_response(body, 201, {"Location": body["url"]})
+        return json_response(body, 201 if created else 200, {"Location": body["url"]})
 
 
 def _imported(replay_id: str) -> dict[str, Any]:

@@ -1,0 +1,45 @@
+"""What the headers say: no Content-Type without content (204, 304), what a browser may read cross-origin, the icon."""
+
+from __future__ import annotations
+
+from service.http.app import create_app
+from service.runtime import build_runtime
+from tests.service.conftest import HUMAN, Api, ai, settings_for
+
+
+def test_answers_without_content_carry_no_content_type(api):
+    token = api.player()["token"]
+    issued = api.call("POST", "/v1/players/me/tokens", token, json={"label": "phone"}).get_json()
+    revoked = api.call("DELETE", f"/v1/players/me/tokens/{issued['id']}", token)
+    assert revoked.status_code == 204 and revoked.get_data() == b""
+    assert "Content-Type" not in revoked.headers, revoked.headers
+    game = api.game(token, [HUMAN, ai()])
+    unchanged = api.call("GET", f"/v1/games/{game['id']}", token, headers={"If-None-Match": f'"{game["version"]}"'})
+    assert unchanged.status_code == 304 and "Content-Type" not in unchanged.headers, unchanged.headers
+    assert unchanged.headers["ETag"] == f'"{game["version"]}"'
+    css = api.call("GET", "/v1/docs/static/swagger-ui.css")
+    cached = api.call("GET", "/v1/docs/static/swagger-ui.css", headers={"If-None-Match": css.headers["ETag"]})
+    assert cached.status_code == 304 and "Content-Type" not in cached.headers, cached.headers
+    assert api.call("GET", f"/v1/games/{game['id']}", token).mimetype == "application/json"  # content keeps its type
+
+
+def test_a_browser_on_another_origin_may_read_the_exports_file_name(redis_pair, key_prefix):
+    runtime = build_runtime(settings_for(key_prefix, cors_origins=("https://play.example",)), clients=redis_pair)
+    api = Api(create_app(runtime), runtime)
+    token = api.player()["token"]
+    game = api.game(token, [HUMAN, ai("random")], variant="basic")
+    api.run_jobs()
+    if api.view(game["id"], token)["status"] != "finished":
+        api.act(game["id"], token, [{"type": "fold"}])
+        api.run_jobs()
+    exported = api.call("GET", f"/v1/games/{game['id']}/replay/export", headers={"Origin": "https://play.example"})
+    assert exported.status_code == 200 and exported.headers["Access-Control-Allow-Origin"] == "https://play.example"
+    assert exported.headers["Content-Disposition"] == f'attachment; filename="red7-{game["id"]}.json"'
+    exposed = [name.strip().lower() for name in exported.headers["Access-Control-Expose-Headers"].split(",")]
+    assert "content-disposition" in exposed and "etag" in exposed
+
+
+def test_the_icon_browsers_ask_for_is_there(api):
+    icon = api.call("GET", "/favicon.ico")
+    assert icon.status_code == 200 and icon.mimetype == "image/png"
+    assert icon.get_data().startswith(b"\x89PNG") and "max-age" in icon.headers["Cache-Control"]

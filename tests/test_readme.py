@@ -1,0 +1,133 @@
+"""The README's "Integrate in 5 minutes" block runs exactly as written against ``red7 serve --embedded``
+(what ``python3 dev.py run`` starts), with nothing on the PATH but curl and python3; and that server, idle,
+neither logs nor spins.
+
+The server is the venv's ``red7``, on a free loopback port (the one change made to the block is that port in
+its ``API=`` line), in a process group of its own, stopped by the fixture whatever the test did.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.deployment import free_port, wait_until
+
+ROOT = Path(__file__).resolve().parent.parent
+RED7 = Path(sys.executable).parent / "red7"
+API_LINE = "API=http://127.0.0.1:8000/v1"
+CURL = shutil.which("curl")
+PYTHON3 = Path(sys.executable).resolve()  # the interpreter itself (a "python3" on the PATH may be a shim script)
+
+
+def readme_block() -> str:
+    """The first ``sh`` block under "## Integrate in 5 minutes", exactly as the README shows it."""
+    section = (ROOT / "README.md").read_text().split("## Integrate in 5 minutes\n", 1)[1].split("\n## ", 1)[0]
+    match = re.search(r"^```sh\n(.*?)^```$", section, re.DOTALL | re.MULTILINE)
+    assert match, "no ```sh block under '## Integrate in 5 minutes'"
+    return match.group(1)
+
+
+@dataclass
+class Served:
+    port: int
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def log_lines(self) -> list[str]:
+        return self.log.read_text(errors="replace").splitlines()
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    port = free_port()
+    log = tmp_path / "serve.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RED7_", "REDIS_URL"))}
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [str(RED7), "serve", "--embedded", "--host", "127.0.0.1", "--port", str(port)],
+            stdout=out, stderr=subprocess.STDOUT, env=env, cwd=tmp_path, start_new_session=True,
+        )
+    try:
+        def healthy() -> bool:
+            assert process.poll() is None, log.read_text()
+            try:
+                return requests.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200
+            except requests.ConnectionError:
+                return False
+
+        wait_until(healthy, 30, "red7 serve --embedded answers /healthz")
+        yield Served(port, process, log)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(10)
+
+
+@pytest.mark.skipif(CURL is None, reason="needs curl (apt-get install curl; .ci/run installs it)")
+def test_the_integrate_in_5_minutes_block_runs_as_written(served: Served, tmp_path: Path) -> None:
+    block = readme_block()
+    assert block.count(API_LINE) == 1, f"the block sets the API once, as {API_LINE}"
+    script = tmp_path / "block.sh"
+    script.write_text(block.replace(API_LINE, f"API=http://127.0.0.1:{served.port}/v1"))
+    tools = tmp_path / "bin"  # the block may use curl and python3, and nothing else but bash's builtins
+    tools.mkdir()
+    assert CURL is not None
+    (tools / "curl").symlink_to(CURL)
+    (tools / "python3").symlink_to(PYTHON3)
+    ran = subprocess.run(
+        ["/bin/bash", "-euo", "pipefail", str(script)],
+        capture_output=True, text=True, timeout=240, cwd=tmp_path, env={"PATH": str(tools), "HOME": str(tmp_path)},
+    )
+    output = ran.stdout + ran.stderr
+    assert ran.returncode == 0, output[-4000:]
+    said = re.findall(r"^(GET|POST|DELETE) http://127\.0\.0\.1:\d+/v1(\S+) -> (\d{3})$", ran.stdout, re.MULTILINE)
+    answers = [(method, re.sub(r"[gt]_[0-9a-f]{16}", "<id>", path), int(status)) for method, path, status in said]
+    assert [(method, path.split("?")[0], status) for method, path, status in answers] == [
+        ("POST", "/games/<id>/actions", 200),  # 4. a legal step, on your turn, at the view's version
+        ("GET", "/games/<id>/events", 200),  # 5. what happened since
+        ("POST", "/games/<id>/join", 200),  # 6. the friend joins with the join code
+        ("GET", "/players/me/games", 200),  # 7. the next page, with the cursor of the first
+        ("GET", "/players/me/games", 200),
+        ("POST", "/games/<id>/leave", 200),  # 8. resign from the game in play, call off the waiting one
+        ("DELETE", "/games/<id>", 200),
+        ("GET", "/players/me/tokens", 200),  # 9. tokens
+        ("DELETE", "/players/me/tokens/<id>", 204),
+    ], ran.stdout[-4000:]
+    cursor = re.search(r"cursor=([^&\s]*)", answers[3][1])
+    assert cursor and cursor.group(1) not in ("", "null"), answers[3]
+    assert re.search(r"^id: \d+\nevent: \w+\ndata: \{", ran.stdout, re.MULTILINE), "the stream sent events before --max-time"
+
+
+def test_an_idle_embedded_server_neither_logs_nor_spins(served: Served) -> None:
+    """``python3 dev.py run`` printed RQ's scheduler lock lines over and over, and idled at 7-14% of a core."""
+    stat = Path(f"/proc/{served.process.pid}/stat")
+    if not stat.exists():
+        pytest.skip("needs /proc (Linux) to read the server's CPU time")
+    time.sleep(1)  # past the start
+
+    def cpu_ticks() -> int:
+        fields = stat.read_text().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # utime + stime (fields 14 and 15 of proc(5))
+
+    lines, ticks, began = served.log_lines(), cpu_ticks(), time.monotonic()
+    time.sleep(6)
+    share = (cpu_ticks() - ticks) / os.sysconf("SC_CLK_TCK") / (time.monotonic() - began)
+    assert served.log_lines() == lines, "an idle server logs nothing"
+    assert not [line for line in lines if "scheduler" in line.lower()], lines
+    assert share < 0.04, f"idle, the server used {share:.1%} of a core"
