@@ -28,7 +28,7 @@ from werkzeug.exceptions import BadRequest, HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.errors import PROBLEM_JSON, ApiError, problem
-from service.http.api import PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, v1
+from service.http.api import PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, pages, v1
 from service.http.schemas import ProblemSchema, ReplayAtSchema
 from service.http.waits import OpenWaits
 from service.runtime import Runtime, build_runtime
@@ -306,6 +306,7 @@ def create_app(runtime: Runtime | None = None) -> Flask:
         api.spec.components.header(name, header)
     api.register_blueprint(v1)
     api.register_blueprint(health)
+    app.register_blueprint(pages)  # on the app, not the Api: the web client is a page, not an operation of the spec
 
     app.before_request(_check_accept)
     app.before_request(_check_body)

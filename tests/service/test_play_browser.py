@@ -1,0 +1,402 @@
+"""The web client at /play in a real headless Chromium at a phone's size: a whole game against AIs, by clicking.
+
+The app is served as ``red7 serve --embedded`` serves it (the in-memory store, the jobs run in threads of
+this process) on a free localhost port; the browser knows nothing but the page's address.  The AI level
+is greedy and the variant basic (one round, whoever wins it wins the game), so a game is over in seconds.
+
+Needs Debian's ``chromium`` and ``chromium-driver`` and the ``selenium`` package (``.ci/run`` installs
+them); without them the tests are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from service.http.app import create_app
+from service.runtime import Runtime, build_runtime
+from tests.service.conftest import Api, settings_for
+from workers.runner import start_embedded
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+PHONE = (390, 844)
+FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+)
+BROWSER_OWN = ("chrome:", "chrome-untrusted:", "devtools:", "about:")
+GAME_SECONDS = 90  # a basic game against two greedy AIs takes a few seconds of clicking; this is the bound
+
+if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
+    pytest.skip(f"needs {CHROMIUM} and {CHROMEDRIVER} (apt-get install -y chromium chromium-driver)", allow_module_level=True)
+webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium (pip install selenium)")
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402 (after the skip)
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from werkzeug.serving import make_server  # noqa: E402
+
+
+@dataclass
+class Seen:
+    """A request as the server saw it."""
+
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    if_match: str | None
+    idempotency_key: str | None
+    authorized: bool
+
+
+@dataclass
+class Served:
+    base: str
+    runtime: Runtime
+    client: Api
+    requests: list[Seen] = field(default_factory=list)
+
+    @property
+    def has_stream_tickets(self) -> bool:
+        """Whether this server issues stream tickets (the page then streams; else it long-polls)."""
+        app = self.client.client.application
+        return any("stream-tickets" in rule.rule for rule in app.url_map.iter_rules())
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[Served]:
+    runtime = build_runtime(settings_for(f"red7-test:{uuid.uuid4().hex[:12]}:", stream_max_seconds=5.0))
+    app = create_app(runtime)
+    seen: list[Seen] = []
+
+    def logged(environ: dict[str, Any], start_response: Callable) -> Any:
+        seen.append(
+            Seen(
+                environ["REQUEST_METHOD"],
+                environ.get("PATH_INFO", ""),
+                parse_qs(environ.get("QUERY_STRING", "")),
+                environ.get("HTTP_IF_MATCH"),
+                environ.get("HTTP_IDEMPOTENCY_KEY"),
+                "HTTP_AUTHORIZATION" in environ,
+            )
+        )
+        return app(environ, start_response)
+
+    stop = start_embedded(runtime)  # AI seats and the deal are jobs: run them here, as `red7 serve --embedded` does
+    server = make_server("127.0.0.1", 0, logged, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, name="play-test-server", daemon=True)
+    thread.start()
+    try:
+        yield Served(f"http://127.0.0.1:{server.server_port}", runtime, Api(app, runtime), seen)
+    finally:
+        server.shutdown()
+        stop.set()
+        thread.join(5)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    profile = tempfile.mkdtemp(prefix="red7-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={profile}")
+    # A phone's screen (a headless window is at least 500 px wide: the viewport is emulated instead).
+    metrics = {"width": PHONE[0], "height": PHONE[1], "pixelRatio": 3}
+    options.add_experimental_option("mobileEmulation", {"deviceMetrics": metrics})
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(15)
+    driver.set_script_timeout(10)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+# --- what the page shows, read in one round trip -----------------------------------------------
+
+TABLE = """
+const q = (s) => document.querySelector(s);
+const table = q("#table");
+return {
+  screen: document.body.dataset.screen,
+  version: Number(table.dataset.version || -1),
+  phase: table.dataset.phase || null,
+  live: table.dataset.live,
+  your_turn: table.dataset.yourTurn === "true",
+  status: q("#status").textContent,
+  rule: q("#rule").dataset.rule,
+  leader: q("#leader").textContent,
+  hand: Array.from(document.querySelectorAll("#hand [data-card]")).map((c) => c.dataset.card),
+  seats: Array.from(document.querySelectorAll("#seats [data-seat]")).map((s) => ({
+    seat: Number(s.dataset.seat),
+    name: s.querySelector(".seat-name").textContent,
+    palette: Array.from(s.querySelectorAll("[data-card]")).map((c) => c.dataset.card),
+    turn: s.dataset.turn === "true",
+    leader: s.dataset.leader === "true",
+  })),
+  steps: Array.from(document.querySelectorAll("#steps button")).map((b) => ({
+    index: Number(b.dataset.index), type: b.dataset.type, card: b.dataset.card || null, text: b.textContent,
+    eliminates: b.dataset.eliminates === "true", can_win: b.dataset.canWin === "true", ends_turn: b.dataset.endsTurn === "true",
+    disabled: b.disabled,
+  })),
+  dialog_open: q("#confirm").open,
+  outcome_shown: !q("#outcome").hidden,
+  winner: q("#winner").textContent,
+  scores: Array.from(document.querySelectorAll("#final-scores li")).map((li) => li.textContent),
+  replay: q("#replay-link").getAttribute("href"),
+  problem: q("#problem").hidden ? null : q("#problem").textContent,
+  news: document.querySelectorAll("#news li").length,
+  overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+};
+"""
+
+
+def table(driver: Any) -> dict[str, Any]:
+    return driver.execute_script(TABLE)
+
+
+def wait_for(driver: Any, condition: Callable[[dict[str, Any]], Any], seconds: float = 10) -> dict[str, Any]:
+    """Wait until the table satisfies ``condition``; the table then."""
+    WebDriverWait(driver, seconds, poll_frequency=0.05).until(lambda d: condition(table(d)))
+    return table(driver)
+
+
+def stored_player(driver: Any) -> dict[str, Any]:
+    return json.loads(driver.execute_script("return localStorage.getItem('red7.player')") or "null")
+
+
+def network_requests(driver: Any) -> list[str]:
+    """Every URL the browser asked for since the last call (the DevTools performance log), but its own pages."""
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            params = message["params"]
+            url, page = params["request"]["url"], params.get("documentURL", "")
+            if not page.startswith(BROWSER_OWN):
+                urls.append(url)
+    return urls
+
+
+def console_problems(driver: Any, served: Served) -> list[dict[str, Any]]:
+    """The console's errors and warnings; on a server without stream tickets, but the 404 that tells the page so."""
+    problems = [entry for entry in driver.get_log("browser") if entry["level"] in ("SEVERE", "WARNING")]
+    if not served.has_stream_tickets:
+        problems = [entry for entry in problems if not ("/stream-tickets " in entry["message"] and "404" in entry["message"])]
+    return problems
+
+
+def fresh_page(driver: Any, url: str) -> None:
+    """Load ``url`` as a new document (not a jump within the page already open) in a browser that stores nothing for it."""
+    driver.get("about:blank")
+    origin = urlsplit(url)._replace(path="", query="", fragment="").geturl()
+    driver.execute_cdp_cmd("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "local_storage"})
+    driver.get(url)
+
+
+def sign_up(driver: Any, name: str) -> None:
+    WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.body.dataset.screen") == "signup")
+    field_ = driver.find_element(By.ID, "signup-name")
+    field_.clear()
+    field_.send_keys(name)
+    driver.find_element(By.ID, "signup-submit").click()
+    WebDriverWait(driver, 10).until(lambda d: d.find_element(By.ID, "who-name").text == name)
+
+
+def choose(steps: list[dict[str, Any]]) -> dict[str, Any]:
+    """A sensible step: one that keeps the player winning, the turn's end first; one that puts them out only as a last resort."""
+    staying = [s for s in steps if not s["eliminates"]]
+    for wanted in (
+        [s for s in staying if s["can_win"] and s["ends_turn"]],
+        [s for s in staying if s["can_win"]],
+        staying,
+        [s for s in steps if s["type"] == "end_turn"],
+        steps,
+    ):
+        if wanted:
+            return wanted[0]
+    raise AssertionError("no legal step to take")
+
+
+def click_step(driver: Any, step: dict[str, Any]) -> None:
+    driver.find_element(By.CSS_SELECTOR, f'#steps button[data-index="{step["index"]}"]').click()
+
+
+# --- the tests ---------------------------------------------------------------------------------
+
+
+def test_a_whole_game_against_two_greedy_ais_by_clicking(served: Served, browser: Any) -> None:
+    started = time.monotonic()
+    fresh_page(browser, f"{served.base}/play")
+    browser.get_log("browser")  # start both logs empty
+    network_requests(browser)
+    served.requests.clear()
+    assert browser.execute_script("return [innerWidth, innerHeight]") == list(PHONE)
+
+    sign_up(browser, "Ana")
+    player = stored_player(browser)
+    assert player["name"] == "Ana" and player["token"], "the token is kept in the browser"
+    assert browser.execute_script("return document.body.dataset.screen") == "home"
+
+    # A new game: 3 players (the default), both others greedy AIs (the default level), the basic variant.
+    assert browser.find_element(By.ID, "players").get_attribute("value") == "3"
+    assert [s.get_attribute("value") for s in browser.find_elements(By.CSS_SELECTOR, "#seat-choices select")] == [
+        "ai:greedy",
+        "ai:greedy",
+    ]
+    browser.find_element(By.CSS_SELECTOR, 'input[name="variant"][value="basic"]').click()
+    browser.find_element(By.ID, "create").click()
+    shown = wait_for(browser, lambda t: t["screen"] == "table" and t["phase"] == "turn")
+    game_id = parse_qs(urlsplit(browser.current_url).fragment)["game"][0]
+    assert [s["name"] for s in shown["seats"]] == ["Ana", "AI 1 (greedy)", "AI 2 (greedy)"]
+    assert all(len(s["palette"]) >= 1 for s in shown["seats"]), "every palette is dealt a card"
+    assert shown["rule"] in ("red", "orange", "yellow", "green", "blue", "indigo", "violet") and shown["leader"] != "—"
+    assert shown["overflow"] <= 0, "nothing is wider than a phone's screen"
+
+    # The warning before a step that puts you out: cancelled, nothing is sent.
+    first = wait_for(browser, lambda t: t["your_turn"] and t["steps"] and not any(s["disabled"] for s in t["steps"]), 20)
+    assert len(first["hand"]) >= 6, first["hand"]
+    fold = next(s for s in first["steps"] if s["type"] == "fold")
+    assert fold["eliminates"] and "out of this round" in fold["text"]
+    posts = len([r for r in served.requests if r.method == "POST"])
+    click_step(browser, fold)
+    WebDriverWait(browser, 5).until(lambda d: d.find_element(By.ID, "confirm").is_displayed())
+    assert "out of this round" in browser.find_element(By.ID, "confirm-title").text
+    browser.find_element(By.ID, "confirm-no").click()
+    assert not table(browser)["dialog_open"]
+    assert len([r for r in served.requests if r.method == "POST"]) == posts, "a cancelled step sends nothing"
+
+    # Play the game out by clicking legal steps, until the end shows.
+    clicks = confirmed = 0
+    deadline = time.monotonic() + GAME_SECONDS
+    while True:
+        assert time.monotonic() < deadline, f"the game did not finish in {GAME_SECONDS} s: {table(browser)}"
+        now = table(browser)
+        assert now["problem"] is None, now["problem"]
+        if now["outcome_shown"]:
+            break
+        if not now["your_turn"] or not now["steps"] or any(s["disabled"] for s in now["steps"]):
+            time.sleep(0.05)
+            continue
+        step = choose(now["steps"])
+        try:
+            click_step(browser, step)
+        except StaleElementReferenceException:  # the view changed under the click: look again
+            continue
+        clicks += 1
+        if step["eliminates"]:
+            WebDriverWait(browser, 5).until(lambda d: d.find_element(By.ID, "confirm").is_displayed())
+            browser.find_element(By.ID, "confirm-yes").click()
+            confirmed += 1
+        acted_on = now["version"]
+        WebDriverWait(browser, 10, poll_frequency=0.05).until(lambda d, acted_on=acted_on: table(d)["version"] > acted_on)
+    assert clicks >= 1 and confirmed <= 1, "one round: the player goes out at most once"
+
+    end = table(browser)
+    view = served.client.view(game_id, player["token"])
+    assert view["status"] == "finished" and view["phase"] == "finished"
+    assert end["phase"] == "finished" and end["version"] == view["version"]
+    winner = view["seats"][view["winner"]]["name"]
+    assert winner in end["winner"] or (view["winner"] == 0 and end["winner"].startswith("You "))
+    assert len(end["scores"]) == 3 and winner in next(s for s in end["scores"] if "winner" in s)
+    assert end["status"] == ("Game over: you won!" if view["winner"] == 0 else f"Game over: {winner} won.")
+    assert end["news"] > 0, "the moves were told as they came"
+    assert end["overflow"] <= 0
+
+    # Every action went with the view's version and a fresh idempotency key.
+    actions = [r for r in served.requests if r.method == "POST" and r.path == f"/v1/games/{game_id}/actions"]
+    assert len(actions) == clicks
+    assert all(r.if_match and r.if_match.strip('"').isdigit() for r in actions)
+    keys = [r.idempotency_key for r in actions]
+    assert all(keys) and len(set(keys)) == len(keys)
+    assert all(r.authorized for r in served.requests if r.path.startswith("/v1/") and r.path != "/v1/players")
+
+    # Live updates: the ticketed stream where the server has it, else the long-poll.
+    feeds = [r for r in served.requests if r.path.startswith(f"/v1/games/{game_id}/")]
+    if served.has_stream_tickets:
+        assert any(r.path.endswith("/stream-tickets") and r.method == "POST" for r in feeds)
+        streams = [r for r in feeds if r.path.endswith("/stream")]
+        assert streams and all("ticket" in r.query and not r.authorized for r in streams)
+        assert not any(r.path.endswith("/events") for r in feeds)
+    else:
+        polls = [r for r in feeds if r.path.endswith("/events")]
+        assert polls and all(r.query.get("wait") == ["25"] for r in polls)
+    assert end["live"] == "over"
+
+    assert console_problems(browser, served) == []
+    origins = {urlsplit(url)._replace(path="", query="", fragment="").geturl() for url in network_requests(browser)}
+    assert origins == {served.base}, "the page loads nothing from anywhere else"
+
+    # The replay of the game, from the link at the end.
+    browser.find_element(By.ID, "replay-link").click()
+    WebDriverWait(browser, 10).until(lambda d: d.title == f"Red7 replay {game_id}")
+    assert urlsplit(browser.current_url)._replace(fragment="").geturl() == f"{served.base}/v1/games/{game_id}/replay/view"
+    browser.find_element(By.ID, "last").click()
+    outcome = browser.find_element(By.ID, "outcome")
+    assert outcome.is_displayed() and winner in outcome.text
+    assert console_problems(browser, served) == []
+    assert time.monotonic() - started < 120
+
+
+def test_the_share_link_seats_a_friend_and_signing_out_revokes_the_token(served: Served, browser: Any) -> None:
+    fresh_page(browser, f"{served.base}/play")
+    browser.get_log("browser")
+    sign_up(browser, "Ana")
+    ana = stored_player(browser)
+
+    # A game with a friend: the second seat open.
+    Select = pytest.importorskip("selenium.webdriver.support.select").Select
+    Select(browser.find_element(By.ID, "players")).select_by_value("2")
+    Select(browser.find_element(By.ID, "seat-1")).select_by_value("human")
+    browser.find_element(By.ID, "create").click()
+    waiting = wait_for(browser, lambda t: t["screen"] == "table" and t["phase"] == "waiting")
+    assert waiting["status"] == "Waiting for 1 more player to join."
+    game_id = parse_qs(urlsplit(browser.current_url).fragment)["game"][0]
+    link = browser.find_element(By.ID, "share-link").get_attribute("value")
+    code = served.client.view(game_id, ana["token"])["join_code"]
+    assert link == f"{served.base}/play#join={game_id}:{code}"
+
+    # A friend opens the link in a browser that knows no player: sign up, and the seat is theirs.
+    fresh_page(browser, link)
+    assert browser.find_element(By.ID, "signup-invite").is_displayed()
+    sign_up(browser, "Bo")
+    started = wait_for(browser, lambda t: t["screen"] == "table" and t["phase"] == "turn")
+    assert [s["name"] for s in started["seats"]] == ["Ana", "Bo"]
+    assert urlsplit(browser.current_url).fragment == f"game={game_id}", "the join code leaves the address bar"
+    bo = stored_player(browser)
+    view = served.client.view(game_id, ana["token"])
+    assert view["status"] == "active" and view["seats"][1]["player_id"] == bo["id"]
+    assert len(started["hand"]) == 7
+
+    # Your games, then signing out: the token is revoked on the server, and forgotten here.
+    browser.find_element(By.ID, "back").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#games li[data-game="{game_id}"]'))
+    browser.find_element(By.ID, "sign-out").click()
+    WebDriverWait(browser, 5).until(lambda d: d.find_element(By.ID, "confirm").is_displayed())
+    browser.find_element(By.ID, "confirm-yes").click()
+    WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.body.dataset.screen") == "signup")
+    assert stored_player(browser) is None
+    assert served.client.call("GET", "/v1/players/me", bo["token"]).status_code == 401
+    assert console_problems(browser, served) == []
