@@ -41,6 +41,8 @@ class Settings:
     long_poll_max: float = 60.0
     stream_max_seconds: float = 300.0
     stream_heartbeat: float = 15.0
+    #: How long a stream ticket (``POST /v1/games/{id}/stream-tickets``) may be used to connect, in seconds.
+    stream_ticket_seconds: int = 60
     idempotency_ttl: int = 24 * 3600
     #: A read re-offers the jobs of an active game quiet for this long (a lost or killed job heals).
     recover_after: float = 3.0
@@ -95,6 +97,7 @@ class Settings:
             "trusted_proxy_hops": int(env.get("RED7_TRUSTED_PROXY_HOPS", cls.trusted_proxy_hops)),
             "expert_seconds": float(env.get("RED7_EXPERT_SECONDS", cls.expert_seconds)),
             "ai_delay": float(env.get("RED7_AI_DELAY", cls.ai_delay)),
+            "stream_ticket_seconds": int(env.get("RED7_STREAM_TICKET_SECONDS", cls.stream_ticket_seconds)),
             "max_waits_per_token": int(env.get("RED7_MAX_WAITS_PER_TOKEN", cls.max_waits_per_token)),
             "max_waits_per_address": int(env.get("RED7_MAX_WAITS_PER_ADDRESS", cls.max_waits_per_address)),
             "max_games_in_play": int(env.get("RED7_MAX_GAMES_PER_PLAYER", cls.max_games_in_play)),

@@ -17,6 +17,7 @@ SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "invalid_precondition": (400, "If-Match must hold a game version"),
     "token_required": (401, "This needs a player token (Authorization: Bearer ...)"),
     "invalid_token": (401, "The token is not known"),
+    "invalid_ticket": (401, "The stream ticket is not known, has expired, or is for another game"),
     "api_key_required": (401, "This needs a service API key (X-Api-Key)"),
     "not_a_player": (403, "You do not hold a seat in this game"),
     "bad_join_code": (403, "The join code is wrong"),

@@ -21,6 +21,7 @@ from service.config import Settings
 from service.storage.events import EventStore
 from service.storage.players import PlayerStore
 from service.storage.replays import ReplayStore
+from service.storage.tickets import TicketStore
 from workers.agenda import Agenda
 from workers.dispatch import Dispatcher
 
@@ -37,6 +38,7 @@ class Runtime:
     queue: Queue  # the games' jobs: AI turns, scoring and dealing, deadlines
     webhook_queue: Queue  # webhook deliveries, worked apart (see workers.runner)
     dispatcher: Dispatcher
+    tickets: TicketStore  # stream tickets: a browser's read-only pass to its own live feed
 
 
 def connect(settings: Settings) -> tuple[redis.Redis, redis.Redis]:
@@ -87,4 +89,5 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
         max_ai_seats_in_play=settings.max_ai_seats_in_play,
     )
     replays = ReplayStore(text, settings.key_prefix)
-    return Runtime(settings, text, raw, store, players, games, replays, queue, webhook_queue, dispatcher)
+    tickets = TicketStore(text, settings.key_prefix, settings.stream_ticket_seconds)
+    return Runtime(settings, text, raw, store, players, games, replays, queue, webhook_queue, dispatcher, tickets)

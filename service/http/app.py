@@ -29,6 +29,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.errors import PROBLEM_JSON, ApiError, problem
 from service.http.api import PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, pages, v1
+from service.http.logs import redact_access_logs
 from service.http.schemas import ProblemSchema, ReplayAtSchema
 from service.http.waits import OpenWaits
 from service.runtime import Runtime, build_runtime
@@ -216,6 +217,7 @@ def create_app(runtime: Runtime | None = None) -> Flask:
     """The WSGI app; ``current_app.extensions["red7"]`` is its :class:`~service.runtime.Runtime`."""
     runtime = runtime or build_runtime()
     settings = runtime.settings
+    redact_access_logs()  # stream tickets travel in URLs
     app = Flask("red7", static_folder=None)
     app.config.update(
         MAX_CONTENT_LENGTH=settings.max_body_bytes,

@@ -1,4 +1,4 @@
-"""Who is calling: a player's bearer token, and (optionally) a service API key."""
+"""Who is calling: a player's bearer token (or, on a game's feeds, a stream ticket), and (optionally) a service API key."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from flask import g, request
 from service.errors import ApiError
 from service.http.common import red7_runtime
 from service.storage.players import Player, hash_token
+from service.storage.tickets import Ticket
 
 
 def bearer_token() -> str | None:
@@ -49,6 +50,32 @@ def current_player(required: bool = True) -> Player | None:
     return player
 
 
+def feed_reader(game_id: str, ticket: str | None) -> Player | None:
+    """Who reads a game's feed: the holder of a stream ticket for it, else the bearer token's player (or a spectator).
+
+    A ticket never falls back to the spectator's feed: one that is unknown, has
+    expired, is for another game or whose token was revoked is a 401, so that a
+    page never mistakes the public feed for its own.
+    """
+    if ticket is None:
+        return current_player(required=False)
+    if request.headers.get("Authorization"):
+        raise ApiError("invalid_request", "Send a stream ticket or a bearer token, not both.")
+    known = red7_runtime().tickets.redeem(ticket)
+    player = _ticket_holder(known) if known is not None and known.game_id == game_id else None
+    if player is None:
+        raise ApiError("invalid_ticket", f"Ask for a new one: POST /v1/games/{game_id}/stream-tickets with your token.")
+    g.player = player
+    g.token_digest = known.token_digest if known else None  # the token it stands for, for the caps on open waits
+    return player
+
+
+def _ticket_holder(ticket: Ticket) -> Player | None:
+    """The ticket's player, while the token it was issued for is not revoked."""
+    player = red7_runtime().players.by_token_digest(ticket.token_digest)
+    return player if player is not None and player.id == ticket.player_id else None
+
+
 def require_api_key() -> None:
     """When the server has API keys, creating players and games needs one of them."""
     keys = red7_runtime().settings.api_keys
@@ -61,5 +88,8 @@ def require_api_key() -> None:
 
 def waiter() -> tuple[str | None, str]:
     """Who holds a long-poll or stream open: the token (hashed) if the request carries one, and the address."""
-    token = bearer_token()
-    return (hash_token(token) if token else None), request.remote_addr or "unknown"
+    digest: str | None = g.get("token_digest")  # a stream ticket's token (see feed_reader)
+    if digest is None:
+        token = bearer_token()
+        digest = hash_token(token) if token else None
+    return digest, request.remote_addr or "unknown"

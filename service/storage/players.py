@@ -213,7 +213,10 @@ class PlayerStore:
         return wanted
 
     def by_token(self, token: str) -> Player | None:
-        digest = hash_token(token)
+        return self.by_token_digest(hash_token(token))
+
+    def by_token_digest(self, digest: str) -> Player | None:
+        """The player a token (known by its SHA-256) belongs to, while it is not revoked."""
         now = time.monotonic()
         with self._lock:
             hit = self._by_token.get(digest)

@@ -7,11 +7,6 @@ with the reason.
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import tempfile
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -23,32 +18,16 @@ import pytest
 
 from service.http.app import create_app
 from service.runtime import build_runtime
+from tests.browser import chromium, network_requests, skip_without_chromium
+from tests.browser import served as served_on_loopback
 from tests.service.conftest import Api, ai, settings_for
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
-FLAGS = (
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--window-size=1280,1000",
-)
-BROWSER_OWN = ("chrome:", "chrome-untrusted:", "devtools:", "about:")
 CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
 
-if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
-    pytest.skip(f"needs {CHROMIUM} and {CHROMEDRIVER} (apt-get install -y chromium chromium-driver)", allow_module_level=True)
-webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium (pip install selenium)")
-from selenium.webdriver.chrome.service import Service  # noqa: E402 (after the skip)
-from selenium.webdriver.common.by import By  # noqa: E402
+skip_without_chromium()
+from selenium.webdriver.common.by import By  # noqa: E402 (after the skip)
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
-from werkzeug.serving import make_server  # noqa: E402
 
 # Everything the page shows for one step, read in one round trip.
 SNAPSHOT = """
@@ -114,32 +93,14 @@ def served() -> Iterator[Served]:
         seen.append(environ["REQUEST_METHOD"] + " " + environ.get("PATH_INFO", ""))
         return app(environ, start_response)
 
-    server = make_server("127.0.0.1", 0, logged, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, name="viewer-test-server", daemon=True)
-    thread.start()
-    try:
-        yield Served(f"http://127.0.0.1:{server.server_port}", game["id"], document, seen)
-    finally:
-        server.shutdown()
-        thread.join(5)
+    with served_on_loopback(logged, "viewer-test-server") as base:
+        yield Served(base, game["id"], document, seen)
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    profile = tempfile.mkdtemp(prefix="red7-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={profile}")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(15)
-    try:
+    with chromium() as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def expected(document: dict[str, Any], index: int) -> dict[str, Any]:
@@ -216,19 +177,6 @@ def press(driver: Any, key: str) -> None:
 
 def click(driver: Any, element_id: str) -> None:
     driver.find_element(By.ID, element_id).click()
-
-
-def network_requests(driver: Any) -> list[str]:
-    """Every URL the browser asked for since the last call (the DevTools performance log), but its own pages."""
-    urls = []
-    for entry in driver.get_log("performance"):
-        message = json.loads(entry["message"])["message"]
-        if message["method"] == "Network.requestWillBeSent":
-            params = message["params"]
-            url, page = params["request"]["url"], params.get("documentURL", "")
-            if not page.startswith(BROWSER_OWN):  # not the browser's own pages (the new-tab page at start)
-                urls.append(url)
-    return urls
 
 
 def test_the_viewer_steps_through_a_finished_game(served: Served, browser: Any) -> None:

@@ -11,10 +11,6 @@ them); without them the tests are skipped with the reason.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -26,33 +22,18 @@ import pytest
 
 from service.http.app import create_app
 from service.runtime import Runtime, build_runtime
+from tests.browser import chromium, network_requests, served, skip_without_chromium
 from tests.service.conftest import Api, settings_for
 from workers.runner import start_embedded
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
-PHONE = (390, 844)
-FLAGS = (
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-)
-BROWSER_OWN = ("chrome:", "chrome-untrusted:", "devtools:", "about:")
-GAME_SECONDS = 90  # a basic game against two greedy AIs takes a few seconds of clicking; this is the bound
-
-if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
-    pytest.skip(f"needs {CHROMIUM} and {CHROMEDRIVER} (apt-get install -y chromium chromium-driver)", allow_module_level=True)
-webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium (pip install selenium)")
+skip_without_chromium()
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402 (after the skip)
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.select import Select  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
-from werkzeug.serving import make_server  # noqa: E402
+
+PHONE = (390, 844)
+GAME_SECONDS = 90  # a basic game against two greedy AIs takes a few seconds of clicking; this is the bound
 
 
 @dataclass
@@ -68,21 +49,15 @@ class Seen:
 
 
 @dataclass
-class Served:
+class Server:
     base: str
     runtime: Runtime
     client: Api
     requests: list[Seen] = field(default_factory=list)
 
-    @property
-    def has_stream_tickets(self) -> bool:
-        """Whether this server issues stream tickets (the page then streams; else it long-polls)."""
-        app = self.client.client.application
-        return any("stream-tickets" in rule.rule for rule in app.url_map.iter_rules())
-
 
 @pytest.fixture(scope="module")
-def served() -> Iterator[Served]:
+def server() -> Iterator[Server]:
     runtime = build_runtime(settings_for(f"red7-test:{uuid.uuid4().hex[:12]}:", stream_max_seconds=5.0))
     app = create_app(runtime)
     seen: list[Seen] = []
@@ -101,37 +76,20 @@ def served() -> Iterator[Served]:
         return app(environ, start_response)
 
     stop = start_embedded(runtime)  # AI seats and the deal are jobs: run them here, as `red7 serve --embedded` does
-    server = make_server("127.0.0.1", 0, logged, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, name="play-test-server", daemon=True)
-    thread.start()
     try:
-        yield Served(f"http://127.0.0.1:{server.server_port}", runtime, Api(app, runtime), seen)
+        with served(logged, "play-test-server") as base:
+            yield Server(base, runtime, Api(app, runtime), seen)
     finally:
-        server.shutdown()
         stop.set()
-        thread.join(5)
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    profile = tempfile.mkdtemp(prefix="red7-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={profile}")
-    # A phone's screen (a headless window is at least 500 px wide: the viewport is emulated instead).
-    metrics = {"width": PHONE[0], "height": PHONE[1], "pixelRatio": 3}
-    options.add_experimental_option("mobileEmulation", {"deviceMetrics": metrics})
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(15)
-    driver.set_script_timeout(10)
-    try:
+    with chromium("500,900") as driver:
+        # A phone's screen: a headless window is at least 500 px wide, so the viewport is emulated instead.
+        metrics = {"width": PHONE[0], "height": PHONE[1], "deviceScaleFactor": 3, "mobile": True}
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 # --- what the page shows, read in one round trip -----------------------------------------------
@@ -187,25 +145,8 @@ def stored_player(driver: Any) -> dict[str, Any]:
     return json.loads(driver.execute_script("return localStorage.getItem('red7.player')") or "null")
 
 
-def network_requests(driver: Any) -> list[str]:
-    """Every URL the browser asked for since the last call (the DevTools performance log), but its own pages."""
-    urls = []
-    for entry in driver.get_log("performance"):
-        message = json.loads(entry["message"])["message"]
-        if message["method"] == "Network.requestWillBeSent":
-            params = message["params"]
-            url, page = params["request"]["url"], params.get("documentURL", "")
-            if not page.startswith(BROWSER_OWN):
-                urls.append(url)
-    return urls
-
-
-def console_problems(driver: Any, served: Served) -> list[dict[str, Any]]:
-    """The console's errors and warnings; on a server without stream tickets, but the 404 that tells the page so."""
-    problems = [entry for entry in driver.get_log("browser") if entry["level"] in ("SEVERE", "WARNING")]
-    if not served.has_stream_tickets:
-        problems = [entry for entry in problems if not ("/stream-tickets " in entry["message"] and "404" in entry["message"])]
-    return problems
+def console_problems(driver: Any) -> list[dict[str, Any]]:
+    return [entry for entry in driver.get_log("browser") if entry["level"] in ("SEVERE", "WARNING")]
 
 
 def fresh_page(driver: Any, url: str) -> None:
@@ -247,12 +188,12 @@ def click_step(driver: Any, step: dict[str, Any]) -> None:
 # --- the tests ---------------------------------------------------------------------------------
 
 
-def test_a_whole_game_against_two_greedy_ais_by_clicking(served: Served, browser: Any) -> None:
+def test_a_whole_game_against_two_greedy_ais_by_clicking(server: Server, browser: Any) -> None:
     started = time.monotonic()
-    fresh_page(browser, f"{served.base}/play")
+    fresh_page(browser, f"{server.base}/play")
     browser.get_log("browser")  # start both logs empty
     network_requests(browser)
-    served.requests.clear()
+    server.requests.clear()
     assert browser.execute_script("return [innerWidth, innerHeight]") == list(PHONE)
 
     sign_up(browser, "Ana")
@@ -280,21 +221,23 @@ def test_a_whole_game_against_two_greedy_ais_by_clicking(served: Served, browser
     assert len(first["hand"]) >= 6, first["hand"]
     fold = next(s for s in first["steps"] if s["type"] == "fold")
     assert fold["eliminates"] and "out of this round" in fold["text"]
-    posts = len([r for r in served.requests if r.method == "POST"])
+    posts = len([r for r in server.requests if r.method == "POST"])
     click_step(browser, fold)
     WebDriverWait(browser, 5).until(lambda d: d.find_element(By.ID, "confirm").is_displayed())
     assert "out of this round" in browser.find_element(By.ID, "confirm-title").text
     browser.find_element(By.ID, "confirm-no").click()
     assert not table(browser)["dialog_open"]
-    assert len([r for r in served.requests if r.method == "POST"]) == posts, "a cancelled step sends nothing"
+    assert len([r for r in server.requests if r.method == "POST"]) == posts, "a cancelled step sends nothing"
 
     # Play the game out by clicking legal steps, until the end shows.
     clicks = confirmed = 0
+    modes = set()
     deadline = time.monotonic() + GAME_SECONDS
     while True:
         assert time.monotonic() < deadline, f"the game did not finish in {GAME_SECONDS} s: {table(browser)}"
         now = table(browser)
         assert now["problem"] is None, now["problem"]
+        modes.add(now["live"])
         if now["outcome_shown"]:
             break
         if not now["your_turn"] or not now["steps"] or any(s["disabled"] for s in now["steps"]):
@@ -315,7 +258,7 @@ def test_a_whole_game_against_two_greedy_ais_by_clicking(served: Served, browser
     assert clicks >= 1 and confirmed <= 1, "one round: the player goes out at most once"
 
     end = table(browser)
-    view = served.client.view(game_id, player["token"])
+    view = server.client.view(game_id, player["token"])
     assert view["status"] == "finished" and view["phase"] == "finished"
     assert end["phase"] == "finished" and end["version"] == view["version"]
     winner = view["seats"][view["winner"]]["name"]
@@ -326,48 +269,47 @@ def test_a_whole_game_against_two_greedy_ais_by_clicking(served: Served, browser
     assert end["overflow"] <= 0
 
     # Every action went with the view's version and a fresh idempotency key.
-    actions = [r for r in served.requests if r.method == "POST" and r.path == f"/v1/games/{game_id}/actions"]
+    actions = [r for r in server.requests if r.method == "POST" and r.path == f"/v1/games/{game_id}/actions"]
     assert len(actions) == clicks
     assert all(r.if_match and r.if_match.strip('"').isdigit() for r in actions)
     keys = [r.idempotency_key for r in actions]
     assert all(keys) and len(set(keys)) == len(keys)
-    assert all(r.authorized for r in served.requests if r.path.startswith("/v1/") and r.path != "/v1/players")
+    api_calls = [r for r in server.requests if r.path.startswith("/v1/") and r.path != "/v1/players"]
+    assert all(r.authorized for r in api_calls if not r.path.endswith("/stream")), "the token goes with every call but the stream"
 
-    # Live updates: the ticketed stream where the server has it, else the long-poll.
-    feeds = [r for r in served.requests if r.path.startswith(f"/v1/games/{game_id}/")]
-    if served.has_stream_tickets:
-        assert any(r.path.endswith("/stream-tickets") and r.method == "POST" for r in feeds)
-        streams = [r for r in feeds if r.path.endswith("/stream")]
-        assert streams and all("ticket" in r.query and not r.authorized for r in streams)
-        assert not any(r.path.endswith("/events") for r in feeds)
-    else:
-        polls = [r for r in feeds if r.path.endswith("/events")]
-        assert polls and all(r.query.get("wait") == ["25"] for r in polls)
+    # Live updates: the ticketed stream, which EventSource reads without the token (never the long-poll).
+    feeds = [r for r in server.requests if r.path.startswith(f"/v1/games/{game_id}/")]
+    tickets = [r for r in feeds if r.path.endswith("/stream-tickets")]
+    streams = [r for r in feeds if r.path.endswith("/stream")]
+    assert tickets and all(r.method == "POST" and r.authorized for r in tickets)
+    assert streams and all(r.query.get("ticket") and r.query.get("after") and not r.authorized for r in streams)
+    assert len(streams) <= len(tickets), "each connection with a ticket of its own"
+    assert not any(r.path.endswith("/events") for r in feeds)
+    assert "stream" in modes and "poll" not in modes, modes
     assert end["live"] == "over"
 
-    assert console_problems(browser, served) == []
+    assert console_problems(browser) == []
     origins = {urlsplit(url)._replace(path="", query="", fragment="").geturl() for url in network_requests(browser)}
-    assert origins == {served.base}, "the page loads nothing from anywhere else"
+    assert origins == {server.base}, "the page loads nothing from anywhere else"
 
     # The replay of the game, from the link at the end.
     browser.find_element(By.ID, "replay-link").click()
     WebDriverWait(browser, 10).until(lambda d: d.title == f"Red7 replay {game_id}")
-    assert urlsplit(browser.current_url)._replace(fragment="").geturl() == f"{served.base}/v1/games/{game_id}/replay/view"
+    assert urlsplit(browser.current_url)._replace(fragment="").geturl() == f"{server.base}/v1/games/{game_id}/replay/view"
     browser.find_element(By.ID, "last").click()
     outcome = browser.find_element(By.ID, "outcome")
     assert outcome.is_displayed() and winner in outcome.text
-    assert console_problems(browser, served) == []
+    assert console_problems(browser) == []
     assert time.monotonic() - started < 120
 
 
-def test_the_share_link_seats_a_friend_and_signing_out_revokes_the_token(served: Served, browser: Any) -> None:
-    fresh_page(browser, f"{served.base}/play")
+def test_the_share_link_seats_a_friend_and_signing_out_revokes_the_token(server: Server, browser: Any) -> None:
+    fresh_page(browser, f"{server.base}/play")
     browser.get_log("browser")
     sign_up(browser, "Ana")
     ana = stored_player(browser)
 
     # A game with a friend: the second seat open.
-    Select = pytest.importorskip("selenium.webdriver.support.select").Select
     Select(browser.find_element(By.ID, "players")).select_by_value("2")
     Select(browser.find_element(By.ID, "seat-1")).select_by_value("human")
     browser.find_element(By.ID, "create").click()
@@ -375,8 +317,8 @@ def test_the_share_link_seats_a_friend_and_signing_out_revokes_the_token(served:
     assert waiting["status"] == "Waiting for 1 more player to join."
     game_id = parse_qs(urlsplit(browser.current_url).fragment)["game"][0]
     link = browser.find_element(By.ID, "share-link").get_attribute("value")
-    code = served.client.view(game_id, ana["token"])["join_code"]
-    assert link == f"{served.base}/play#join={game_id}:{code}"
+    code = server.client.view(game_id, ana["token"])["join_code"]
+    assert link == f"{server.base}/play#join={game_id}:{code}"
 
     # A friend opens the link in a browser that knows no player: sign up, and the seat is theirs.
     fresh_page(browser, link)
@@ -386,7 +328,7 @@ def test_the_share_link_seats_a_friend_and_signing_out_revokes_the_token(served:
     assert [s["name"] for s in started["seats"]] == ["Ana", "Bo"]
     assert urlsplit(browser.current_url).fragment == f"game={game_id}", "the join code leaves the address bar"
     bo = stored_player(browser)
-    view = served.client.view(game_id, ana["token"])
+    view = server.client.view(game_id, ana["token"])
     assert view["status"] == "active" and view["seats"][1]["player_id"] == bo["id"]
     assert len(started["hand"]) == 7
 
@@ -398,5 +340,5 @@ def test_the_share_link_seats_a_friend_and_signing_out_revokes_the_token(served:
     browser.find_element(By.ID, "confirm-yes").click()
     WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.body.dataset.screen") == "signup")
     assert stored_player(browser) is None
-    assert served.client.call("GET", "/v1/players/me", bo["token"]).status_code == 401
-    assert console_problems(browser, served) == []
+    assert server.client.call("GET", "/v1/players/me", bo["token"]).status_code == 401
+    assert console_problems(browser) == []

@@ -1,4 +1,4 @@
-"""The event feeds: the paged (and long-polled) events and the Server-Sent Events stream."""
+"""The event feeds: the paged (and long-polled) events and the Server-Sent Events stream, and their stream tickets."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import json
 import logging
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import redis
@@ -13,26 +14,30 @@ from flask import Response, request, stream_with_context
 from flask.views import MethodView
 
 from service.errors import ApiError
-from service.http.auth import current_player, waiter
+from service.http.auth import current_player, feed_reader, waiter
 from service.http.common import (
     LAST_EVENT_ID,
     NO_STORE,
     PRIVATE,
     SSE_EVENT,
+    TOKEN,
     TOKEN_OR_NONE,
     documented_errors,
     game_service,
     json_response,
     open_waits,
     red7_runtime,
+    response_headers,
     v1,
 )
 from service.http.schemas import (
     EventPageSchema,
     EventsQuerySchema,
     StreamQuerySchema,
+    StreamTicketSchema,
     event_number,
 )
+from service.storage.tickets import Ticket
 
 log = logging.getLogger("red7.api")
 
@@ -45,7 +50,7 @@ class Events(MethodView):
     @v1.doc(security=TOKEN_OR_NONE)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
         """Your redacted event feed, paged; ``wait`` long-polls until something happens."""
-        player = current_player(required=False)
+        player = feed_reader(game_id, query.get("ticket"))
         games = game_service()
         game = games.load(game_id)
         games.ensure_progress(game)
@@ -79,8 +84,12 @@ class Stream(MethodView):
     )
     @v1.doc(security=TOKEN_OR_NONE)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
-        """The feed as Server-Sent Events; it ends when the game is over (or after a while: reconnect)."""
-        player = current_player(required=False)
+        """The feed as Server-Sent Events; it ends when the game is over (or after a while: reconnect).
+
+        A browser's ``EventSource`` cannot send Authorization: it follows its player's own feed with a stream
+        ticket in the URL (``?ticket=``); without either, it gets the spectator's feed.
+        """
+        player = feed_reader(game_id, query.get("ticket"))
         viewer = player.id if player else None
         games = game_service()
         settings = red7_runtime().settings
@@ -126,3 +135,26 @@ class Stream(MethodView):
         response.headers.update(NO_STORE)
         response.headers["X-Accel-Buffering"] = "no"
         return response
+
+
+@v1.route("/games/<game_id>/stream-tickets")
+class StreamTickets(MethodView):
+    @documented_errors(401, 404, 429)
+    @v1.response(201, StreamTicketSchema, headers=response_headers("Location"))
+    @v1.doc(security=TOKEN)
+    def post(self, game_id: str) -> Response:
+        """A ticket to follow your own feed of this game from a browser: ``/stream?ticket=`` (or ``/events?ticket=``).
+
+        ``EventSource`` cannot send Authorization, and a token must never sit in a URL: a ticket reads this one
+        game's feeds as you, writes nothing, and is good for connecting (reconnections included) for a minute.
+        """
+        player = current_player()
+        game_service().load(game_id)  # 404 for a game that does not exist
+        runtime = red7_runtime()
+        digest = waiter()[0]
+        assert digest is not None  # current_player() found a bearer token
+        ticket = runtime.tickets.issue(Ticket(player.id, game_id, digest))
+        expires = datetime.now(UTC) + timedelta(seconds=runtime.tickets.ttl)
+        issued = {"ticket": ticket, "expires_at": expires.isoformat(timespec="seconds").replace("+00:00", "Z")}
+        # Location: the stream it opens, ready for `new EventSource(base + location)`.
+        return json_response(issued, 201, {"Location": f"/v1/games/{game_id}/stream?ticket={ticket}", **NO_STORE})

@@ -31,6 +31,7 @@ from service.http.schemas.responses import (
     ProblemSchema,
     ReplayAtSchema,
     ReplaySchema,
+    StreamTicketSchema,
     TokenIssuedSchema,
     TokenListSchema,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "ReplayQuerySchema",
     "ReplaySchema",
     "StreamQuerySchema",
+    "StreamTicketSchema",
     "TokenCreateSchema",
     "TokenIssuedSchema",
     "TokenListSchema",

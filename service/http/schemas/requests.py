@@ -182,7 +182,18 @@ class ActionSchema(Strict):
     expected_version = fields.Integer(strict=True, validate=validate.Range(0), metadata={"description": "instead of If-Match"})
 
 
+def _ticket_field() -> fields.String:
+    return fields.String(
+        validate=validate.Length(1, 100),
+        metadata={
+            "description": "a stream ticket (POST /v1/games/{game_id}/stream-tickets), for browsers, whose EventSource "
+            "cannot send Authorization: reads as its player; a bad or expired ticket is a 401, never the spectator's feed"
+        },
+    )
+
+
 class EventsQuerySchema(Strict):
+    ticket = _ticket_field()
     after = fields.Integer(load_default=0, validate=validate.Range(0, MAX_EVENT))
     limit = fields.Integer(load_default=100, validate=validate.Range(1, 500))
     wait = fields.Float(load_default=0.0, validate=validate.Range(0, 60), metadata={"description": "long-poll seconds"})
@@ -193,6 +204,7 @@ class ReplayQuerySchema(Strict):
 
 
 class StreamQuerySchema(Strict):
+    ticket = _ticket_field()
     after = fields.Integer(
         validate=validate.Range(0, MAX_EVENT), metadata={"description": "resume after this event (or Last-Event-ID)"}
     )

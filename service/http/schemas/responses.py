@@ -51,6 +51,17 @@ class TokenIssuedSchema(TokenSchema):
     token = fields.String(required=True, metadata={"description": "bearer token; shown only now"})
 
 
+class StreamTicketSchema(Schema):
+    ticket = fields.String(
+        required=True,
+        metadata={"description": "put it in the feed's URL: /v1/games/{game_id}/stream?ticket=... (or /events?ticket=...)"},
+    )
+    expires_at = fields.String(
+        required=True,
+        metadata={"description": "connect (and reconnect) before this time; then ask for a new ticket", "format": "date-time"},
+    )
+
+
 class TokenListSchema(Schema):
     tokens = fields.List(fields.Nested(TokenSchema), required=True)
 
