@@ -3,6 +3,8 @@
 The app is served as ``red7 serve --embedded`` serves it (the in-memory store, the jobs run in threads of
 this process) on a free localhost port; the browser knows nothing but the page's address.  The AI level
 is greedy and the variant basic (one round, whoever wins it wins the game), so a game is over in seconds.
+The page follows the game through the ticketed stream; a server that answers the ticket route with a 404
+(an older one, played by a switch in front of the app) makes it long-poll instead.
 
 Needs Debian's ``chromium`` and ``chromium-driver`` and the ``selenium`` package (``.ci/run`` installs
 them); without them the tests are skipped with the reason.
@@ -54,6 +56,13 @@ class Server:
     runtime: Runtime
     client: Api
     requests: list[Seen] = field(default_factory=list)
+    #: Answer POST .../stream-tickets as a server that has no such route does (404 not_found).
+    without_tickets: bool = False
+
+
+NO_ROUTE = json.dumps(
+    {"type": "/v1/problems#not_found", "title": "Not found", "status": 404, "code": "not_found", "detail": "Nothing here."}
+).encode()
 
 
 @pytest.fixture(scope="module")
@@ -61,8 +70,12 @@ def server() -> Iterator[Server]:
     runtime = build_runtime(settings_for(f"red7-test:{uuid.uuid4().hex[:12]}:", stream_max_seconds=5.0))
     app = create_app(runtime)
     seen: list[Seen] = []
+    switches = {"without_tickets": lambda: False}
 
     def logged(environ: dict[str, Any], start_response: Callable) -> Any:
+        if switches["without_tickets"]() and environ.get("PATH_INFO", "").endswith("/stream-tickets"):
+            start_response("404 NOT FOUND", [("Content-Type", "application/problem+json")])
+            return [NO_ROUTE]
         seen.append(
             Seen(
                 environ["REQUEST_METHOD"],
@@ -78,7 +91,9 @@ def server() -> Iterator[Server]:
     stop = start_embedded(runtime)  # AI seats and the deal are jobs: run them here, as `red7 serve --embedded` does
     try:
         with served(logged, "play-test-server") as base:
-            yield Server(base, runtime, Api(app, runtime), seen)
+            state = Server(base, runtime, Api(app, runtime), seen)
+            switches["without_tickets"] = lambda: state.without_tickets
+            yield state
     finally:
         stop.set()
 
@@ -185,6 +200,48 @@ def click_step(driver: Any, step: dict[str, Any]) -> None:
     driver.find_element(By.CSS_SELECTOR, f'#steps button[data-index="{step["index"]}"]').click()
 
 
+def new_game_against_two_greedy_ais(driver: Any) -> tuple[str, dict[str, Any]]:
+    """From the home screen: 3 players (the default), both others greedy AIs (the default level), the basic variant."""
+    assert driver.find_element(By.ID, "players").get_attribute("value") == "3"
+    assert [s.get_attribute("value") for s in driver.find_elements(By.CSS_SELECTOR, "#seat-choices select")] == [
+        "ai:greedy",
+        "ai:greedy",
+    ]
+    driver.find_element(By.CSS_SELECTOR, 'input[name="variant"][value="basic"]').click()
+    driver.find_element(By.ID, "create").click()
+    shown = wait_for(driver, lambda t: t["screen"] == "table" and t["phase"] == "turn")
+    return parse_qs(urlsplit(driver.current_url).fragment)["game"][0], shown
+
+
+def play_out(driver: Any) -> tuple[int, int, set[str]]:
+    """Click legal steps until the end shows: the clicks, the eliminations confirmed, the live modes seen."""
+    clicks = confirmed = 0
+    modes = set()
+    deadline = time.monotonic() + GAME_SECONDS
+    while True:
+        assert time.monotonic() < deadline, f"the game did not finish in {GAME_SECONDS} s: {table(driver)}"
+        now = table(driver)
+        assert now["problem"] is None, now["problem"]
+        modes.add(now["live"])
+        if now["outcome_shown"]:
+            return clicks, confirmed, modes
+        if not now["your_turn"] or not now["steps"] or any(s["disabled"] for s in now["steps"]):
+            time.sleep(0.05)
+            continue
+        step = choose(now["steps"])
+        try:
+            click_step(driver, step)
+        except StaleElementReferenceException:  # the view changed under the click: look again
+            continue
+        clicks += 1
+        if step["eliminates"]:
+            WebDriverWait(driver, 5).until(lambda d: d.find_element(By.ID, "confirm").is_displayed())
+            driver.find_element(By.ID, "confirm-yes").click()
+            confirmed += 1
+        acted_on = now["version"]
+        WebDriverWait(driver, 10, poll_frequency=0.05).until(lambda d, acted_on=acted_on: table(d)["version"] > acted_on)
+
+
 # --- the tests ---------------------------------------------------------------------------------
 
 
@@ -201,16 +258,7 @@ def test_a_whole_game_against_two_greedy_ais_by_clicking(server: Server, browser
     assert player["name"] == "Ana" and player["token"], "the token is kept in the browser"
     assert browser.execute_script("return document.body.dataset.screen") == "home"
 
-    # A new game: 3 players (the default), both others greedy AIs (the default level), the basic variant.
-    assert browser.find_element(By.ID, "players").get_attribute("value") == "3"
-    assert [s.get_attribute("value") for s in browser.find_elements(By.CSS_SELECTOR, "#seat-choices select")] == [
-        "ai:greedy",
-        "ai:greedy",
-    ]
-    browser.find_element(By.CSS_SELECTOR, 'input[name="variant"][value="basic"]').click()
-    browser.find_element(By.ID, "create").click()
-    shown = wait_for(browser, lambda t: t["screen"] == "table" and t["phase"] == "turn")
-    game_id = parse_qs(urlsplit(browser.current_url).fragment)["game"][0]
+    game_id, shown = new_game_against_two_greedy_ais(browser)
     assert [s["name"] for s in shown["seats"]] == ["Ana", "AI 1 (greedy)", "AI 2 (greedy)"]
     assert all(len(s["palette"]) >= 1 for s in shown["seats"]), "every palette is dealt a card"
     assert shown["rule"] in ("red", "orange", "yellow", "green", "blue", "indigo", "violet") and shown["leader"] != "—"
@@ -230,31 +278,7 @@ def test_a_whole_game_against_two_greedy_ais_by_clicking(server: Server, browser
     assert len([r for r in server.requests if r.method == "POST"]) == posts, "a cancelled step sends nothing"
 
     # Play the game out by clicking legal steps, until the end shows.
-    clicks = confirmed = 0
-    modes = set()
-    deadline = time.monotonic() + GAME_SECONDS
-    while True:
-        assert time.monotonic() < deadline, f"the game did not finish in {GAME_SECONDS} s: {table(browser)}"
-        now = table(browser)
-        assert now["problem"] is None, now["problem"]
-        modes.add(now["live"])
-        if now["outcome_shown"]:
-            break
-        if not now["your_turn"] or not now["steps"] or any(s["disabled"] for s in now["steps"]):
-            time.sleep(0.05)
-            continue
-        step = choose(now["steps"])
-        try:
-            click_step(browser, step)
-        except StaleElementReferenceException:  # the view changed under the click: look again
-            continue
-        clicks += 1
-        if step["eliminates"]:
-            WebDriverWait(browser, 5).until(lambda d: d.find_element(By.ID, "confirm").is_displayed())
-            browser.find_element(By.ID, "confirm-yes").click()
-            confirmed += 1
-        acted_on = now["version"]
-        WebDriverWait(browser, 10, poll_frequency=0.05).until(lambda d, acted_on=acted_on: table(d)["version"] > acted_on)
+    clicks, confirmed, modes = play_out(browser)
     assert clicks >= 1 and confirmed <= 1, "one round: the player goes out at most once"
 
     end = table(browser)
@@ -342,3 +366,26 @@ def test_the_share_link_seats_a_friend_and_signing_out_revokes_the_token(server:
     assert stored_player(browser) is None
     assert server.client.call("GET", "/v1/players/me", bo["token"]).status_code == 401
     assert console_problems(browser) == []
+
+
+def test_on_a_server_without_stream_tickets_the_page_long_polls(server: Server, browser: Any) -> None:
+    fresh_page(browser, f"{server.base}/play")
+    browser.get_log("browser")
+    server.without_tickets = True
+    try:
+        sign_up(browser, "Cy")
+        server.requests.clear()
+        game_id, _ = new_game_against_two_greedy_ais(browser)
+        clicks, _, modes = play_out(browser)
+    finally:
+        server.without_tickets = False
+    assert clicks >= 1
+    assert "poll" in modes and "stream" not in modes, modes
+    feeds = [r for r in server.requests if r.path.startswith(f"/v1/games/{game_id}/")]
+    polls = [r for r in feeds if r.path.endswith("/events")]
+    assert polls and all(r.authorized and r.query.get("wait") == ["25"] for r in polls)
+    assert not any(r.path.endswith("/stream") for r in feeds)
+    assert table(browser)["live"] == "over"
+    # The one complaint: the 404 that told the page there are no tickets.
+    problems = console_problems(browser)
+    assert problems and all("/stream-tickets" in entry["message"] and "404" in entry["message"] for entry in problems)
