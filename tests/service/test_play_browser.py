@@ -138,6 +138,7 @@ return {
   outcome_shown: !q("#outcome").hidden,
   winner: q("#winner").textContent,
   scores: Array.from(document.querySelectorAll("#final-scores li")).map((li) => li.textContent),
+  scores_shown: !q("#final-scores").hidden,
   replay: q("#replay-link").getAttribute("href"),
   problem: q("#problem").hidden ? null : q("#problem").textContent,
   news: document.querySelectorAll("#news li").length,
@@ -288,6 +289,7 @@ def test_a_whole_game_against_two_greedy_ais_by_clicking(server: Server, browser
     winner = view["seats"][view["winner"]]["name"]
     assert winner in end["winner"] or (view["winner"] == 0 and end["winner"].startswith("You "))
     assert len(end["scores"]) == 3 and winner in next(s for s in end["scores"] if "winner" in s)
+    assert not end["scores_shown"], "the basic game has no scores to show"
     assert end["status"] == ("Game over: you won!" if view["winner"] == 0 else f"Game over: {winner} won.")
     assert end["news"] > 0, "the moves were told as they came"
     assert end["overflow"] <= 0
