@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from service.http import routes  # noqa: F401 (registers every route on the blueprints)
 from service.http.common import NDJSON, RESPONSE_HEADERS, best_offer, health, json_response, v1
+from service.http.routes.play import pages
 from service.http.routes.replays import PRODUCES
 
-__all__ = ["NDJSON", "PRODUCES", "RESPONSE_HEADERS", "best_offer", "health", "json_response", "v1"]
+__all__ = ["NDJSON", "PRODUCES", "RESPONSE_HEADERS", "best_offer", "health", "json_response", "pages", "v1"]

@@ -29,7 +29,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from replays.ndjson import NdjsonError, document_from_lines
 from service.errors import PROBLEM_JSON, ApiError, problem
-from service.http.api import NDJSON, PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, v1
+from service.http.api import NDJSON, PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, pages, v1
 from service.http.logs import redact_access_logs
 from service.http.openapi import INFO_DESCRIPTION, LICENSE, SERVERS, Red7Document, security_schemes
 from service.http.schemas import ProblemSchema
@@ -329,6 +329,7 @@ def create_app(runtime: Runtime | None = None) -> Flask:
         api.spec.components.header(name, header)
     api.register_blueprint(v1)
     api.register_blueprint(health)
+    app.register_blueprint(pages)  # on the app, not the Api: the web client is a page, not an operation of the spec
 
     app.before_request(_check_accept)
     app.before_request(_check_body)

@@ -23,7 +23,7 @@ except ImportError:  # its earlier name
 
 HTTP_METHODS = {"GET", "PUT", "POST", "DELETE", "PATCH", "TRACE"}
 #: Routes that are not API operations: Flask's static files, the spec itself, the docs page and its assets.
-NOT_OPERATIONS = {"static", "swagger_static", "favicon", "api-docs.openapi_json", "api-docs.openapi_swagger_ui"}
+NOT_OPERATIONS = {"static", "swagger_static", "favicon", "api-docs.openapi_json", "api-docs.openapi_swagger_ui", "pages.play"}
 EXTERNAL = re.compile(r"""(?:https?:)?//[^\s"'<>)]+""", re.IGNORECASE)
 
 

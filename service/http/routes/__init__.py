@@ -1,5 +1,7 @@
 """The routes of ``/v1``, one module per resource; importing this package registers them on the blueprints.
 
+``play`` is the exception: the web client at ``/play``, a page on a plain Flask blueprint of its own.
+
 The order of the imports is the order of the paths in the OpenAPI document.
 """
 
@@ -8,3 +10,4 @@ from service.http.routes import games  # noqa: F401
 from service.http.routes import feeds  # noqa: F401
 from service.http.routes import replays  # noqa: F401
 from service.http.routes import meta  # noqa: F401
+from service.http.routes import play  # noqa: F401 (the web client: a page on a blueprint of its own, not in the spec)

@@ -1,0 +1,75 @@
+"""The web client's page: served at /play as one self-contained HTML page under a strict CSP, and not an API operation."""
+
+from __future__ import annotations
+
+import re
+
+import fakeredis
+import pytest
+
+from service.http.app import create_app
+from service.http.routes.play import template
+from service.runtime import build_runtime
+from tests.service.conftest import settings_for
+
+SCRIPT_OR_STYLE = re.compile(r"<(script|style)\b([^>]*)>", re.IGNORECASE)
+EXTERNAL = re.compile(r"""(?:https?:)?//[^\s"'<>)]+|\bsrc=|\bhref=["'](?!#)""", re.IGNORECASE)
+
+
+@pytest.fixture(scope="module")
+def app():
+    """An app on its own fakeredis: the page does not depend on the store."""
+    server = fakeredis.FakeServer()
+    clients = (fakeredis.FakeRedis(server=server, decode_responses=True), fakeredis.FakeRedis(server=server))
+    return create_app(build_runtime(settings_for("red7-test:play:"), clients=clients))
+
+
+def _policy(header: str) -> dict[str, str]:
+    return {name: value for name, _, value in (part.strip().partition(" ") for part in header.split(";"))}
+
+
+def test_play_is_a_page_with_a_strict_csp(app):
+    client = app.test_client()
+    response = client.get("/play", headers={"Accept": "text/html"})
+    assert response.status_code == 200
+    assert response.mimetype == "text/html"
+    assert response.headers["Cache-Control"] == "no-store"
+    policy = _policy(response.headers["Content-Security-Policy"])
+    nonce = re.fullmatch(r"'nonce-([A-Za-z0-9_-]{20,})'", policy["script-src"])
+    assert nonce, policy
+    assert policy == {
+        "default-src": "'none'",
+        "script-src": f"'nonce-{nonce.group(1)}'",
+        "style-src": f"'nonce-{nonce.group(1)}'",
+        "connect-src": "'self'",
+        "base-uri": "'none'",
+        "form-action": "'none'",
+        "frame-ancestors": "'none'",
+    }
+    page = response.get_data(as_text=True)
+    tags = SCRIPT_OR_STYLE.findall(page)
+    assert [name for name, _ in tags] == ["style", "script"]
+    assert all(attributes.strip() == f'nonce="{nonce.group(1)}"' for _, attributes in tags), tags
+    assert "__RED7_" not in page
+    assert " style=" not in page, "an inline style attribute would be refused by the CSP"
+
+
+def test_each_answer_has_its_own_nonce_and_play_slash_is_the_same_page(app):
+    client = app.test_client()
+    first, second, slash = client.get("/play"), client.get("/play"), client.get("/play/")
+    nonces = [_policy(r.headers["Content-Security-Policy"])["script-src"] for r in (first, second, slash)]
+    assert len(set(nonces)) == 3
+    assert slash.status_code == 200 and slash.mimetype == "text/html"
+
+
+def test_the_page_loads_nothing_from_anywhere():
+    """Every address in the page is the API's (/v1/...) or a fragment of the page itself."""
+    page = template()
+    assert EXTERNAL.findall(page) == []
+    assert "/v1/" in page
+
+
+def test_play_is_not_in_the_openapi_document(app):
+    spec = app.test_client().get("/v1/openapi.json").get_json()
+    assert spec["paths"] and not any(path.startswith("/play") for path in spec["paths"])
+    assert not re.search(r"[\s\"'(]/play\b", str(spec))

@@ -1,0 +1,393 @@
+"""The web client at /play in a real headless Chromium at a phone's size: a whole game against AIs, by clicking.
+
+The app is served as ``red7 serve --embedded`` serves it (the in-memory store, the jobs run in threads of
+this process) on a free localhost port; the browser knows nothing but the page's address.  The AI level
+is greedy and the variant basic (one round, whoever wins it wins the game), so a game is over in seconds.
+The page follows the game through the ticketed stream; a server that answers the ticket route with a 404
+(an older one, played by a switch in front of the app) makes it long-poll instead.
+
+Needs Debian's ``chromium`` and ``chromium-driver`` and the ``selenium`` package (``.ci/run`` installs
+them); without them the tests are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from service.http.app import create_app
+from service.runtime import Runtime, build_runtime
+from tests.browser import chromium, network_requests, served, skip_without_chromium
+from tests.service.conftest import Api, settings_for
+from workers.runner import start_embedded
+
+skip_without_chromium()
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402 (after the skip)
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.select import Select  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+PHONE = (390, 844)
+GAME_SECONDS = 90  # a basic game against two greedy AIs takes a few seconds of clicking; this is the bound
+
+
+@dataclass
+class Seen:
+    """A request as the server saw it."""
+
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    if_match: str | None
+    idempotency_key: str | None
+    authorized: bool
+
+
+@dataclass
+class Server:
+    base: str
+    runtime: Runtime
+    client: Api
+    requests: list[Seen] = field(default_factory=list)
+    #: Answer POST .../stream-tickets as a server that has no such route does (404 not_found).
+    without_tickets: bool = False
+
+
+NO_ROUTE = json.dumps(
+    {"type": "/v1/problems#not_found", "title": "Not found", "status": 404, "code": "not_found", "detail": "Nothing here."}
+).encode()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    runtime = build_runtime(settings_for(f"red7-test:{uuid.uuid4().hex[:12]}:", stream_max_seconds=5.0))
+    app = create_app(runtime)
+    seen: list[Seen] = []
+    switches = {"without_tickets": lambda: False}
+
+    def logged(environ: dict[str, Any], start_response: Callable) -> Any:
+        if switches["without_tickets"]() and environ.get("PATH_INFO", "").endswith("/stream-tickets"):
+            start_response("404 NOT FOUND", [("Content-Type", "application/problem+json")])
+            return [NO_ROUTE]
+        seen.append(
+            Seen(
+                environ["REQUEST_METHOD"],
+                environ.get("PATH_INFO", ""),
+                parse_qs(environ.get("QUERY_STRING", "")),
+                environ.get("HTTP_IF_MATCH"),
+                environ.get("HTTP_IDEMPOTENCY_KEY"),
+                "HTTP_AUTHORIZATION" in environ,
+            )
+        )
+        return app(environ, start_response)
+
+    stop = start_embedded(runtime)  # AI seats and the deal are jobs: run them here, as `red7 serve --embedded` does
+    try:
+        with served(logged, "play-test-server") as base:
+            state = Server(base, runtime, Api(app, runtime), seen)
+            switches["without_tickets"] = lambda: state.without_tickets
+            yield state
+    finally:
+        stop.set()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with chromium("500,900") as driver:
+        # A phone's screen: a headless window is at least 500 px wide, so the viewport is emulated instead.
+        metrics = {"width": PHONE[0], "height": PHONE[1], "deviceScaleFactor": 3, "mobile": True}
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+        yield driver
+
+
+# --- what the page shows, read in one round trip -----------------------------------------------
+
+TABLE = """
+const q = (s) => document.querySelector(s);
+const table = q("#table");
+return {
+  screen: document.body.dataset.screen,
+  version: Number(table.dataset.version || -1),
+  phase: table.dataset.phase || null,
+  live: table.dataset.live,
+  your_turn: table.dataset.yourTurn === "true",
+  status: q("#status").textContent,
+  rule: q("#rule").dataset.rule,
+  leader: q("#leader").textContent,
+  hand: Array.from(document.querySelectorAll("#hand [data-card]")).map((c) => c.dataset.card),
+  seats: Array.from(document.querySelectorAll("#seats [data-seat]")).map((s) => ({
+    seat: Number(s.dataset.seat),
+    name: s.querySelector(".seat-name").textContent,
+    palette: Array.from(s.querySelectorAll("[data-card]")).map((c) => c.dataset.card),
+    turn: s.dataset.turn === "true",
+    leader: s.dataset.leader === "true",
+  })),
+  steps: Array.from(document.querySelectorAll("#steps button")).map((b) => ({
+    index: Number(b.dataset.index), type: b.dataset.type, card: b.dataset.card || null, text: b.textContent,
+    eliminates: b.dataset.eliminates === "true", can_win: b.dataset.canWin === "true", ends_turn: b.dataset.endsTurn === "true",
+    disabled: b.disabled,
+  })),
+  dialog_open: q("#confirm").open,
+  outcome_shown: !q("#outcome").hidden,
+  winner: q("#winner").textContent,
+  scores: Array.from(document.querySelectorAll("#final-scores li")).map((li) => li.textContent),
+  scores_shown: !q("#final-scores").hidden,
+  replay: q("#replay-link").getAttribute("href"),
+  problem: q("#problem").hidden ? null : q("#problem").textContent,
+  news: document.querySelectorAll("#news li").length,
+  overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+};
+"""
+
+
+def table(driver: Any) -> dict[str, Any]:
+    return driver.execute_script(TABLE)
+
+
+def wait_for(driver: Any, condition: Callable[[dict[str, Any]], Any], seconds: float = 10) -> dict[str, Any]:
+    """Wait until the table satisfies ``condition``; the table then."""
+    WebDriverWait(driver, seconds, poll_frequency=0.05).until(lambda d: condition(table(d)))
+    return table(driver)
+
+
+def stored_player(driver: Any) -> dict[str, Any]:
+    return json.loads(driver.execute_script("return localStorage.getItem('red7.player')") or "null")
+
+
+def console_problems(driver: Any) -> list[dict[str, Any]]:
+    return [entry for entry in driver.get_log("browser") if entry["level"] in ("SEVERE", "WARNING")]
+
+
+def fresh_page(driver: Any, url: str) -> None:
+    """Load ``url`` as a new document (not a jump within the page already open) in a browser that stores nothing for it."""
+    driver.get("about:blank")
+    origin = urlsplit(url)._replace(path="", query="", fragment="").geturl()
+    driver.execute_cdp_cmd("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "local_storage"})
+    driver.get(url)
+
+
+def sign_up(driver: Any, name: str) -> None:
+    WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.body.dataset.screen") == "signup")
+    field_ = driver.find_element(By.ID, "signup-name")
+    field_.clear()
+    field_.send_keys(name)
+    driver.find_element(By.ID, "signup-submit").click()
+    WebDriverWait(driver, 10).until(lambda d: d.find_element(By.ID, "who-name").text == name)
+
+
+def choose(steps: list[dict[str, Any]]) -> dict[str, Any]:
+    """A sensible step: one that keeps the player winning, the turn's end first; one that puts them out only as a last resort."""
+    staying = [s for s in steps if not s["eliminates"]]
+    for wanted in (
+        [s for s in staying if s["can_win"] and s["ends_turn"]],
+        [s for s in staying if s["can_win"]],
+        staying,
+        [s for s in steps if s["type"] == "end_turn"],
+        steps,
+    ):
+        if wanted:
+            return wanted[0]
+    raise AssertionError("no legal step to take")
+
+
+def click_step(driver: Any, step: dict[str, Any]) -> None:
+    driver.find_element(By.CSS_SELECTOR, f'#steps button[data-index="{step["index"]}"]').click()
+
+
+def new_game_against_two_greedy_ais(driver: Any) -> tuple[str, dict[str, Any]]:
+    """From the home screen: 3 players (the default), both others greedy AIs (the default level), the basic variant."""
+    assert driver.find_element(By.ID, "players").get_attribute("value") == "3"
+    assert [s.get_attribute("value") for s in driver.find_elements(By.CSS_SELECTOR, "#seat-choices select")] == [
+        "ai:greedy",
+        "ai:greedy",
+    ]
+    driver.find_element(By.CSS_SELECTOR, 'input[name="variant"][value="basic"]').click()
+    driver.find_element(By.ID, "create").click()
+    shown = wait_for(driver, lambda t: t["screen"] == "table" and t["phase"] == "turn")
+    return parse_qs(urlsplit(driver.current_url).fragment)["game"][0], shown
+
+
+def play_out(driver: Any) -> tuple[int, int, set[str]]:
+    """Click legal steps until the end shows: the clicks, the eliminations confirmed, the live modes seen."""
+    clicks = confirmed = 0
+    modes = set()
+    deadline = time.monotonic() + GAME_SECONDS
+    while True:
+        assert time.monotonic() < deadline, f"the game did not finish in {GAME_SECONDS} s: {table(driver)}"
+        now = table(driver)
+        assert now["problem"] is None, now["problem"]
+        modes.add(now["live"])
+        if now["outcome_shown"]:
+            return clicks, confirmed, modes
+        if not now["your_turn"] or not now["steps"] or any(s["disabled"] for s in now["steps"]):
+            time.sleep(0.05)
+            continue
+        step = choose(now["steps"])
+        try:
+            click_step(driver, step)
+        except StaleElementReferenceException:  # the view changed under the click: look again
+            continue
+        clicks += 1
+        if step["eliminates"]:
+            WebDriverWait(driver, 5).until(lambda d: d.find_element(By.ID, "confirm").is_displayed())
+            driver.find_element(By.ID, "confirm-yes").click()
+            confirmed += 1
+        acted_on = now["version"]
+        WebDriverWait(driver, 10, poll_frequency=0.05).until(lambda d, acted_on=acted_on: table(d)["version"] > acted_on)
+
+
+# --- the tests ---------------------------------------------------------------------------------
+
+
+def test_a_whole_game_against_two_greedy_ais_by_clicking(server: Server, browser: Any) -> None:
+    started = time.monotonic()
+    fresh_page(browser, f"{server.base}/play")
+    browser.get_log("browser")  # start both logs empty
+    network_requests(browser)
+    server.requests.clear()
+    assert browser.execute_script("return [innerWidth, innerHeight]") == list(PHONE)
+
+    sign_up(browser, "Ana")
+    player = stored_player(browser)
+    assert player["name"] == "Ana" and player["token"], "the token is kept in the browser"
+    assert browser.execute_script("return document.body.dataset.screen") == "home"
+
+    game_id, shown = new_game_against_two_greedy_ais(browser)
+    assert [s["name"] for s in shown["seats"]] == ["Ana", "AI 1 (greedy)", "AI 2 (greedy)"]
+    assert all(len(s["palette"]) >= 1 for s in shown["seats"]), "every palette is dealt a card"
+    assert shown["rule"] in ("red", "orange", "yellow", "green", "blue", "indigo", "violet") and shown["leader"] != "—"
+    assert shown["overflow"] <= 0, "nothing is wider than a phone's screen"
+
+    # The warning before a step that puts you out: cancelled, nothing is sent.
+    first = wait_for(browser, lambda t: t["your_turn"] and t["steps"] and not any(s["disabled"] for s in t["steps"]), 20)
+    assert len(first["hand"]) >= 6, first["hand"]
+    fold = next(s for s in first["steps"] if s["type"] == "fold")
+    assert fold["eliminates"] and "out of this round" in fold["text"]
+    posts = len([r for r in server.requests if r.method == "POST"])
+    click_step(browser, fold)
+    WebDriverWait(browser, 5).until(lambda d: d.find_element(By.ID, "confirm").is_displayed())
+    assert "out of this round" in browser.find_element(By.ID, "confirm-title").text
+    browser.find_element(By.ID, "confirm-no").click()
+    assert not table(browser)["dialog_open"]
+    assert len([r for r in server.requests if r.method == "POST"]) == posts, "a cancelled step sends nothing"
+
+    # Play the game out by clicking legal steps, until the end shows.
+    clicks, confirmed, modes = play_out(browser)
+    assert clicks >= 1 and confirmed <= 1, "one round: the player goes out at most once"
+
+    end = table(browser)
+    view = server.client.view(game_id, player["token"])
+    assert view["status"] == "finished" and view["phase"] == "finished"
+    assert end["phase"] == "finished" and end["version"] == view["version"]
+    winner = view["seats"][view["winner"]]["name"]
+    assert winner in end["winner"] or (view["winner"] == 0 and end["winner"].startswith("You "))
+    assert len(end["scores"]) == 3 and winner in next(s for s in end["scores"] if "winner" in s)
+    assert not end["scores_shown"], "the basic game has no scores to show"
+    assert end["status"] == ("Game over: you won!" if view["winner"] == 0 else f"Game over: {winner} won.")
+    assert end["news"] > 0, "the moves were told as they came"
+    assert end["overflow"] <= 0
+
+    # Every action went with the view's version and a fresh idempotency key.
+    actions = [r for r in server.requests if r.method == "POST" and r.path == f"/v1/games/{game_id}/actions"]
+    assert len(actions) == clicks
+    assert all(r.if_match and r.if_match.strip('"').isdigit() for r in actions)
+    keys = [r.idempotency_key for r in actions]
+    assert all(keys) and len(set(keys)) == len(keys)
+    api_calls = [r for r in server.requests if r.path.startswith("/v1/") and r.path != "/v1/players"]
+    assert all(r.authorized for r in api_calls if not r.path.endswith("/stream")), "the token goes with every call but the stream"
+
+    # Live updates: the ticketed stream, which EventSource reads without the token (never the long-poll).
+    feeds = [r for r in server.requests if r.path.startswith(f"/v1/games/{game_id}/")]
+    tickets = [r for r in feeds if r.path.endswith("/stream-tickets")]
+    streams = [r for r in feeds if r.path.endswith("/stream")]
+    assert tickets and all(r.method == "POST" and r.authorized for r in tickets)
+    assert streams and all(r.query.get("ticket") and r.query.get("after") and not r.authorized for r in streams)
+    assert len(streams) <= len(tickets), "each connection with a ticket of its own"
+    assert not any(r.path.endswith("/events") for r in feeds)
+    assert "stream" in modes and "poll" not in modes, modes
+    assert end["live"] == "over"
+
+    assert console_problems(browser) == []
+    origins = {urlsplit(url)._replace(path="", query="", fragment="").geturl() for url in network_requests(browser)}
+    assert origins == {server.base}, "the page loads nothing from anywhere else"
+
+    # The replay of the game, from the link at the end.
+    browser.find_element(By.ID, "replay-link").click()
+    WebDriverWait(browser, 10).until(lambda d: d.title == f"Red7 replay {game_id}")
+    assert urlsplit(browser.current_url)._replace(fragment="").geturl() == f"{server.base}/v1/games/{game_id}/replay/view"
+    browser.find_element(By.ID, "last").click()
+    outcome = browser.find_element(By.ID, "outcome")
+    assert outcome.is_displayed() and winner in outcome.text
+    assert console_problems(browser) == []
+    assert time.monotonic() - started < 120
+
+
+def test_the_share_link_seats_a_friend_and_signing_out_revokes_the_token(server: Server, browser: Any) -> None:
+    fresh_page(browser, f"{server.base}/play")
+    browser.get_log("browser")
+    sign_up(browser, "Ana")
+    ana = stored_player(browser)
+
+    # A game with a friend: the second seat open.
+    Select(browser.find_element(By.ID, "players")).select_by_value("2")
+    Select(browser.find_element(By.ID, "seat-1")).select_by_value("human")
+    browser.find_element(By.ID, "create").click()
+    waiting = wait_for(browser, lambda t: t["screen"] == "table" and t["phase"] == "waiting")
+    assert waiting["status"] == "Waiting for 1 more player to join."
+    game_id = parse_qs(urlsplit(browser.current_url).fragment)["game"][0]
+    link = browser.find_element(By.ID, "share-link").get_attribute("value")
+    code = server.client.view(game_id, ana["token"])["join_code"]
+    assert link == f"{server.base}/play#join={game_id}:{code}"
+
+    # A friend opens the link in a browser that knows no player: sign up, and the seat is theirs.
+    fresh_page(browser, link)
+    assert browser.find_element(By.ID, "signup-invite").is_displayed()
+    sign_up(browser, "Bo")
+    started = wait_for(browser, lambda t: t["screen"] == "table" and t["phase"] == "turn")
+    assert [s["name"] for s in started["seats"]] == ["Ana", "Bo"]
+    assert urlsplit(browser.current_url).fragment == f"game={game_id}", "the join code leaves the address bar"
+    bo = stored_player(browser)
+    view = server.client.view(game_id, ana["token"])
+    assert view["status"] == "active" and view["seats"][1]["player_id"] == bo["id"]
+    assert len(started["hand"]) == 7
+
+    # Your games, then signing out: the token is revoked on the server, and forgotten here.
+    browser.find_element(By.ID, "back").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#games li[data-game="{game_id}"]'))
+    browser.find_element(By.ID, "sign-out").click()
+    WebDriverWait(browser, 5).until(lambda d: d.find_element(By.ID, "confirm").is_displayed())
+    browser.find_element(By.ID, "confirm-yes").click()
+    WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.body.dataset.screen") == "signup")
+    assert stored_player(browser) is None
+    assert server.client.call("GET", "/v1/players/me", bo["token"]).status_code == 401
+    assert console_problems(browser) == []
+
+
+def test_on_a_server_without_stream_tickets_the_page_long_polls(server: Server, browser: Any) -> None:
+    fresh_page(browser, f"{server.base}/play")
+    browser.get_log("browser")
+    server.without_tickets = True
+    try:
+        sign_up(browser, "Cy")
+        server.requests.clear()
+        game_id, _ = new_game_against_two_greedy_ais(browser)
+        clicks, _, modes = play_out(browser)
+    finally:
+        server.without_tickets = False
+    assert clicks >= 1
+    assert "poll" in modes and "stream" not in modes, modes
+    feeds = [r for r in server.requests if r.path.startswith(f"/v1/games/{game_id}/")]
+    polls = [r for r in feeds if r.path.endswith("/events")]
+    assert polls and all(r.authorized and r.query.get("wait") == ["25"] for r in polls)
+    assert not any(r.path.endswith("/stream") for r in feeds)
+    assert table(browser)["live"] == "over"
+    # The one complaint: the 404 that told the page there are no tickets.
+    problems = console_problems(browser)
+    assert problems and all("/stream-tickets" in entry["message"] and "404" in entry["message"] for entry in problems)
