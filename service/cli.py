@@ -100,6 +100,8 @@ def _replay(args: argparse.Namespace) -> int:
     if verdict.ok:
         print(f"OK: {document['game_id']}: {verdict.steps} steps replayed through today's engine; "
               "states, outcome, deals and hash match.")
+        if verdict.retold:
+            print(f"  ({verdict.retold} steps' sentences read otherwise than today's words; the facts are the same)")
         return 0
     print(f"FAILED: {document.get('game_id')}:")
     for problem in verdict.problems:

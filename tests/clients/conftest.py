@@ -40,7 +40,7 @@ def server() -> Iterator[str]:
         max_games_in_play=0, max_ai_seats_in_play=0,
     )
     runtime = build_runtime(settings)
-    stop = start_embedded(runtime, poll=0.05)
+    stop = start_embedded(runtime)
     http = make_server("127.0.0.1", 0, create_app(runtime), threaded=True)
     thread = threading.Thread(target=http.serve_forever, name="client-test-server", daemon=True)
     thread.start()

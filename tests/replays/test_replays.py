@@ -342,6 +342,32 @@ def test_importing_the_same_replay_again_answers_the_first_import(api):
     assert len(keys) == 1, keys
 
 
+def test_a_file_worded_otherwise_imports_retold_in_todays_words(api):
+    """Sentences are prose made from the facts: an older wording verifies, and the import keeps today's words (so a
+    file can bring no words of its own into an imported replay); the facts and their hash are checked as ever."""
+    token, document = exported_short_game(api)
+    older = copy.deepcopy(document)
+    for step in older["steps"]:
+        step["text"] = step["text"].replace(" card.", " cards.").replace("1 card", "1 cards")
+    older["steps"][0]["text"] = "Words of the file's own: <b>click here</b>."
+    older["hash"] = content_hash(older)
+    verdict = verify_replay(older)
+    assert verdict.ok and verdict.retold >= 1 and verdict.document is not None
+    assert [s["text"] for s in verdict.document["steps"]] == [s["text"] for s in document["steps"]]
+    assert verdict.document["hash"] == content_hash(verdict.document) == document["hash"]
+
+    imported = api.call("POST", "/v1/replays", token, json=older)
+    assert imported.status_code == 201, imported.get_json()
+    kept = api.call("GET", imported.get_json()["url"]).get_json()
+    assert kept == document, "kept in today's words, the same document as today's export"
+    again = api.call("POST", "/v1/replays", token, json=document)
+    assert again.status_code == 200 and again.get_json()["id"] == imported.get_json()["id"]
+
+    unsigned = copy.deepcopy(older)
+    unsigned["steps"][1]["text"] = "changed after the hash was taken"
+    assert not verify_replay(unsigned).ok, "a file changed after it was made still fails on its hash"
+
+
 def test_an_ndjson_export_imports_as_the_same_replay(api):
     token, document = exported_short_game(api)
     game_id = document["game_id"]

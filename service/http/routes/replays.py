@@ -175,12 +175,14 @@ class Replays(MethodView):
             detail = "The replay does not verify: " + "; ".join(verdict.problems[:5])
             errors = [{**error, "location": "json"} for error in verdict.errors]
             raise ApiError("invalid_replay", detail, problems=verdict.problems, errors=errors)
-        replay_id, created = red7_runtime().replays.save(document)
+        kept = verdict.document
+        assert kept is not None  # it verified
+        replay_id, created = red7_runtime().replays.save(kept)
         body = {
             "id": replay_id,
-            "game_id": document["game_id"],
+            "game_id": kept["game_id"],
             "steps": verdict.steps,
-            "hash": document["hash"],
+            "hash": kept["hash"],
             "url": f"/v1/replays/{replay_id}",
             "view_url": f"/v1/replays/{replay_id}/view",
         }
