@@ -8,10 +8,11 @@ file from a genuine one.
 
 The sentences that explain each step are prose made from those facts, not
 facts: a file whose sentences read otherwise than today's (an older wording,
-"the palette's 1 cards") still verifies, and :attr:`Verdict.document` is the
-file retold in today's words (its hash taken again), which is what an import
-keeps.  So a file can neither be refused for its wording nor bring words of
-its own into an imported replay.
+"the palette's 1 cards") still verifies.  What an import keeps is
+:attr:`Verdict.document`, the replay rebuilt from the file's events: the same
+facts, today's words, and nothing else the file carried.  So a file can be
+refused neither for its wording, nor bring words or members of its own into an
+imported replay (a megabyte of padding, say).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ class Verdict:
     problems: list[str] = field(default_factory=list)
     errors: list[dict[str, str]] = field(default_factory=list)
     steps: int = 0
-    #: The document to keep: as given, or retold in today's words (see the module's docstring); ``None`` if it failed.
+    #: The document to keep: rebuilt from the file's events (see the module's docstring); ``None`` if it failed.
     document: dict[str, Any] | None = None
     #: How many steps' sentences were retold.
     retold: int = 0
@@ -85,15 +86,8 @@ def verify_replay(document: dict[str, Any]) -> Verdict:
     except Exception as exc:  # the events replayed, but a deal's fields are not what a deal holds
         verdict.fail(f"the deals cannot be checked against the seed: {type(exc).__name__}: {exc}", "events")
     if verdict.ok:
-        verdict.document = _retold(document, rebuilt["steps"]) if verdict.retold else document
+        verdict.document = rebuilt
     return verdict
-
-
-def _retold(document: dict[str, Any], steps: list[dict[str, Any]]) -> dict[str, Any]:
-    """``document`` with each step's sentence as today's engine tells it, and its content hash taken again."""
-    retold = {**document, "steps": [{**mine, "text": theirs["text"]} for mine, theirs in zip(document["steps"], steps, strict=True)]}
-    retold["hash"] = content_hash(retold)
-    return retold
 
 
 def _shape_problem(document: dict[str, Any]) -> tuple[str, str] | None:

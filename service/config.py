@@ -37,7 +37,10 @@ class Settings:
     trusted_proxy_hops: int = 0
     snapshot_every: int = 64
     max_body_bytes: int = 64 * 1024
-    max_replay_bytes: int = 8 * 1024 * 1024  # an imported replay file (a long game is ~400 KiB)
+    #: An imported replay file, and the events it may hold: the longest games we have seen are ~300 events in
+    #: ~300 KiB, and verifying a file costs time in proportion to both (bench/replay_bench.py: the worst case).
+    max_replay_bytes: int = 2 * 1024 * 1024
+    max_replay_events: int = 3000
     long_poll_max: float = 60.0
     stream_max_seconds: float = 300.0
     stream_heartbeat: float = 15.0
@@ -100,6 +103,8 @@ class Settings:
             "trusted_proxy_hops": int(env.get("RED7_TRUSTED_PROXY_HOPS", cls.trusted_proxy_hops)),
             "expert_seconds": float(env.get("RED7_EXPERT_SECONDS", cls.expert_seconds)),
             "ai_delay": float(env.get("RED7_AI_DELAY", cls.ai_delay)),
+            "max_replay_bytes": int(env.get("RED7_MAX_REPLAY_BYTES", cls.max_replay_bytes)),
+            "max_replay_events": int(env.get("RED7_MAX_REPLAY_EVENTS", cls.max_replay_events)),
             "stream_ticket_seconds": int(env.get("RED7_STREAM_TICKET_SECONDS", cls.stream_ticket_seconds)),
             "max_waits_per_token": int(env.get("RED7_MAX_WAITS_PER_TOKEN", cls.max_waits_per_token)),
             "max_waits_per_address": int(env.get("RED7_MAX_WAITS_PER_ADDRESS", cls.max_waits_per_address)),

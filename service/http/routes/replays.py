@@ -170,6 +170,7 @@ class Replays(MethodView):
 
         The same content imported again is the same import (200, same id): a retry or a second upload makes no copy."""
         current_player()
+        _within_bounds(document)
         verdict = verify_replay(document)
         if not verdict.ok:
             detail = "The replay does not verify: " + "; ".join(verdict.problems[:5])
@@ -187,6 +188,17 @@ class Replays(MethodView):
             "view_url": f"/v1/replays/{replay_id}/view",
         }
         return json_response(body, 201 if created else 200, {"Location": body["url"]})
+
+
+def _within_bounds(document: dict[str, Any]) -> None:
+    """Refuse a file with more events or steps than a game has, before the verifier spends time on them."""
+    most = red7_runtime().settings.max_replay_events
+    for part in ("events", "steps"):
+        if len(document.get(part) or ()) > most:
+            raise ApiError(
+                "payload_too_large",
+                f"A replay may hold at most {most} {part}; this one holds {len(document[part])} (no game is that long).",
+            )
 
 
 def _imported(replay_id: str) -> dict[str, Any]:
