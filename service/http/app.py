@@ -351,8 +351,10 @@ def create_app(runtime: Runtime | None = None) -> Flask:
     def api_error(error: ApiError) -> Response:
         return _problem_response(error.code, error.status, error.detail, error.headers, **error.extra)
 
+    # A Redis Cluster's own errors (a slot not covered, a transaction across slots) are no RedisError.
     @app.errorhandler(redis.RedisError)
-    def store_down(error: redis.RedisError) -> Response:
+    @app.errorhandler(redis.exceptions.RedisClusterException)
+    def store_down(error: Exception) -> Response:
         log.error("event store error: %s", error)
         detail = "The event store cannot be reached; try again shortly."
         return _problem_response("store_unavailable", 503, detail, {"Retry-After": "5"})

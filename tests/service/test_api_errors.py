@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import redis
 
 from service.http.app import create_app
 from service.runtime import build_runtime
@@ -185,6 +186,22 @@ def test_readiness_fails_cleanly_when_redis_is_gone(key_prefix):
     assert response.status_code == 503 and response.get_json()["code"] == "store_unavailable"
     assert response.headers["Retry-After"] == "5"
     assert client.post("/v1/players", json={"name": "Ana"}).status_code == 503
+
+
+@pytest.mark.parametrize(
+    "error", [redis.exceptions.CrossSlotTransactionError("keys in different slots"), redis.exceptions.SlotNotCoveredError("x"),
+              redis.exceptions.ClusterDownError("CLUSTERDOWN"), redis.exceptions.TimeoutError("timed out")],
+)
+def test_every_store_error_cluster_errors_included_is_a_503_never_a_500(api, monkeypatch, error):
+    token = api.player()["token"]
+
+    def failing(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(api.runtime.players, "by_token_digest", failing)
+    response = api.client.get("/v1/players/me", headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 503 and response.get_json()["code"] == "store_unavailable"
+    assert response.headers["Retry-After"] == "5" and response.mimetype == "application/problem+json"
 
 
 def test_rate_limits_answer_429_with_retry_after(redis_pair, key_prefix):
