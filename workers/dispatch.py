@@ -29,6 +29,9 @@ from workers.shares import Shares
 
 log = logging.getLogger("red7.dispatch")
 
+#: How long a job that failed for good is kept in RQ's failed registry (seconds), for whoever looks into it.
+FAILURE_TTL = 7 * 24 * 3600
+
 #: Transient failures (a Redis hiccup, a timeout) are retried with these pauses (seconds).
 RETRY = Retry(max=4, interval=[1, 3, 10, 30])
 
@@ -232,7 +235,9 @@ class Dispatcher:
             existing.delete(remove_from_queue=True)  # its registries too, so RQ does not clean up after it later
         func = f"workers.jobs.{item.job}"
         args = (item.game_id, item.version, *item.args)
-        queue.enqueue(func, *args, job_id=job_id, retry=RETRY, failure_ttl=7 * 24 * 3600, result_ttl=3600)
+        # A job that succeeded is deleted at once (result_ttl=0): nothing reads its result, and a job due again
+        # is queued again whether or not its twin's hash is still there.  A failure is kept a week, to be read.
+        queue.enqueue(func, *args, job_id=job_id, retry=RETRY, failure_ttl=FAILURE_TTL, result_ttl=0)
         return True
 
     def _on_its_way(self, job: Job, queue: Queue) -> bool:

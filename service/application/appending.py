@@ -52,7 +52,6 @@ class GameWrites:
         *,
         lobby: Sequence[dict[str, Any]] = (),
         idempotency: Idempotency | None = None,
-        respond: Callable[[Game], str] | None = None,
     ) -> Outcome:
         expected = game.version
         at = self.clock()
@@ -64,12 +63,9 @@ class GameWrites:
         for event in events:
             apply_engine(after, after.version + 1, event, at)
         after.head = payloads[-1]
-        response = respond(after) if respond else ""
         mark = self._mark(game.id)
         try:
-            result = self.store.append(
-                game.id, expected, payloads, expected_head=game.head, idempotency=idempotency, response=response
-            )
+            result = self.store.append(game.id, expected, payloads, expected_head=game.head, idempotency=idempotency)
         except VersionConflict as conflict:
             raise self._conflict(game.id, conflict) from None
         except IdempotencyMismatch as exc:
@@ -79,7 +75,7 @@ class GameWrites:
                 self._stored(after, events, mark)
             raise not_replicated_error(short) from None
         if isinstance(result, Replayed):
-            return Outcome(replayed=result.response)
+            return Outcome(replayed=result)
         self._stored(after, events, mark)
         return Outcome(game=after)
 

@@ -12,6 +12,7 @@ from engine import (
     Variant,
 )
 from service.game import Game
+from service.storage.events import Replayed
 
 log = logging.getLogger("red7.games")
 
@@ -39,10 +40,10 @@ class NewGame:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """A write's result: the game after it, or the stored first response of a retried request."""
+    """A write's result: the game after it, or (a retried request) what the first one made."""
 
     game: Game | None = None
-    replayed: str | None = None
+    replayed: Replayed | None = None
 
 
 @dataclass(frozen=True, slots=True)

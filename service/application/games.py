@@ -34,6 +34,7 @@ from service.application.quotas import Quotas
 from service.application.reading import GameFeeds
 from service.errors import ApiError
 from service.game import Game, apply, engine_envelope, envelope
+from service.game import load as load_game
 from service.storage.events import EventStore, Idempotency, IdempotencyMismatch, NotReplicated
 from service.storage.players import Player, PlayerStore, new_id
 
@@ -77,6 +78,14 @@ class GameService(GameWrites):
 
     def load(self, game_id: str) -> Game:
         return self.loader.load(game_id)
+
+    def as_of(self, game_id: str, version: int) -> Game:
+        """The game as it was at ``version`` (a retried request is answered with the view its first attempt made)."""
+        game = self.loader.load(game_id)
+        if game.version == version:
+            return game  # the usual retry: nothing happened since
+        events = self.store.read(game_id, 0, version)
+        return load_game(game_id, [(e.number, e.payload) for e in events])
 
     @property
     def snapshot_every(self) -> int:
@@ -224,13 +233,11 @@ class GameService(GameWrites):
         *,
         expected_version: int | None = None,
         idempotency: Idempotency | None = None,
-        respond: Callable[[Game], str] | None = None,
     ) -> Outcome:
         """A player's steps, all or nothing, as one atomic append.
 
-        ``respond`` renders the response for the game after the steps; with
-        ``idempotency`` that rendering is stored with the append, and a retry
-        gets it back instead of acting twice.
+        With ``idempotency``, a retry gets back what the first attempt made (the
+        version it appended: :meth:`as_of` gives that game) instead of acting twice.
 
         The first attempt decides on this process's cached fold of the game,
         which saves reading the stream; the append's version check catches a
@@ -240,12 +247,12 @@ class GameService(GameWrites):
         cached = self.loader.cached(game_id)
         if cached is not None and (expected_version is None or expected_version <= cached.version):
             try:
-                return self._act_on(cached, player, steps, expected_version, idempotency, respond)
+                return self._act_on(cached, player, steps, expected_version, idempotency)
             except ApiError as refused:
                 if refused.code == "store_unavailable":
                     raise  # the append may have happened (unconfirmed by replicas): never decide it a second time
                 # otherwise perhaps only the cache was behind: decide again on the stream itself
-        return self._act_on(self.load(game_id), player, steps, expected_version, idempotency, respond)
+        return self._act_on(self.load(game_id), player, steps, expected_version, idempotency)
 
     def _act_on(
         self,
@@ -254,7 +261,6 @@ class GameService(GameWrites):
         steps: Sequence[Step],
         expected_version: int | None,
         idempotency: Idempotency | None,
-        respond: Callable[[Game], str] | None,
     ) -> Outcome:
         game_id = game.id
         if idempotency is not None:
@@ -269,7 +275,7 @@ class GameService(GameWrites):
             except NotReplicated as short:
                 raise not_replicated_error(short) from None
             if replay is not None:
-                return Outcome(replayed=replay.response)
+                return Outcome(replayed=replay)
         seat = game.seat_of(player.id)
         if seat is None:
             raise ApiError("not_a_player", "Only seated players act in a game; you can watch it.")
@@ -281,7 +287,7 @@ class GameService(GameWrites):
             events, _ = decide_steps(game.state, steps, seat)
         except RuleViolation as refusal:
             raise rule_error(refusal) from None
-        return self._commit(game, events, f"player:{player.id}", idempotency=idempotency, respond=respond)
+        return self._commit(game, events, f"player:{player.id}", idempotency=idempotency)
 
     def advance(
         self,

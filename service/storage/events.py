@@ -6,7 +6,8 @@ Redis Cluster slot and a Lua script may touch all of them:
 - ``<prefix>game:{<id>}:events``   the stream; entry ``n-0`` holds event number ``n`` (1-based)
 - ``<prefix>game:{<id>}:version``  how many events the stream holds (the optimistic-lock token)
 - ``<prefix>game:{<id>}:snapshot`` a hash: ``version`` and ``data`` (a cached fold)
-- ``<prefix>game:{<id>}:idem:<scope>:<key>`` the first response to an idempotent request
+- ``<prefix>game:{<id>}:idem:<scope>:<key>`` what answers an idempotent request again: the request's
+  fingerprint and the version its append made (~100 bytes; the answer is that version's view, rendered again)
 
 The version lives in its own key rather than being read with ``XLEN``: the
 check and the append happen inside one script, and the key makes the
@@ -117,9 +118,14 @@ class Appended:
 
 @dataclass(frozen=True, slots=True)
 class Replayed:
-    """A retried idempotent write: nothing was appended; this is the first response."""
+    """A retried idempotent write: nothing was appended; the first one made ``version``.
 
-    response: str
+    ``response``: the first response itself, in records written before they kept only the version (they last a
+    day, so for a day after an upgrade); empty in the others.
+    """
+
+    version: int | None
+    response: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,15 +169,15 @@ class EventStore:
         *,
         expected_head: str = "",
         idempotency: Idempotency | None = None,
-        response: str = "",
     ) -> Appended | Replayed:
         """Append ``payloads`` if the stream is at ``expected_version``; all or nothing.
 
         ``expected_head``, if given, must be the stored payload of event
         ``expected_version``: a writer whose fold came from a history Redis no
         longer has gets :class:`VersionConflict` (``diverged``), never an append.
-        With ``idempotency``, ``response`` is stored with the append (atomically)
-        so that a retry gets it back instead of appending again.
+        With ``idempotency``, a record of it is stored with the append (atomically):
+        a retry gets :class:`Replayed` with the version this append made, instead
+        of appending again.
         """
         if not payloads:
             raise ValueError("nothing to append")
@@ -179,7 +185,8 @@ class EventStore:
         idem_key = self._key(stream, "idem:-")
         if idempotency is not None:
             idem_key = self._idem_key(stream, idempotency)
-            record = json.dumps({"fingerprint": idempotency.fingerprint, "response": response})
+            made = expected_version + len(payloads)  # what the append makes, if it appends: the script checks the version
+            record = json.dumps({"fingerprint": idempotency.fingerprint, "version": made}, separators=(",", ":"))
         keys = [self._key(stream, "version"), self.events_key(stream), idem_key]
         args: list[int | str] = [expected_version, expected_head, record, idempotency.ttl if idempotency else 0, *payloads]
         acknowledged = None
@@ -208,10 +215,12 @@ class EventStore:
         record = json.loads(stored)
         if idempotency is None or record["fingerprint"] != idempotency.fingerprint:
             raise IdempotencyMismatch("this Idempotency-Key was already used for a different request")
-        return Replayed(record["response"])
+        if "version" in record:
+            return Replayed(int(record["version"]))
+        return Replayed(None, record["response"])  # a record from before records kept only the version
 
     def idempotent_response(self, stream: str, idempotency: Idempotency) -> Replayed | None:
-        """The stored first response to this idempotent request, if it was made before.
+        """What answers this idempotent request again, if it was made before.
 
         With ``replicas``, it is given only once they hold it: the record's
         TTL is set again (a write) and ``WAIT`` confirms that write, which the

@@ -107,6 +107,19 @@ def test_an_idempotent_retry_returns_the_first_response_and_appends_once(table):
     assert reused.status_code == 422 and reused.get_json()["code"] == "idempotency_key_reused"
 
 
+def test_a_retry_after_the_game_moved_on_gets_the_very_answer_of_the_first_attempt(table):
+    """The record keeps only the version the first attempt made; the answer is that version's view, rendered again."""
+    api, ana, bo, game_id = table
+    steps = [{"type": "discard", "card": "G4", "draw": False}]
+    first = api.act(game_id, ana, steps, headers={"Idempotency-Key": "turn-1"})
+    bo_view = api.view(game_id, bo)
+    moved = api.act(game_id, bo, [{"type": "fold"}], headers={"If-Match": f'"{bo_view["version"]}"'})
+    assert moved.status_code == 200 and moved.get_json()["version"] > first.get_json()["version"]
+    retry = api.act(game_id, ana, steps, headers={"Idempotency-Key": "turn-1"})
+    assert retry.status_code == 200 and retry.headers["Idempotent-Replayed"] == "true"
+    assert retry.get_json() == first.get_json() and retry.headers["ETag"] == first.headers["ETag"]
+
+
 def test_declining_the_advanced_draw(table):
     api, ana, _, game_id = table
     view = api.act(game_id, ana, [{"type": "discard", "card": "G4", "draw": False}]).get_json()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 
 import pytest
@@ -52,26 +53,36 @@ def test_reading_pages_after_a_number(store):
     assert len(everything) == 1195 and everything[0].number == 6 and everything[-1].number == 1200
 
 
-def test_an_idempotent_retry_returns_the_first_response_and_appends_once(store):
+def test_an_idempotent_retry_gets_what_the_first_made_and_appends_once(store):
     idem = Idempotency("player1", "key-1", "fp-1")
-    assert store.append("g1", 0, ["a"], idempotency=idem, response="first") == Appended(1)
-    assert store.append("g1", 0, ["a"], idempotency=idem, response="second") == Replayed("first")
-    assert store.idempotent_response("g1", idem) == Replayed("first")
-    assert store.version("g1") == 1
+    assert store.append("g1", 0, ["a", "b"], idempotency=idem) == Appended(2)
+    assert store.append("g1", 0, ["a", "b"], idempotency=idem) == Replayed(2)
+    assert store.idempotent_response("g1", idem) == Replayed(2)
+    assert store.version("g1") == 2
+
+
+def test_an_idempotency_record_is_small_and_one_kept_whole_before_still_answers(store):
+    idem = Idempotency("player1", "key-1", "fp-1")
+    store.append("g1", 0, ["a"], idempotency=idem)
+    key = store._idem_key("g1", idem)
+    assert len(store.redis.get(key)) < 120, "the fingerprint and a version, not the whole view"
+    older = Idempotency("player1", "key-2", "fp-2")
+    store.redis.set(store._idem_key("g1", older), json.dumps({"fingerprint": "fp-2", "response": '{"version":1}'}))
+    assert store.idempotent_response("g1", older) == Replayed(None, '{"version":1}')
 
 
 def test_a_reused_idempotency_key_with_another_request_is_refused(store):
-    store.append("g1", 0, ["a"], idempotency=Idempotency("p", "k", "fp-1"), response="r")
+    store.append("g1", 0, ["a"], idempotency=Idempotency("p", "k", "fp-1"))
     with pytest.raises(IdempotencyMismatch):
-        store.append("g1", 1, ["b"], idempotency=Idempotency("p", "k", "fp-2"), response="r2")
+        store.append("g1", 1, ["b"], idempotency=Idempotency("p", "k", "fp-2"))
     with pytest.raises(IdempotencyMismatch):
         store.idempotent_response("g1", Idempotency("p", "k", "fp-2"))
     assert store.version("g1") == 1
 
 
 def test_idempotency_keys_are_scoped_per_player(store):
-    store.append("g1", 0, ["a"], idempotency=Idempotency("p1", "k", "fp"), response="r1")
-    assert store.append("g1", 1, ["b"], idempotency=Idempotency("p2", "k", "fp"), response="r2") == Appended(2)
+    store.append("g1", 0, ["a"], idempotency=Idempotency("p1", "k", "fp"))
+    assert store.append("g1", 1, ["b"], idempotency=Idempotency("p2", "k", "fp")) == Appended(2)
 
 
 def test_snapshots_keep_only_the_newest(store):

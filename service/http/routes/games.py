@@ -10,7 +10,6 @@ from flask.views import MethodView
 
 from service.application.commands import NewGame
 from service.errors import ApiError
-from service.game import Game
 from service.http.auth import current_player, require_api_key
 from service.http.common import (
     IF_NONE_MATCH,
@@ -149,20 +148,18 @@ class Actions(MethodView):
             fingerprint = Idempotency.fingerprint_of("POST", request.path, [request.get_json(silent=True), expected])
             idempotency = Idempotency(player.id, key, fingerprint, red7_runtime().settings.idempotency_ttl)
 
-        rendered: list[str] = []
-
-        def respond(game: Game) -> str:
-            # Rendered before the append, which may still lose a race: not cached until it is stored.
-            rendered.append(render_view(game, player.id))
-            return rendered[-1]
-
-        outcome = game_service().act(
-            game_id, player, body["steps"], expected_version=expected, idempotency=idempotency, respond=respond
-        )
-        if outcome.replayed is not None:
-            version = json.loads(outcome.replayed)["version"]
-            return json_response(outcome.replayed, 200, {"ETag": f'"{version}"', "Idempotent-Replayed": "true", **PRIVATE})
+        games = game_service()
+        outcome = games.act(game_id, player, body["steps"], expected_version=expected, idempotency=idempotency)
+        if outcome.replayed is not None:  # a retry: the answer the first attempt got, the view of what it made
+            replayed = outcome.replayed
+            if replayed.version is None:  # kept whole by an older record
+                version = json.loads(replayed.response)["version"]
+                return json_response(replayed.response, 200, {"ETag": f'"{version}"', "Idempotent-Replayed": "true", **PRIVATE})
+            then = games.as_of(game_id, replayed.version)
+            headers = {"ETag": f'"{then.version}"', "Idempotent-Replayed": "true", **PRIVATE}
+            return json_response(render_view(then, player.id), 200, headers)
         game = outcome.game
         assert game is not None  # not a replayed answer: the steps were appended
-        RENDERED.remember(game, player.id, rendered[-1])  # the last rendering is of the game that was stored
-        return json_response(rendered[-1], 200, {"ETag": f'"{game.version}"', **PRIVATE})
+        rendered = render_view(game, player.id)
+        RENDERED.remember(game, player.id, rendered)
+        return json_response(rendered, 200, {"ETag": f'"{game.version}"', **PRIVATE})
