@@ -29,7 +29,7 @@ class Settings:
     #: Allow ``POST /games`` with an explicit 49-card deck (such games are flagged custom-dealt).
     allow_custom_decks: bool = False
     cors_origins: tuple[str, ...] = ()
-    #: flask-limiter limit strings; empty disables that limit.
+    #: Rate limits (``limits`` strings, e.g. "600 per minute"); empty disables that limit (service/http/budgets.py).
     rate_limit_token: str = "600 per minute"
     rate_limit_address: str = "1200 per minute"
     rate_limit_signup: str = "30 per minute"

@@ -9,11 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import re
-import time
-from collections.abc import Callable
-from functools import partial
 from http import HTTPStatus
 from typing import Any
 
@@ -22,7 +18,6 @@ import redis
 import swagger_ui_bundle
 from flask import Flask, Response, current_app, request, send_from_directory
 from flask_cors import CORS
-from flask_limiter import Limit, Limiter
 from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import BadRequest, HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -30,6 +25,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from replays.ndjson import NdjsonError, document_from_lines
 from service.errors import PROBLEM_JSON, ApiError, problem
 from service.http.api import NDJSON, PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, pages, v1
+from service.http.budgets import Budget, RateBudgets
 from service.http.logs import redact_access_logs
 from service.http.openapi import INFO_DESCRIPTION, LICENSE, SERVERS, Red7Document, security_schemes
 from service.http.schemas import ProblemSchema
@@ -124,36 +120,27 @@ def _problem_response_for_http(error: HTTPException) -> Response:
     return _problem_response(code, status, str(detail), headers)
 
 
-def _rate_limit_headers(limiter: Limiter, response: Response) -> Response:
-    """X-RateLimit-* of the limit nearest to running out (flask-limiter reports the one of the shortest
-    window, which with a per-address and a per-token limit per minute told a client the wrong one), and
-    Retry-After on a 429 only."""
-    try:
-        limits = limiter.current_limits
-        if not limits:
-            return response
-        tightest = min(limits, key=lambda limit: (not limit.breached, limit.remaining))
-        response.headers["X-RateLimit-Limit"] = str(tightest.limit.amount)
-        response.headers["X-RateLimit-Remaining"] = str(max(0, tightest.remaining))
-        response.headers["X-RateLimit-Reset"] = str(int(tightest.reset_at))
-        if response.status_code == 429:
-            response.headers["Retry-After"] = str(max(1, math.ceil(tightest.reset_at - time.time())))
-    except Exception:  # the limiter's store is down: the limits are skipped (swallow_errors), so are their headers
-        log.warning("rate limit headers left out", exc_info=True)
-    return response
+def _limited() -> bool:
+    """Whether the request is charged to the rate limits (not health checks, the docs, CORS preflights)."""
+    return request.endpoint not in UNLIMITED and request.method != "OPTIONS"
 
 
-def _token_key() -> str:
-    header = request.headers.get("Authorization", "")
-    return "token:" + hash_token(header.partition(" ")[2].strip())
+def _token_key() -> str | None:
+    """The token's budget: requests that carry one."""
+    header = request.headers.get("Authorization")
+    if not header or not _limited():
+        return None
+    return hash_token(header.partition(" ")[2].strip())
 
 
-def _address_key() -> str:
-    return "addr:" + (request.remote_addr or "unknown")
+def _address_key() -> str | None:
+    return (request.remote_addr or "unknown") if _limited() else None
 
 
-def _signup_key() -> str:
-    return "signup:" + (request.remote_addr or "unknown")
+def _signup_key() -> str | None:
+    if request.endpoint != "v1.Players" or request.method != "POST":
+        return None
+    return request.remote_addr or "unknown"
 
 
 def _check_accept() -> None:
@@ -270,36 +257,22 @@ def create_app(runtime: Runtime | None = None) -> Flask:
         },
         JSON_SORT_KEYS=False,
     )
-    limits: list[str | Callable[[], str] | Limit] = []  # Limiter's type for default_limits (a list is invariant)
-    unlimited: Callable[[], bool] = lambda: request.endpoint in UNLIMITED  # noqa: E731
-    # Each limit is one budget across every route (shared, with a scope of its own): per route, a client
-    # at its limit on one route still had the whole of it on every other.
-    if settings.rate_limit_address:
-        limits.append(Limit(settings.rate_limit_address, exempt_when=unlimited, shared=True, scope="address"))
-    if settings.rate_limit_token:
-        anonymous: Callable[[], bool] = lambda: "Authorization" not in request.headers or unlimited()  # noqa: E731
-        limits.append(
-            Limit(settings.rate_limit_token, key_function=_token_key, exempt_when=anonymous, shared=True, scope="token")
+    # Each limit is one budget across every route: per route, a client at its limit on one route still had the
+    # whole of it on every other.  The token's budget applies to requests that carry a token, the sign-up budget
+    # to sign-ups; the address's to every request.
+    budgets = [
+        Budget.of(name, text, key)
+        for name, text, key in (
+            ("address", settings.rate_limit_address, _address_key),
+            ("token", settings.rate_limit_token, _token_key),
+            ("signup", settings.rate_limit_signup, _signup_key),
         )
-    if settings.rate_limit_signup:
-        not_signup: Callable[[], bool] = lambda: request.endpoint != "v1.Players" or request.method != "POST"  # noqa: E731
-        limits.append(
-            Limit(settings.rate_limit_signup, key_function=_signup_key, exempt_when=not_signup, shared=True, scope="signup")
-        )
-    if limits:  # with every limit switched off, no request pays for the limiter at all
-        limiter = Limiter(
-            _address_key,
-            default_limits=limits,
-            storage_uri=settings.redis_url or "memory://",
-            storage_options={},
-            key_prefix=f"{settings.key_prefix}limits",
-            headers_enabled=False,  # its headers describe one limit of several: see _rate_limit_headers
-            retry_after="delta-seconds",
-            strategy="moving-window",
-            swallow_errors=True,
-        )
-        limiter.init_app(app)
-        app.after_request(partial(_rate_limit_headers, limiter))
+        if text
+    ]
+    if budgets:  # with every limit switched off, no request pays for them at all
+        rate = RateBudgets(runtime.redis, settings.key_prefix, budgets)
+        app.before_request(rate.before_request)
+        app.after_request(rate.after_request)
 
     if settings.trusted_proxy_hops:
         # Behind load balancers, the client's address is the one the nearest trusted proxy saw, taken from
