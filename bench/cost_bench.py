@@ -22,9 +22,11 @@ again.  Printed:
   gunicorn without limits, a POST alone (the worker stopped meanwhile), the
   jobs it makes, a long-poll answered at once, and the idle background (the
   worker's pulse and ticker) per second;
-- memory: the keys one live asynchronous game holds after a simulated day at
-  one move per player per hour (TTLs applied as bench/cost_keys.py says), and
-  what a finished game keeps for good.
+- memory: the keys one live asynchronous game holds at one move per player
+  per hour (TTLs applied as bench/cost_keys.py says), half an hour after its
+  last hour of play within a day (a game of three ends within about 15 hours
+  at that pace, so its last hour in play is taken), and what a finished game
+  keeps for good.
 """
 
 from __future__ import annotations
@@ -267,9 +269,25 @@ class Parts:
     jobs: Cost = field(default_factory=Cost)
     poll: Cost = field(default_factory=Cost)
     idle: Cost = field(default_factory=Cost)
+    nothing: Cost = field(default_factory=Cost)  # empty intervals: two snapshots in a row
+    nothings: int = 0
     views: int = 0
     posts: int = 0
     polls: int = 0
+
+    def net(self) -> dict[str, tuple[Cost, int]]:
+        """Each part without what measuring it cost (a snapshot's INFO) and, for the jobs, without the idle
+        background of the seconds waited for them: (cost, samples)."""
+        one = 1 / max(self.nothings, 1)  # the share of self.nothing that one interval costs
+        jobs = self.jobs.less(self.nothing, self.posts * one).less(self.idle, self.jobs.seconds / max(self.idle.seconds, 1e-9))
+        return {
+            "GET view, default rate limits": (self.view.less(self.nothing, one), self.views),
+            "GET view, no rate limits": (self.bare_view.less(self.nothing, one), self.views),
+            "POST action (the request alone)": (self.post.less(self.nothing, self.posts * one), self.posts),
+            "its jobs (AI turns, scoring, webhooks)": (jobs, self.posts),
+            "long-poll answered at once": (self.poll.less(self.nothing, self.polls * one), self.polls),
+            f"idle background, per second ({self.idle.seconds:.0f} s)": (self.idle, 1),
+        }
 
 
 def parts(bench: Bench, me: Frontend, samples: int, idle_seconds: float) -> Parts:
@@ -279,16 +297,20 @@ def parts(bench: Bench, me: Frontend, samples: int, idle_seconds: float) -> Part
     game = me.create_game()
     bench.quiet()
     _, out.idle = bench.measured(lambda: time.sleep(idle_seconds))
+    for _ in range(samples):
+        out.nothing += bench.measured(lambda: None)[1]
+        out.nothings += 1
+    me.my_turn(game)
+    bench.quiet()
+    out.view += bench.measured(lambda: [me.view(game) for _ in range(samples)])[1]
+    out.bare_view += bench.measured(lambda: [bare.view(game) for _ in range(samples)])[1]
+    out.views = samples
     while out.posts < samples:
         view = me.my_turn(game)
         if view["status"] == "finished":
             game = me.create_game()
-            bench.quiet()
             continue
         bench.quiet()
-        out.view += bench.measured(partial(me.view, game))[1]
-        out.bare_view += bench.measured(partial(bare.view, game))[1]
-        out.views += 1
         with bench.worker_stopped():
             answer, cost = bench.measured(partial(me.act, game, view))
         if answer is None:
@@ -305,8 +327,8 @@ def parts(bench: Bench, me: Frontend, samples: int, idle_seconds: float) -> Part
 @dataclass
 class Memory:
     live: dict[str, int]
-    live_turns: int
-    live_over: bool
+    live_turns: int  # simulated hours (human turns) it had been in play when measured
+    over_within_the_day: bool
     finished: dict[str, int]
     transient: dict[str, int]  # keys with a TTL at the end of the game: gone later, not counted
     shared_growth: int
@@ -323,16 +345,17 @@ def memory(bench: Bench, day_turns: int) -> Memory:
     used_before = int(client.info("memory")["used_memory"])
     game = me.create_game()
     names = {DEFAULTS.key_prefix: "", game: "<game>", str(me.client.player_id): "<player>"}
-    turns, over = 0, False
+    turns, over, live, live_turns, used_after = 0, False, {}, 0, used_before
     while turns < day_turns and not over:
         _, over = me.play_turn(game)
-        if not over:
-            me.my_turn(game)
+        if not over:  # the AIs' answer, which may end the game
+            over = me.my_turn(game)["status"] == "finished"
         bench.quiet()
         ledger.observe(hour=turns)
         turns += 1
-    live, day_over = ledger.alive(at_hour=turns), over
-    used_after = int(client.info("memory")["used_memory"])
+        if not over:  # the game half an hour after this hour's moves: the middle of the wait for the next ones
+            live, live_turns = ledger.alive(at_hour=turns - 0.5), turns
+            used_after = int(client.info("memory")["used_memory"])
     while not over:
         _, over = me.play_turn(game)
     bench.quiet()
@@ -340,7 +363,7 @@ def memory(bench: Bench, day_turns: int) -> Memory:
     everything = ledger.alive(at_hour=turns)
     finished = {key: used for key, used in everything.items() if ledger.last_pttl.get(key) == -1}
     transient = {key: used for key, used in everything.items() if key not in finished}
-    return Memory(live, turns, day_over, finished, transient, ledger.shared_growth(), used_after - used_before, names)
+    return Memory(live, live_turns, over, finished, transient, ledger.shared_growth(), used_after - used_before, names)
 
 
 # --- printing ---------------------------------------------------------------------------------------------------
@@ -373,18 +396,16 @@ def report_moves(tally: PlayTally, me: Frontend) -> None:
 
 
 def report_parts(out: Parts) -> None:
-    print(f"\nThe parts ({out.posts} samples each; the worker stopped during the POST, so its jobs are apart):")
+    print(f"\nThe parts ({out.posts} samples each; the worker stopped during the POST, so its jobs are apart; "
+          f"the bench's own INFO, {out.nothing.redis_cpu_us / max(out.nothings, 1):.0f} µs Redis CPU, and the idle "
+          "background while waiting for the jobs taken off):")
     print(HEADER)
     print(UNITS)
-    print(row("GET view, default rate limits", out.view, out.views))
-    print(row("GET view, no rate limits", out.bare_view, out.views))
-    print(row("POST action (the request alone)", out.post, out.posts))
-    print(row("its jobs (AI turns, scoring, webhooks)", out.jobs, out.posts))
-    print(row("long-poll answered at once", out.poll, out.polls))
-    print(row(f"idle background, per second ({out.idle.seconds:.0f} s)", out.idle, out.idle.seconds))
-    print(f"top 10 commands of a GET view: {top(out.view, out.views)}")
-    print(f"top 10 commands of a POST:     {top(out.post, out.posts)}")
-    print(f"top 10 commands of its jobs:   {top(out.jobs, out.posts)}")
+    net = out.net()
+    for label, (cost, n) in net.items():
+        print(row(label, cost, n))
+    for label, (cost, n) in list(net.items())[:4]:
+        print(f"top 10 commands, {label}: {top(cost, n)}")
 
 
 def kb(usage: dict[str, int]) -> str:
@@ -393,9 +414,11 @@ def kb(usage: dict[str, int]) -> str:
 
 def report_memory(mem: Memory) -> None:
     print("\nMemory (MEMORY USAGE of the keys a game created that would still exist):")
-    state = "finished meanwhile" if mem.live_over else "still in play"
-    print(f"live async game after a simulated day ({mem.live_turns} human turns, one move per player per hour, "
-          f"{state}): {kb(mem.live)}")
+    if mem.over_within_the_day:
+        when = f"{mem.live_turns - 0.5} h in, half an hour after its last hour's moves before the end (it ended within the day)"
+    else:
+        when = f"{mem.live_turns - 0.5} h in, half an hour after its last hour's moves"
+    print(f"live async game, one move per player per hour, {when}: {kb(mem.live)}")
     for kind, keys, used in by_kind(mem.live, mem.names):
         print(f"    {kind:60} {keys:4} keys {used / 1024:8.1f} KB")
     print(f"    (INFO used_memory grew {mem.used_memory_delta / 1024:.1f} KB meanwhile, expired-to-be keys included; "

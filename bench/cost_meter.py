@@ -55,9 +55,19 @@ class Cost:
         self.seconds += other.seconds
         return self
 
+    def less(self, other: Cost, times: float) -> Cost:
+        """This cost without ``times`` times ``other`` (the bench's own snapshots, or idle background), never below 0."""
+        out = Cost(redis_cpu_us=max(self.redis_cpu_us - other.redis_cpu_us * times, 0.0), seconds=self.seconds)
+        for mine, theirs, into in ((self.calls, other.calls, out.calls), (self.usec, other.usec, out.usec)):
+            for name, value in mine.items():
+                into[name] = max(value - theirs.get(name, 0) * times, 0)  # type: ignore[assignment]
+        for kind, value in self.app_ms.items():
+            out.app_ms[kind] = max(value - other.app_ms.get(kind, 0) * times, 0)  # type: ignore[assignment]
+        return out
+
     @property
-    def commands(self) -> int:
-        return sum(self.calls.values())
+    def commands(self) -> float:
+        return float(sum(self.calls.values()))
 
     @property
     def command_usec(self) -> float:
