@@ -115,7 +115,7 @@ class Frontend:
     """One player's client as play.html behaves: If-Match and a fresh Idempotency-Key on every POST, 429s waited out."""
 
     client: Client
-    requests: dict[str, int] = field(default_factory=lambda: {"create": 0, "view": 0, "post": 0, "poll": 0, "429": 0})
+    asked: dict[str, int] = field(default_factory=lambda: {"create": 0, "view": 0, "post": 0, "poll": 0, "429": 0})
 
     def call(self, kind: str, method: str, path: str, **kwargs: Any) -> requests.Response:
         if method == "POST":
@@ -123,10 +123,10 @@ class Frontend:
         for _ in range(20):
             response = self.client.call(method, path, timeout=40, **kwargs)
             assert response is not None, f"{method} {path}: no answer"
-            self.requests[kind] += 1
+            self.asked[kind] += 1
             if response.status_code != 429:
                 return response
-            self.requests["429"] += 1
+            self.asked["429"] += 1
             time.sleep(float(response.headers.get("Retry-After") or 1))
         raise AssertionError(f"{method} {path}: still 429")
 
@@ -372,7 +372,7 @@ def memory(bench: Bench, day_turns: int) -> Memory:
 def row(label: str, cost: Cost, n: float) -> str:
     n = max(n, 1)
     return (f"{label:38} {cost.commands / n:9.1f} {cost.redis_cpu_us / n:9.0f} {cost.command_usec / n:9.0f} "
-            f"{cost.app_ms['gunicorn'] / n:9.2f} {cost.app_ms['worker'] / n:9.2f}")
+            f"{cost.app_ms.get('gunicorn', 0.0) / n:9.2f} {cost.app_ms.get('worker', 0.0) / n:9.2f}")
 
 
 HEADER = f"{'':38} {'commands':>9} {'Redis µs':>9} {'in cmds':>9} {'gunicorn':>9} {'worker':>9}"
@@ -384,7 +384,7 @@ def top(cost: Cost, n: float, count: int = 10) -> str:
 
 
 def report_moves(tally: PlayTally, me: Frontend) -> None:
-    asked = me.requests
+    asked = me.asked
     print(f"\nPer accepted human move: {tally.moves} moves in {tally.turns} human turns of {tally.games} game(s), "
           f"{tally.cost.seconds:.1f} s measured; the client made {asked['view']} views, {asked['post']} POSTs, "
           f"{asked['poll']} long-polls ({asked['429']} answered 429)")
@@ -451,7 +451,7 @@ def main(argv: list[str] | None = None) -> int:
         api = deployment.api(workers=1)
         bare_api = deployment.api(workers=1, name="bare", **NO_LIMITS)
         worker = deployment.worker()
-        gunicorn = next(p.pid for p in deployment.started if api.rsplit(":", 1)[1] in " ".join(map(str, p.args)))
+        gunicorn = next(p.pid for p in deployment.started if api.rsplit(":", 1)[1] in str(p.args))
         connection = server.client()
         queues = [Queue(name, connection=connection) for name in (DEFAULTS.queue_name, DEFAULTS.webhook_queue_name)]
         lists = [key for queue in queues for key in (queue.key, queue.intermediate_queue_key)]

@@ -44,14 +44,15 @@ class Cost:
     calls: Counter[str] = field(default_factory=Counter)
     usec: Counter[str] = field(default_factory=Counter)
     redis_cpu_us: float = 0.0
-    app_ms: Counter[str] = field(default_factory=Counter)
+    app_ms: dict[str, float] = field(default_factory=dict)
     seconds: float = 0.0
 
     def __iadd__(self, other: Cost) -> Cost:
         self.calls.update(other.calls)
         self.usec.update(other.usec)
         self.redis_cpu_us += other.redis_cpu_us
-        self.app_ms.update(other.app_ms)
+        for kind, ms in other.app_ms.items():
+            self.app_ms[kind] = self.app_ms.get(kind, 0.0) + ms
         self.seconds += other.seconds
         return self
 
@@ -61,8 +62,8 @@ class Cost:
         for mine, theirs, into in ((self.calls, other.calls, out.calls), (self.usec, other.usec, out.usec)):
             for name, value in mine.items():
                 into[name] = max(value - theirs.get(name, 0) * times, 0)  # type: ignore[assignment]
-        for kind, value in self.app_ms.items():
-            out.app_ms[kind] = max(value - other.app_ms.get(kind, 0) * times, 0)  # type: ignore[assignment]
+        for kind, ms in self.app_ms.items():
+            out.app_ms[kind] = max(ms - other.app_ms.get(kind, 0.0) * times, 0.0)
         return out
 
     @property
@@ -97,10 +98,10 @@ class Meter:
     def probe(self, *command: str | int) -> object:
         """A command of the bench's own, counted so that it is taken off the service's figures."""
         self.own[str(command[0]).lower()] += 1
-        return self.redis.execute_command(*command)
+        return self.redis.execute_command(*command)  # type: ignore[no-untyped-call]
 
     def snapshot(self) -> Snapshot:
-        info = self.redis.execute_command("INFO", "commandstats", "cpu")
+        info = self.redis.info("commandstats", "cpu")
         own = Counter(self.own)
         self.own["info"] += 1  # this INFO is in the next snapshot's counts
         calls: Counter[str] = Counter()
