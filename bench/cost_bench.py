@@ -1,6 +1,6 @@
 """Cost: what one accepted human move, and one human turn, costs Redis and the app; what a game keeps in Redis.
 
-    python -m bench.cost_bench                 # 40 moves, a simulated day, a finished game: about a minute
+    python -m bench.cost_bench                 # 40 moves, 20 samples of each part, a day, 10 s idle: ~30 s
     python -m bench.cost_bench --moves 5 --day-turns 3 --samples 5
 
 The production shape with the production defaults: a redis-server of its own
@@ -439,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--moves", type=int, default=40, help="accepted human moves to measure")
     parser.add_argument("--samples", type=int, default=20, help="samples of each part (views, POST, jobs, long-poll)")
     parser.add_argument("--day-turns", type=int, default=24, help="human turns of the simulated day (one an hour)")
-    parser.add_argument("--idle", type=float, default=3.0, help="seconds of idleness measured")
+    parser.add_argument("--idle", type=float, default=10.0, help="seconds of idleness measured")
     args = parser.parse_args(argv)
     directory = Path(tempfile.mkdtemp(prefix="red7-cost-"))
     started = time.monotonic()
