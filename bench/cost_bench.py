@@ -286,7 +286,7 @@ class Parts:
             "POST action (the request alone)": (self.post.less(self.nothing, self.posts * one), self.posts),
             "its jobs (AI turns, scoring, webhooks)": (jobs, self.posts),
             "long-poll answered at once": (self.poll.less(self.nothing, self.polls * one), self.polls),
-            f"idle background, per second ({self.idle.seconds:.0f} s)": (self.idle, 1),
+            f"idle background, per second ({self.idle.seconds:.0f} s)": (self.idle, self.idle.seconds),
         }
 
 
@@ -370,7 +370,7 @@ def memory(bench: Bench, day_turns: int) -> Memory:
 
 
 def row(label: str, cost: Cost, n: float) -> str:
-    n = max(n, 1)
+    n = n if n > 0 else 1
     return (f"{label:38} {cost.commands / n:9.1f} {cost.redis_cpu_us / n:9.0f} {cost.command_usec / n:9.0f} "
             f"{cost.app_ms.get('gunicorn', 0.0) / n:9.2f} {cost.app_ms.get('worker', 0.0) / n:9.2f}")
 
@@ -404,7 +404,7 @@ def report_parts(out: Parts) -> None:
     net = out.net()
     for label, (cost, n) in net.items():
         print(row(label, cost, n))
-    for label, (cost, n) in list(net.items())[:4]:
+    for label, (cost, n) in [*list(net.items())[:4], list(net.items())[5]]:
         print(f"top 10 commands, {label}: {top(cost, n)}")
 
 
