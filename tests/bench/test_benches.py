@@ -96,3 +96,20 @@ def test_load_bench_prints_actions_per_second_latencies_and_cpu_per_process_kind
     assert "3 clients" in out and "human actions/s accepted" in out
     for line in ("GET view", "POST action", "wait for the AIs", "CPU per accepted action: redis-server"):
         assert line in out, out
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server is not on PATH (apt-get install redis-server)")
+def test_cost_bench_prints_the_cost_of_a_move_its_parts_and_the_memory_of_a_live_and_a_finished_game() -> None:
+    out = run_bench("cost_bench", "--moves", "5", "--samples", "3", "--day-turns", "3", "--idle", "1")
+    assert "default rate limits (600 per minute a token" in out and "a webhook on every player" in out
+    for line in ("per accepted human move", "per human turn", "top 10 commands per accepted move: ",
+                 "GET view, default rate limits", "GET view, no rate limits", "POST action (the request alone)",
+                 "its jobs (AI turns, scoring, webhooks)", "long-poll answered at once", "idle background, per second",
+                 "live async game, one move per player per hour", "game:{<game>}:events",
+                 "finished game, what it keeps for good (no TTL)"):
+        assert line in out, out
+    per_move = next(line for line in out.splitlines() if line.startswith("per accepted human move"))
+    assert float(per_move.split()[4]) > 0, per_move  # commands were counted
+    received = int(out.split("webhook deliveries received: ")[1].split(";")[0])
+    assert received > 0, out
