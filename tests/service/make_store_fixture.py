@@ -8,7 +8,8 @@ started, an idempotent action, an imported replay, a stream ticket.  It dumps ev
 its type, value and TTL, and the tokens in clear (made for this fixture and nothing else) so that a test can
 check each still resolves after the migration.
 
-Run again, it makes another store (ids, tokens and seeds are random); the committed file is the one to test.
+Run again, it makes another store (ids, tokens and seeds are random) of the layout the code writes then: it
+refuses to replace the committed fixture with one of the cluster layout (give it another path to write).
 """
 
 from __future__ import annotations
@@ -162,13 +163,18 @@ def make_store() -> dict[str, Any]:
     }
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    """Write the store to ``argv[0]`` (default: the fixture, only while the code writes the old layout)."""
+    output = Path(argv[0]) if argv else FIXTURE
     store = make_store()
-    FIXTURE.parent.mkdir(parents=True, exist_ok=True)
-    FIXTURE.write_text(json.dumps(store, indent=1, sort_keys=False) + "\n")
-    print(f"{FIXTURE}: {len(store['keys'])} keys, {len(store['players'])} players, {len(store['games'])} games")
+    if output == FIXTURE and any(key.startswith(f"{PREFIX}player:{{") for key in store["keys"]):
+        print(f"{FIXTURE} is a store of the layout before the cluster one: not replaced by one of today's.", file=sys.stderr)
+        return 1
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(store, indent=1, sort_keys=False) + "\n")
+    print(f"{output}: {len(store['keys'])} keys, {len(store['players'])} players, {len(store['games'])} games")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
