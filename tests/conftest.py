@@ -16,6 +16,8 @@ import fakeredis
 import pytest
 import redis
 
+from tests.slots import SlotCheckedRedis
+
 REAL_REDIS_URL = os.environ.get("RED7_TEST_REDIS_URL")
 
 
@@ -47,10 +49,14 @@ def key_prefix() -> str:
 
 @pytest.fixture
 def redis_pair(backend: str, key_prefix: str) -> Iterator[tuple[redis.Redis, redis.Redis]]:
-    """A text client and a bytes client (RQ wants bytes) on the same server."""
+    """A text client (the stores') and a bytes client (RQ and the queue side want bytes) on the same server.
+
+    On fakeredis the stores' client is slot-checked (``tests/slots.py``): a script, transaction or command of
+    theirs that a Redis Cluster would refuse for spanning two slots fails the test.
+    """
     if backend == "fakeredis":
         server = fakeredis.FakeServer()
-        text = fakeredis.FakeRedis(server=server, decode_responses=True)
+        text = SlotCheckedRedis(server=server, decode_responses=True)
         raw = fakeredis.FakeRedis(server=server)
         yield text, raw
         return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from service.storage.players import MAX_TOKENS, PlayerStore, hash_token
+from service.storage.players import MAX_TOKENS, PlayerStore, finished_key, games_key, hash_token, player_key, token_key
 from tests.service.conftest import HUMAN, ai
 
 
@@ -216,9 +216,9 @@ def test_a_player_made_before_tokens_were_listed_can_list_and_revoke_its_token(a
     """Players stored by the first version kept their one token as token_hash on the player."""
     prefix = runtime.settings.key_prefix
     token = "r7_" + "a" * 43
-    runtime.redis.hset(f"{prefix}player:p_old", mapping={"name": "Old", "created_at": "2026-01-01T00:00:00.000Z",
-                                                         "token_hash": hash_token(token)})
-    runtime.redis.set(f"{prefix}token:{hash_token(token)}", "p_old")
+    runtime.redis.hset(player_key(prefix, "p_old"), mapping={"name": "Old", "created_at": "2026-01-01T00:00:00.000Z",
+                                                      "token_hash": hash_token(token)})
+    runtime.redis.set(token_key(prefix, hash_token(token)), "p_old")
     listed = api.call("GET", "/v1/players/me/tokens", token).get_json()["tokens"]
     assert [(t["label"], t["current"]) for t in listed] == [("first token", True)]
     for n in range(MAX_TOKENS - 1):
@@ -328,12 +328,12 @@ def test_a_finished_game_left_among_the_open_ones_is_listed_as_finished_and_move
     ana = api.player()
     game_id = finished_game(api, ana["token"])
     prefix = runtime.settings.key_prefix
-    runtime.redis.zrem(f"{prefix}player:{ana['id']}:finished", game_id)  # as if the writer had died before indexing it
-    runtime.redis.sadd(f"{prefix}player:{ana['id']}:games", game_id)
+    runtime.redis.zrem(finished_key(prefix, ana["id"]), game_id)  # as if the writer had died before indexing it
+    runtime.redis.sadd(games_key(prefix, ana["id"]), game_id)
     listed = api.call("GET", "/v1/players/me/games", ana["token"]).get_json()["games"]
     assert [(g["id"], g["status"]) for g in listed] == [(game_id, "finished")]
-    assert not runtime.redis.sismember(f"{prefix}player:{ana['id']}:games", game_id)
-    assert runtime.redis.zscore(f"{prefix}player:{ana['id']}:finished", game_id) is not None
+    assert not runtime.redis.sismember(games_key(prefix, ana["id"]), game_id)
+    assert runtime.redis.zscore(finished_key(prefix, ana["id"]), game_id) is not None
 
 
 def test_bad_paging_parameters_are_refused_with_the_field(api):
