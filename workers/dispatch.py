@@ -12,7 +12,9 @@ is how a game stalled by a lost job recovers on its next read.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -78,6 +80,27 @@ def due(game: Game, appended: Sequence[Event] = ()) -> list[Due]:
                 started = datetime.fromisoformat(game.turn_started_at.replace("Z", "+00:00"))
                 out.append(Due("turn_deadline", game.id, version, at=started + timedelta(seconds=game.turn_timeout)))
     return out
+
+
+#: The game whose next AI turn the running job plays itself (see :func:`playing_on`), if any.
+_playing_on: ContextVar[str | None] = ContextVar("red7_playing_on", default=None)
+
+
+@contextmanager
+def playing_on(game_id: str | None) -> Iterator[None]:
+    """While the block runs, an AI turn of ``game_id`` due at once is not queued: the job in this context plays it
+    next, itself (one job for AIs that move one after another, not one each).  The game is still put on the
+    agenda, so that the ticker queues the turn should the job die before it plays it."""
+    token = _playing_on.set(game_id)
+    try:
+        yield
+    finally:
+        _playing_on.reset(token)
+
+
+def plays_on(game: Game, ai_delay: float) -> bool:
+    """Whether an AI turn of ``game`` is due at once: the one a job that just played may play next, itself."""
+    return ai_delay <= 0 and any(item.job == "ai_turn" for item in due(game))
 
 
 #: The jobs that move a game on (the others only tell players about it).
@@ -197,6 +220,8 @@ class Dispatcher:
                 at = datetime.fromisoformat(game.updated_at.replace("Z", "+00:00")) + timedelta(seconds=self.ai_delay)
             if at is not None and at > now:
                 looks.append(_ms(at))
+            elif item.job == "ai_turn" and _playing_on.get() == game.id:
+                looks.append(_ms(now + timedelta(seconds=RECHECK_AFTER)))  # the running job plays it (a look, to be sure)
             elif item.job == "ai_turn" and not self._admitted(game, item, now):
                 looks.append(_ms(now + timedelta(seconds=RECHECK_AFTER)))  # in its player's line (and a look, to be sure)
             else:
