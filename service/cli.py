@@ -37,7 +37,8 @@ def _serve(args: argparse.Namespace) -> int:
         print("red7: NOTHING PERSISTS: every player and game is gone when this process stops.")
         print("red7: set REDIS_URL (and run `red7 worker`) for a real deployment.")
     else:
-        print(f"red7: using Redis at {settings.redis_url}; run `red7 worker` for AI seats, scoring and deadlines.")
+        queue = f" (the queue at {settings.queue_url})" if settings.queue_url else ""
+        print(f"red7: using Redis at {settings.redis_url}{queue}; run `red7 worker` for AI seats, scoring and deadlines.")
     print(f"red7: serving {base}/v1  (API docs: {base}/v1/docs, spec: {base}/v1/openapi.json)")
     app.run(host=args.host, port=args.port, threaded=True, use_reloader=False)
     return 0
@@ -139,7 +140,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     run: Callable[[argparse.Namespace], int] = args.run  # one of the commands above (set_defaults)
-    return run(args)
+    from service.storage.connections import BadRedisUrl
+
+    try:
+        return run(args)
+    except BadRedisUrl as error:  # a setting that cannot work: said plainly, before anything starts
+        print(f"red7: {error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
