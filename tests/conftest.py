@@ -22,7 +22,7 @@ import fakeredis
 import pytest
 import redis
 
-from tests.deployment import NO_REDIS_CLUSTER, REDIS_CLI, REDIS_SERVER, RedisCluster, RedisServer
+from tests.deployment import NO_REDIS_CLUSTER, REDIS_CLI, REDIS_SERVER, RedisCluster, RedisServer, players_span_slots
 
 REAL_REDIS_URL = os.environ.get("RED7_TEST_REDIS_URL")
 
@@ -118,6 +118,10 @@ def redis_pair(request, backend: str, key_prefix: str) -> Iterator[tuple[redis.R
 
         stores: ClusterStores = request.getfixturevalue("cluster_stores")
         text = store_client(stores.url, 64)
+        marker = request.node.get_closest_marker("on_cluster")
+        if marker is not None and marker.kwargs.get("players") and (reason := players_span_slots(text, key_prefix)):
+            text.close()
+            pytest.skip(reason)
         raw = redis.Redis.from_url(stores.queue_url)
         yield text, raw
         for key in text.scan_iter(match=f"{key_prefix}*", count=500):  # every primary's keys, one after another

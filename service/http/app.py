@@ -290,9 +290,10 @@ def create_app(runtime: Runtime | None = None) -> Flask:
         limiter = Limiter(
             _address_key,
             default_limits=limits,
+            # The stores' Redis, a cluster included (``limits`` takes redis+cluster:// as it is); its keys start with
+            # the service's prefix, like every other key of ours (``<prefix>limits:…``).
             storage_uri=settings.redis_url or "memory://",
-            storage_options={},
-            key_prefix=f"{settings.key_prefix}limits",
+            storage_options={"key_prefix": f"{settings.key_prefix}limits"},
             headers_enabled=False,  # its headers describe one limit of several: see _rate_limit_headers
             retry_after="delta-seconds",
             strategy="moving-window",
