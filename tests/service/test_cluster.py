@@ -112,7 +112,7 @@ def test_all_ai_games_play_to_their_end_through_the_api_with_the_stores_on_a_clu
                 events = stream_events(stores, deployment.prefix, game_id)
                 assert [e["n"] for e in events] == list(range(1, len(events) + 1)) and events[-1]["type"] == "game_finished"
                 feed = watcher.json("GET", f"/games/{game_id}/events?after=0")
-                assert len(feed["events"]) == len(events)
+                assert [e["n"] for e in feed["events"]] == [e["n"] for e in events][: len(feed["events"])] != []
                 assert watcher.json("GET", f"/games/{game_id}/replay")["game_id"] == game_id
             assert not watcher.server_errors(), deployment.logs()
             assert cluster_keys(stores, "rq:*") == [], "RQ keeps its keys on the queue's Redis, never on the cluster"
