@@ -1,4 +1,4 @@
-"""The ``red7`` command: ``serve``, ``worker``, and the engine's ``demo``."""
+"""The ``red7`` command: ``serve``, ``worker``, ``replay``, ``migrate``, and the engine's ``demo``."""
 
 from __future__ import annotations
 
@@ -110,6 +110,22 @@ def _replay(args: argparse.Namespace) -> int:
     return 1
 
 
+def _migrate(args: argparse.Namespace) -> int:
+    from service.config import Settings
+    from service.runtime import connect
+    from service.storage.migrate import migrate
+
+    settings = Settings.from_env()
+    if settings.embedded:
+        print("red7 migrate needs REDIS_URL: the store to move to the cluster key layout.", file=sys.stderr)
+        return 2
+    store = connect(settings)[0]  # the stores' client (text)
+    print(f"red7 migrate: moving the players under {settings.key_prefix!r} (REDIS_URL) to player:{{<id>}} ...")
+    report = migrate(store, settings.key_prefix, limit=args.players, progress=lambda line: print(f"red7 migrate: {line}"))
+    print(f"red7 migrate: {report.summary()}")
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     from engine.demo import main as demo_main
 
@@ -133,6 +149,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     replay.add_argument("source", help="a replay file (JSON) or a game id")
     replay.add_argument("-o", "--output", help="export: write here instead of standard output")
     replay.set_defaults(run=_replay)
+    migrate = sub.add_parser(
+        "migrate", help="move the store at REDIS_URL to the Redis Cluster key layout (stop the service first; safe to rerun)"
+    )
+    migrate.add_argument("--players", type=int, metavar="N", help="move at most N players, then stop (run it again to go on)")
+    migrate.set_defaults(run=_migrate)
     demo = sub.add_parser("demo", help="watch bots play a game in the terminal")
     demo.add_argument("--players", type=int, default=3, choices=(2, 3, 4))
     demo.add_argument("--seed", type=int)

@@ -22,7 +22,8 @@ import fakeredis
 import pytest
 import redis
 
-from tests.deployment import NO_REDIS_CLUSTER, REDIS_CLI, REDIS_SERVER, RedisCluster, RedisServer, players_span_slots
+from tests.deployment import NO_REDIS_CLUSTER, REDIS_CLI, REDIS_SERVER, RedisCluster, RedisServer
+from tests.slots import SlotCheckedRedis
 
 REAL_REDIS_URL = os.environ.get("RED7_TEST_REDIS_URL")
 
@@ -102,14 +103,16 @@ def key_prefix() -> str:
 
 @pytest.fixture
 def redis_pair(request, backend: str, key_prefix: str) -> Iterator[tuple[redis.Redis, redis.Redis]]:
-    """The stores' text client and the queue's bytes client (RQ wants bytes).
+    """The stores' text client and the queue's bytes client (RQ and the queue side want bytes).
 
-    On fakeredis and the real Redis both are on one server; on the cluster the
-    stores' client is a cluster client and the queue's is on the standalone Redis.
+    On fakeredis and the real Redis both are on one server; on the cluster the stores' client is a cluster
+    client and the queue's is on the standalone Redis beside it.  On fakeredis the stores' client is
+    slot-checked (``tests/slots.py``): a script, transaction or command of theirs that a Redis Cluster would
+    refuse for spanning two slots fails the test.
     """
     if backend == "fakeredis":
         server = fakeredis.FakeServer()
-        text = fakeredis.FakeRedis(server=server, decode_responses=True)
+        text = SlotCheckedRedis(server=server, decode_responses=True)
         raw = fakeredis.FakeRedis(server=server)
         yield text, raw
         return
@@ -118,10 +121,6 @@ def redis_pair(request, backend: str, key_prefix: str) -> Iterator[tuple[redis.R
 
         stores: ClusterStores = request.getfixturevalue("cluster_stores")
         text = store_client(stores.url, 64)
-        marker = request.node.get_closest_marker("on_cluster")
-        if marker is not None and marker.kwargs.get("players") and (reason := players_span_slots(text, key_prefix)):
-            text.close()
-            pytest.skip(reason)
         raw = redis.Redis.from_url(stores.queue_url)
         yield text, raw
         for key in text.scan_iter(match=f"{key_prefix}*", count=500):  # every primary's keys, one after another

@@ -228,29 +228,6 @@ class RedisCluster:
             node.stop()
 
 
-def players_span_slots(cluster: redis.Redis, key_prefix: str) -> str | None:
-    """Why the players' store cannot run on a cluster yet, or None once it can.
-
-    Until the per-player key layout (hash tags, branch ``keys``) is merged, a
-    player's keys lie on several slots, and a transaction over them is refused
-    (``CrossSlotTransactionError``).  The test that needs players is then gated
-    with this reason, which names the missing piece; the gate opens by itself
-    once sign-up works on the cluster.
-    """
-    from service.storage.players import PlayerStore
-
-    try:
-        PlayerStore(cluster, f"{key_prefix}probe:").create("Probe", "2026-01-01T00:00:00.000Z")
-    except redis.exceptions.RedisClusterException as error:
-        return (f"needs the per-player key layout (hash tags; branch `keys`): PlayerStore's transactions span slots on a "
-                f"cluster ({type(error).__name__})")
-    except redis.ResponseError as error:
-        if "CROSSSLOT" not in str(error):
-            raise
-        return f"needs the per-player key layout (hash tags; branch `keys`): {error}"
-    return None
-
-
 @contextmanager
 def redis_cluster(directory: Path, masters: int = 3, replicas: int = 0, **options: Any) -> Iterator[RedisCluster]:
     cluster = RedisCluster(directory, masters, replicas, **options)

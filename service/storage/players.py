@@ -7,12 +7,24 @@ label; any of them can be revoked, so a leaked token is cut off without
 locking the player out, and a lost answer to "issue a token" costs nothing
 (the old token still works, and the new one can be revoked by its id).
 
-Keys: ``<prefix>player:<id>`` (a hash), ``<prefix>token:<sha256>`` (the
-player's id), ``<prefix>player:<id>:tokens`` (token id -> JSON of its hash,
-label and time of issue), ``<prefix>player:<id>:games`` (the ids of the
-player's games not yet finished) and ``<prefix>player:<id>:finished`` (a
-sorted set of the finished ones, scored by the time they finished, so that a
-long history is paged, never loaded whole).
+Keys (a player's own keys share the hash tag ``{<id>}``: one Redis Cluster slot per player):
+
+- ``<prefix>player:{<id>}`` a hash: name, time of sign-up, webhook
+- ``<prefix>player:{<id>}:tokens`` token id -> JSON of its hash, label and time of issue
+- ``<prefix>player:{<id>}:games`` the ids of the player's games not yet finished
+- ``<prefix>player:{<id>}:finished`` a sorted set of the finished ones, scored by the time they finished,
+  so that a long history is paged, never loaded whole
+- ``<prefix>token:<sha256>`` the player's id: the lookup a request's token is resolved by, on a slot of its own
+
+A token and its player are on two slots, so no write covers both atomically.  The
+writes are ordered instead, so that a crash between them leaves nothing usable
+half-made: a token is listed under its player *before* its lookup key makes it
+work, and revoked, its lookup key goes *first* (it stops working) and it is
+unlisted after.  A crash in between leaves a listed token that does not work
+(never shown to anyone when it is a new one; revoked again, it goes).  Every
+transaction here touches one player's keys only.  (Before this layout, the
+player's keys had no braces; ``red7 migrate`` moves a store to this one:
+``service/storage/migrate.py``.)
 """
 
 from __future__ import annotations
@@ -70,6 +82,26 @@ def _new_token(label: str, created_at: str) -> tuple[str, TokenInfo]:
     return token, TokenInfo(new_id("t"), label, created_at, hash_token(token))
 
 
+def player_key(prefix: str, player_id: str) -> str:
+    return f"{prefix}player:{{{player_id}}}"
+
+
+def tokens_key(prefix: str, player_id: str) -> str:
+    return f"{player_key(prefix, player_id)}:tokens"
+
+
+def games_key(prefix: str, player_id: str) -> str:
+    return f"{player_key(prefix, player_id)}:games"
+
+
+def finished_key(prefix: str, player_id: str) -> str:
+    return f"{player_key(prefix, player_id)}:finished"
+
+
+def token_key(prefix: str, token_hash: str) -> str:
+    return f"{prefix}token:{token_hash}"
+
+
 @dataclass(frozen=True, slots=True)
 class Player:
     id: str
@@ -97,47 +129,51 @@ class PlayerStore:
         self._lock = threading.Lock()
 
     def _player_key(self, player_id: str) -> str:
-        return f"{self.prefix}player:{player_id}"
+        return player_key(self.prefix, player_id)
 
     def _token_key(self, token_hash: str) -> str:
-        return f"{self.prefix}token:{token_hash}"
+        return token_key(self.prefix, token_hash)
 
     def _games_key(self, player_id: str) -> str:
-        return f"{self.prefix}player:{player_id}:games"
+        return games_key(self.prefix, player_id)
 
     def _finished_key(self, player_id: str) -> str:
-        return f"{self.prefix}player:{player_id}:finished"
+        return finished_key(self.prefix, player_id)
 
     def _tokens_key(self, player_id: str) -> str:
-        return f"{self.prefix}player:{player_id}:tokens"
+        return tokens_key(self.prefix, player_id)
 
     def create(self, name: str, created_at: str) -> tuple[Player, str]:
         """A new player and its first token (the only time the token exists in clear)."""
         player = Player(new_id("p"), name, created_at)
         token, info = _new_token("first token", created_at)
-        with self.redis.pipeline(transaction=True) as pipe:
+        with self.redis.pipeline(transaction=True) as pipe:  # the player's slot: the player and its token, listed
             pipe.hset(self._player_key(player.id), mapping={"name": name, "created_at": created_at})
-            self._add_token(pipe, player.id, info)
+            self._list_token(pipe, player.id, info)
             pipe.execute()
+        self._enable_token(player.id, info)  # then the token works
         return player, token
 
-    def _add_token(self, pipe: redis.client.Pipeline, player_id: str, info: TokenInfo) -> None:
+    def _list_token(self, pipe: redis.client.Pipeline, player_id: str, info: TokenInfo) -> None:
         record = {"hash": info.digest, "label": info.label, "created_at": info.created_at}
-        pipe.set(self._token_key(info.digest), player_id)
         pipe.hset(self._tokens_key(player_id), info.id, json.dumps(record))
+
+    def _enable_token(self, player_id: str, info: TokenInfo) -> None:
+        """Make a listed token work: its lookup key, on its own slot, written after the listing (see the module)."""
+        self.redis.set(self._token_key(info.digest), player_id)
 
     def _adopt_legacy_token(self, player_id: str) -> None:
         """Players made before tokens were listed kept one token as ``token_hash`` on the player: list it like the others."""
-        player_key = self._player_key(player_id)
-        stored = self.redis.hget(player_key, "token_hash")
+        hash_key = self._player_key(player_id)
+        stored = self.redis.hget(hash_key, "token_hash")
         if not stored:
             return
         digest = _text(stored)
-        created_at = _text(self.redis.hget(player_key, "created_at") or "")
+        created_at = _text(self.redis.hget(hash_key, "created_at") or "")
         record = {"hash": digest, "label": "first token", "created_at": created_at}
         with self.redis.pipeline(transaction=True) as pipe:
             pipe.hsetnx(self._tokens_key(player_id), "t_" + digest[:16], json.dumps(record))
-            pipe.hdel(player_key, "token_hash")
+            pipe.hdel(hash_key, "token_hash")
             pipe.execute()
 
     def issue_token(self, player_id: str, label: str, created_at: str) -> tuple[TokenInfo, str]:
@@ -152,11 +188,13 @@ class PlayerStore:
                     if pipe.hlen(self._tokens_key(player_id)) >= MAX_TOKENS:
                         raise TooManyTokens
                     pipe.multi()
-                    self._add_token(pipe, player_id, info)
+                    self._list_token(pipe, player_id, info)
                     pipe.execute()
-                    return info, token
+                    break
                 except redis.WatchError:
                     continue
+        self._enable_token(player_id, info)
+        return info, token
 
     def tokens(self, player_id: str) -> list[TokenInfo]:
         """The player's tokens, oldest first."""
@@ -177,10 +215,8 @@ class PlayerStore:
         if text is None:
             return False
         digest = json.loads(text)["hash"]
-        with self.redis.pipeline(transaction=True) as pipe:
-            pipe.delete(self._token_key(digest))
-            pipe.hdel(self._tokens_key(player_id), token_id)
-            pipe.execute()
+        self.redis.delete(self._token_key(digest))  # it stops working first (its own slot) ...
+        self.redis.hdel(self._tokens_key(player_id), token_id)  # ... and is unlisted after
         with self._lock:
             self._by_token.pop(digest, None)
             self._revocations += 1  # a lookup that read Redis before this must not cache what it read
@@ -268,14 +304,23 @@ class PlayerStore:
         return {_text(game_id) for game_id in self.redis.smembers(self._games_key(player_id))}
 
     def forget_game(self, player_ids: set[str], game_id: str) -> None:
-        """Unlist a game for these players (a cancelled one)."""
+        """Unlist a game for these players (a cancelled one).
+
+        Each player is on a slot of their own: one plain pipeline (no transaction) of single-slot writes, each
+        safe to repeat, which a cluster client splits by node.
+        """
         with self.redis.pipeline(transaction=False) as pipe:
             for player_id in player_ids:
                 pipe.srem(self._games_key(player_id), game_id)
             pipe.execute()
 
     def archive_game(self, player_ids: set[str], game_id: str, finished_ms: int) -> None:
-        """Move a finished game from its players' open games to their finished ones (idempotent)."""
+        """Move a finished game from its players' open games to their finished ones (idempotent).
+
+        As in :meth:`forget_game`, single-slot writes in a plain pipeline; for each player the game is listed as
+        finished before it leaves the open ones, so a write lost in between leaves it listed twice (readers check
+        the game itself), never nowhere.
+        """
         with self.redis.pipeline(transaction=False) as pipe:
             for player_id in player_ids:
                 pipe.zadd(self._finished_key(player_id), {game_id: finished_ms})

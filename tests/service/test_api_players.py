@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from service.storage.players import MAX_TOKENS, PlayerStore, hash_token
+from service.storage.players import MAX_TOKENS, PlayerStore, finished_key, games_key, hash_token, player_key, token_key
 from tests.service.conftest import HUMAN, ai
 
 
@@ -185,7 +185,7 @@ def test_tokens_are_capped_per_player_and_labels_validated(api):
         assert bad.status_code == 422 and bad.get_json()["errors"][0]["field"] in {"label", "name"}
 
 
-@pytest.mark.on_cluster(players=True)
+@pytest.mark.on_cluster
 def test_another_process_stops_honouring_a_revoked_token_once_its_cache_entry_expires(redis_pair, key_prefix):
     text, _ = redis_pair
     here = PlayerStore(text, key_prefix)
@@ -198,7 +198,7 @@ def test_another_process_stops_honouring_a_revoked_token_once_its_cache_entry_ex
     assert elsewhere.by_token(token) is None and here.by_token(token) is None
 
 
-@pytest.mark.on_cluster(players=True)
+@pytest.mark.on_cluster
 def test_a_lookup_racing_a_revocation_does_not_bring_the_token_back(redis_pair, key_prefix, monkeypatch):
     players = PlayerStore(redis_pair[0], key_prefix)
     player, token = players.create("Ana", "2026-01-01T00:00:00.000Z")
@@ -220,9 +220,9 @@ def test_a_player_made_before_tokens_were_listed_can_list_and_revoke_its_token(a
     """Players stored by the first version kept their one token as token_hash on the player."""
     prefix = runtime.settings.key_prefix
     token = "r7_" + "a" * 43
-    runtime.redis.hset(f"{prefix}player:p_old", mapping={"name": "Old", "created_at": "2026-01-01T00:00:00.000Z",
-                                                         "token_hash": hash_token(token)})
-    runtime.redis.set(f"{prefix}token:{hash_token(token)}", "p_old")
+    runtime.redis.hset(player_key(prefix, "p_old"), mapping={"name": "Old", "created_at": "2026-01-01T00:00:00.000Z",
+                                                      "token_hash": hash_token(token)})
+    runtime.redis.set(token_key(prefix, hash_token(token)), "p_old")
     listed = api.call("GET", "/v1/players/me/tokens", token).get_json()["tokens"]
     assert [(t["label"], t["current"]) for t in listed] == [("first token", True)]
     for n in range(MAX_TOKENS - 1):
@@ -317,7 +317,7 @@ def test_a_game_in_play_that_finishes_between_pages_shifts_no_other_game_off_the
     assert [(g["id"], g["status"]) for g in rest][-1] == (ended, "finished")  # shown again, now among the finished
 
 
-@pytest.mark.on_cluster(players=True)
+@pytest.mark.on_cluster
 def test_games_finished_in_the_same_millisecond_are_paged_by_id(redis_pair, key_prefix):
     players = PlayerStore(redis_pair[0], key_prefix)
     for n in range(7):
@@ -333,12 +333,12 @@ def test_a_finished_game_left_among_the_open_ones_is_listed_as_finished_and_move
     ana = api.player()
     game_id = finished_game(api, ana["token"])
     prefix = runtime.settings.key_prefix
-    runtime.redis.zrem(f"{prefix}player:{ana['id']}:finished", game_id)  # as if the writer had died before indexing it
-    runtime.redis.sadd(f"{prefix}player:{ana['id']}:games", game_id)
+    runtime.redis.zrem(finished_key(prefix, ana["id"]), game_id)  # as if the writer had died before indexing it
+    runtime.redis.sadd(games_key(prefix, ana["id"]), game_id)
     listed = api.call("GET", "/v1/players/me/games", ana["token"]).get_json()["games"]
     assert [(g["id"], g["status"]) for g in listed] == [(game_id, "finished")]
-    assert not runtime.redis.sismember(f"{prefix}player:{ana['id']}:games", game_id)
-    assert runtime.redis.zscore(f"{prefix}player:{ana['id']}:finished", game_id) is not None
+    assert not runtime.redis.sismember(games_key(prefix, ana["id"]), game_id)
+    assert runtime.redis.zscore(finished_key(prefix, ana["id"]), game_id) is not None
 
 
 def test_bad_paging_parameters_are_refused_with_the_field(api):

@@ -22,7 +22,7 @@ from service.runtime import build_runtime, connect
 from service.storage.replays import ReplayStore
 from service.storage.tickets import Ticket, TicketStore
 from tests.conftest import clean_real_redis
-from tests.deployment import Client, players_span_slots, processes, stream_events, wait_until
+from tests.deployment import Client, processes, stream_events, wait_until
 
 pytestmark = pytest.mark.cluster
 
@@ -93,9 +93,6 @@ def test_an_imported_replay_is_kept_once_by_its_content(redis_client, key_prefix
 def test_all_ai_games_play_to_their_end_through_the_api_with_the_stores_on_a_cluster(cluster_stores, tmp_path):
     """gunicorn and a ``red7 worker`` with REDIS_URL=redis+cluster://… and RED7_QUEUE_URL on the standalone Redis."""
     stores = cluster_stores.cluster.client()
-    probe = f"red7-probe:{time.time_ns()}:"
-    if reason := players_span_slots(stores, probe):
-        pytest.skip(reason)
     with processes(tmp_path, cluster_stores.url, RED7_QUEUE_URL=cluster_stores.queue_url) as deployment:
         try:
             base = deployment.api(workers=1)
@@ -117,6 +114,6 @@ def test_all_ai_games_play_to_their_end_through_the_api_with_the_stores_on_a_clu
             assert not watcher.server_errors(), deployment.logs()
             assert cluster_keys(stores, "rq:*") == [], "RQ keeps its keys on the queue's Redis, never on the cluster"
         finally:
-            for key in cluster_keys(stores, f"{deployment.prefix}*") + cluster_keys(stores, f"{probe}*"):
+            for key in cluster_keys(stores, f"{deployment.prefix}*"):
                 stores.delete(key)
             stores.close()
