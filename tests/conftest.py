@@ -22,6 +22,7 @@ import fakeredis
 import pytest
 import redis
 
+from service.storage.connections import CLUSTER_TRANSACTIONS
 from tests.deployment import NO_REDIS_CLUSTER, REDIS_CLI, REDIS_SERVER, RedisCluster, RedisServer
 from tests.slots import SlotCheckedRedis
 
@@ -41,6 +42,7 @@ def _real_redis_reason() -> str | None:
 REAL_REDIS_SKIP = _real_redis_reason()
 
 
+NO_CLUSTER_CLIENT = f"redis-py {redis.__version__} runs no transaction on a cluster (6.1+): the service refuses one with it"
 BACKENDS = ["fakeredis", pytest.param("real", marks=pytest.mark.real_redis)]
 CLUSTER = pytest.param("cluster", marks=pytest.mark.cluster)
 
@@ -59,6 +61,8 @@ def backend(request) -> str:
         pytest.skip(REAL_REDIS_SKIP)
     if request.param == "cluster" and (REDIS_SERVER is None or REDIS_CLI is None):
         pytest.skip(NO_REDIS_CLUSTER)
+    if request.param == "cluster" and not CLUSTER_TRANSACTIONS:
+        pytest.skip(NO_CLUSTER_CLIENT)
     return str(request.param)
 
 
@@ -83,6 +87,8 @@ def cluster_stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster
     """Started once, on the first test that wants it, and stopped when the session ends."""
     if REDIS_SERVER is None or REDIS_CLI is None:
         pytest.skip(NO_REDIS_CLUSTER)
+    if not CLUSTER_TRANSACTIONS:
+        pytest.skip(NO_CLUSTER_CLIENT)
     directory = tmp_path_factory.mktemp("cluster")
     cluster = RedisCluster(directory / "stores", masters=3, replicas=1, appendfsync="no")
     (directory / "queue").mkdir()

@@ -18,16 +18,22 @@ stores scale out on one:
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Any, cast
 from urllib.parse import unquote
 
 import redis
-from redis.cluster import ClusterNode, RedisCluster
+from redis.cluster import ClusterNode, ClusterPipeline, RedisCluster
 from redis.sentinel import Sentinel
 
 CLUSTER_SCHEME = "redis+cluster://"
 SENTINEL_SCHEME = "redis+sentinel://"
+
+
+#: The players' store writes in transactions on one slot, which redis-py's cluster client runs from 6.1 on
+#: (before, ``pipeline(transaction=True)`` on a cluster raises).
+CLUSTER_TRANSACTIONS = "transaction" in inspect.signature(ClusterPipeline.__init__).parameters
 
 
 class BadRedisUrl(ValueError):
@@ -92,6 +98,8 @@ def cluster_client(url: str, max_connections: int, **options: Any) -> RedisClust
     the failing slots answer 503 until a replica takes over.
     """
     where = parse_locations(url, CLUSTER_SCHEME)
+    if not CLUSTER_TRANSACTIONS:
+        raise BadRedisUrl(f"a Redis Cluster needs redis-py 6.1 or later (transactions on one slot); this is {redis.__version__}")
     return RedisCluster(
         startup_nodes=[ClusterNode(host, port) for host, port in where.hosts],  # type: ignore[no-untyped-call]
         username=where.username,

@@ -73,3 +73,9 @@ def test_a_cluster_without_a_queue_redis_refuses_to_start(monkeypatch, capsys):
     monkeypatch.delenv("RED7_QUEUE_URL", raising=False)
     assert main(["worker"]) == 2
     assert "RQ cannot run on" in capsys.readouterr().err
+
+
+def test_a_cluster_needs_a_redis_py_that_runs_transactions_on_it(monkeypatch):
+    monkeypatch.setattr("service.storage.connections.CLUSTER_TRANSACTIONS", False)
+    with pytest.raises(BadRedisUrl, match=r"needs redis-py 6\.1 or later"):
+        connect(Settings(redis_url="redis+cluster://127.0.0.1:7000", queue_url="redis://127.0.0.1:1/0"))
