@@ -112,14 +112,14 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _migrate(args: argparse.Namespace) -> int:
     from service.config import Settings
-    from service.runtime import connect
+    from service.storage.connections import store_client
     from service.storage.migrate import migrate
 
     settings = Settings.from_env()
     if settings.embedded:
         print("red7 migrate needs REDIS_URL: the store to move to the cluster key layout.", file=sys.stderr)
         return 2
-    store = connect(settings)[0]  # the stores' client (text)
+    store = store_client(settings.redis_url, settings.redis_max_connections)  # the stores only: no queue needed
     print(f"red7 migrate: moving the players under {settings.key_prefix!r} (REDIS_URL) to player:{{<id>}} ...")
     report = migrate(store, settings.key_prefix, limit=args.players, progress=lambda line: print(f"red7 migrate: {line}"))
     print(f"red7 migrate: {report.summary()}")
