@@ -37,7 +37,8 @@ def _serve(args: argparse.Namespace) -> int:
         print("red7: NOTHING PERSISTS: every player and game is gone when this process stops.")
         print("red7: set REDIS_URL (and run `red7 worker`) for a real deployment.")
     else:
-        print(f"red7: using Redis at {settings.redis_url}; run `red7 worker` for AI seats, scoring and deadlines.")
+        queue = f" (the queue at {settings.queue_url})" if settings.queue_url else ""
+        print(f"red7: using Redis at {settings.redis_url}{queue}; run `red7 worker` for AI seats, scoring and deadlines.")
     print(f"red7: serving {base}/v1  (API docs: {base}/v1/docs, spec: {base}/v1/openapi.json)")
     app.run(host=args.host, port=args.port, threaded=True, use_reloader=False)
     return 0
@@ -111,14 +112,14 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _migrate(args: argparse.Namespace) -> int:
     from service.config import Settings
-    from service.runtime import connect
+    from service.storage.connections import store_client
     from service.storage.migrate import migrate
 
     settings = Settings.from_env()
     if settings.embedded:
         print("red7 migrate needs REDIS_URL: the store to move to the cluster key layout.", file=sys.stderr)
         return 2
-    store = connect(settings)[0]  # the stores' client (text)
+    store = store_client(settings.redis_url, settings.redis_max_connections)  # the stores only: no queue needed
     print(f"red7 migrate: moving the players under {settings.key_prefix!r} (REDIS_URL) to player:{{<id>}} ...")
     report = migrate(store, settings.key_prefix, limit=args.players, progress=lambda line: print(f"red7 migrate: {line}"))
     print(f"red7 migrate: {report.summary()}")
@@ -160,7 +161,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     run: Callable[[argparse.Namespace], int] = args.run  # one of the commands above (set_defaults)
-    return run(args)
+    from service.storage.connections import BadRedisUrl
+
+    try:
+        return run(args)
+    except BadRedisUrl as error:  # a setting that cannot work: said plainly, before anything starts
+        print(f"red7: {error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -21,7 +21,12 @@ class Settings:
     ``redis_url`` empty means the embedded in-memory store (nothing persists).
     """
 
+    #: The stores' Redis: ``redis://…``, or a Redis Cluster, ``redis+cluster://host:port[,host:port…]``.
     redis_url: str = ""
+    #: The queue's Redis (RQ, job markers, the agenda, AI shares, pulses, the ticker's role): ``redis://…`` or
+    #: ``redis+sentinel://host:port[,host:port…]/service_name``.  Empty: ``redis_url`` serves both (not a cluster:
+    #: RQ cannot run on one).
+    queue_url: str = ""
     key_prefix: str = "red7:"
     queue_name: str = "red7"
     #: Service API keys; when set, creating players and games needs one (header ``X-Api-Key``).
@@ -92,6 +97,7 @@ class Settings:
         env = os.environ if environ is None else environ
         values: dict[str, object] = {
             "redis_url": env.get("REDIS_URL", ""),
+            "queue_url": env.get("RED7_QUEUE_URL", ""),
             "key_prefix": env.get("RED7_KEY_PREFIX", "red7:"),
             "queue_name": env.get("RED7_QUEUE", "red7"),
             "api_keys": _list(env.get("RED7_API_KEYS")),

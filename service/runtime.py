@@ -18,6 +18,7 @@ from rq.serializers import JSONSerializer
 
 from service.application.games import GameService
 from service.config import Settings
+from service.storage.connections import BadRedisUrl, is_cluster, queue_client, store_client
 from service.storage.events import EventStore
 from service.storage.players import PlayerStore
 from service.storage.replays import ReplayStore
@@ -30,8 +31,8 @@ from workers.shares import Shares
 @dataclass
 class Runtime:
     settings: Settings
-    redis: Redis  # text responses: the stores
-    raw_redis: Redis  # bytes: RQ
+    redis: Redis  # text responses: the stores (a RedisCluster when REDIS_URL names a cluster)
+    raw_redis: Redis  # bytes: the queue's Redis (RQ, job markers, agenda, shares, pulses, the ticker's role)
     store: EventStore
     players: PlayerStore
     games: GameService
@@ -43,17 +44,25 @@ class Runtime:
 
 
 def connect(settings: Settings) -> tuple[redis.Redis, redis.Redis]:
-    """A text and a bytes client on the configured Redis, or on a new in-memory one."""
+    """The stores' text client and the queue's bytes client, or both on a new in-memory Redis.
+
+    Raises :class:`BadRedisUrl` for a setting that cannot work (a cluster with no queue Redis beside it).
+    """
     if settings.embedded:
         server = fakeredis.FakeServer()
         return fakeredis.FakeRedis(server=server, decode_responses=True), fakeredis.FakeRedis(server=server)
+    if is_cluster(settings.redis_url) and not settings.queue_url:
+        raise BadRedisUrl(
+            "REDIS_URL names a Redis Cluster, which RQ cannot run on (rq/rq#862): set RED7_QUEUE_URL to a standalone "
+            "Redis (redis://host:port/0) or a Sentinel (redis+sentinel://host:port/service_name) for the queue"
+        )
     # Each waiting long-poll or stream holds a connection for its blocking read: redis-py 8 caps a pool at
     # 100 by default, which gevent workers reach with a few hundred waiting clients ("Too many connections").
-    # A REDIS_URL that sets max_connections itself keeps its own.
-    options = {} if "max_connections=" in settings.redis_url else {"max_connections": settings.redis_max_connections}
+    # A URL that sets max_connections itself keeps its own.
+    connections = settings.redis_max_connections
     return (
-        redis.Redis.from_url(settings.redis_url, decode_responses=True, **options),
-        redis.Redis.from_url(settings.redis_url, **options),
+        store_client(settings.redis_url, connections),
+        queue_client(settings.queue_url or settings.redis_url, connections),
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -36,6 +37,20 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def free_cluster_port() -> int:
+    """A free port below 55536 whose cluster bus port (10000 above it) is free too."""
+    for _ in range(200):
+        port = random.randint(20000, 45000)
+        with socket.socket() as sock, socket.socket() as bus:
+            try:
+                sock.bind(("127.0.0.1", port))
+                bus.bind(("127.0.0.1", port + 10000))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("no free pair of ports for a cluster node")
 
 
 def wait_until(check: Any, timeout: float, what: str, every: float = 0.05) -> Any:
@@ -126,6 +141,101 @@ def redis_server(directory: Path, appendfsync: str = "always") -> Iterator[Redis
         yield server
     finally:
         server.stop()
+
+
+REDIS_CLI = shutil.which("redis-cli")
+NO_REDIS_CLUSTER = "redis-server and redis-cli are not both on PATH (apt-get install redis-server redis-tools)"
+
+
+class RedisCluster:
+    """A Redis Cluster of the test's own: ``masters`` primaries with ``replicas`` replicas each, on loopback.
+
+    Each node is a :class:`RedisServer` (AOF, ``appendfsync`` as given) with
+    cluster mode on and a short ``cluster-node-timeout``, so that a killed
+    primary's replica takes over within seconds.  ``cluster-require-full-coverage
+    no``: while a primary fails over, the other primaries go on serving their slots.
+    """
+
+    def __init__(self, directory: Path, masters: int = 3, replicas: int = 0, node_timeout_ms: int = 1000,
+                 appendfsync: str = "always") -> None:
+        self.nodes = []
+        for index in range(masters * (1 + replicas)):
+            node_dir = directory / f"node-{index}"
+            node_dir.mkdir(parents=True, exist_ok=True)
+            self.nodes.append(RedisServer(
+                node_dir, free_cluster_port(), appendfsync, "--cluster-enabled", "yes",
+                "--cluster-config-file", str(node_dir / "nodes.conf"), "--cluster-node-timeout", str(node_timeout_ms),
+                "--cluster-require-full-coverage", "no",
+                "--cluster-replica-validity-factor", "0",  # a replica may always take over (it was in sync: WAIT)
+            ))
+        self.replicas = replicas
+
+    @property
+    def url(self) -> str:
+        return "redis+cluster://" + ",".join(f"127.0.0.1:{node.port}" for node in self.nodes)
+
+    def start(self) -> None:
+        assert REDIS_CLI is not None, NO_REDIS_CLUSTER
+        for node in self.nodes:
+            node.start()
+        create = [REDIS_CLI, "--cluster", "create", *(f"127.0.0.1:{node.port}" for node in self.nodes),
+                  "--cluster-replicas", str(self.replicas), "--cluster-yes"]
+        done = subprocess.run(create, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert done.returncode == 0, done.stdout.decode(errors="replace")[-2000:] + done.stderr.decode(errors="replace")
+        wait_until(self.healthy, 30, "the cluster's state is ok on every node", every=0.1)
+
+    def healthy(self, with_replicas: bool = True) -> bool:
+        """Every live node says ``cluster_state:ok``, and (``with_replicas``) each primary has its replicas in sync."""
+        for node in self.live():
+            with node.client(socket_timeout=2) as client:
+                if client.cluster("info").get("cluster_state") != "ok":
+                    return False
+                replication = client.info("replication")
+                if replication["role"] == "master" and self.replicas and with_replicas:
+                    online = [v for k, v in replication.items() if k.startswith("slave") and isinstance(v, dict)]
+                    if sum(1 for v in online if v.get("state") == "online") < self.replicas:
+                        return False
+        return True
+
+    def live(self) -> list[RedisServer]:
+        return [node for node in self.nodes if node.process is not None and node.process.poll() is None]
+
+    def primaries(self) -> list[RedisServer]:
+        found = []
+        for node in self.live():
+            with node.client(socket_timeout=2) as client:
+                if client.info("replication")["role"] == "master":
+                    found.append(node)
+        return found
+
+    def primary_of(self, key: str) -> RedisServer:
+        """The node serving ``key``'s slot now."""
+        for node in self.live():
+            with node.client(socket_timeout=2) as client:
+                slot = int(client.cluster("keyslot", key))
+                owner = client.cluster("slots")
+                for start, end, primary, *_ in owner:
+                    if start <= slot <= end:
+                        return next(n for n in self.nodes if n.port == int(primary[1]))
+        raise AssertionError("no live node")
+
+    def client(self, **options: Any) -> redis.RedisCluster:
+        return redis.RedisCluster(host="127.0.0.1", port=self.live()[0].port, decode_responses=True,
+                                  require_full_coverage=False, **options)
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.stop()
+
+
+@contextmanager
+def redis_cluster(directory: Path, masters: int = 3, replicas: int = 0, **options: Any) -> Iterator[RedisCluster]:
+    cluster = RedisCluster(directory, masters, replicas, **options)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
 
 
 class Processes:

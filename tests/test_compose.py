@@ -208,3 +208,85 @@ def test_the_dockerfile_installs_the_deploy_extra_on_python_311_slim(pyproject):
 
 def test_the_dockerfile_cmd_matches_the_api_command(services):
     assert dockerfile_cmd() == argv(services["api"]["command"])
+
+
+# --- docker-compose.cluster.yml: the stores on a Redis Cluster, the queue on a Redis of its own -------------------
+
+CLUSTER_COMPOSE = ROOT / "docker-compose.cluster.yml"
+
+
+@pytest.fixture(scope="module")
+def scaled() -> dict[str, dict[str, Any]]:
+    data = yaml.safe_load(CLUSTER_COMPOSE.read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def cluster_nodes(services: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
+    """The services that run a cluster node, with their redis-server command lines."""
+    nodes = {}
+    for name, service in services.items():
+        args = argv(service.get("command"))
+        if args[:1] == ["redis-server"] and option(args, "--cluster-enabled") == "yes":
+            nodes[name] = args
+    return nodes
+
+
+def test_the_cluster_has_three_primaries_with_a_replica_each_made_once(scaled):
+    services = scaled["services"]
+    nodes = cluster_nodes(services)
+    assert len(nodes) == 6, sorted(nodes)
+    init = services["cluster-init"]
+    script = " ".join(argv(init["command"]))
+    assert "--cluster create" in script and option(script.split(), "--cluster-replicas") == "1" and "--cluster-yes" in script
+    assert all(f"getent hosts {name} " in script for name in nodes), script  # every node joins, by its address
+    assert "cluster_state:ok" in script, "a cluster made before (its layout kept in the nodes' volumes) is left as it is"
+    for name in nodes:
+        assert depends_on_healthy(init, name), f"cluster-init must wait for {name}"
+    assert init.get("restart") == "no"
+
+
+def test_every_node_and_the_queue_persist_every_write_on_a_volume_of_their_own(scaled):
+    services = scaled["services"]
+    volumes = []
+    for name in [*cluster_nodes(services), "queue"]:
+        service = services[name]
+        args = argv(service["command"])
+        assert str(service["image"]).startswith("redis:7"), name
+        assert option(args, "--appendonly") == "yes" and option(args, "--appendfsync") == "always", (name, args)
+        assert "redis-cli" in argv(service["healthcheck"]["test"]), name
+        (mount,) = service["volumes"]
+        volume, target = str(mount).split(":")
+        assert target == "/data" and volume in (scaled.get("volumes") or {}), (name, mount)
+        volumes.append(volume)
+    assert len(set(volumes)) == len(volumes), "each Redis has its own data"
+    for name, args in cluster_nodes(services).items():
+        # a failing primary's slots only go dark; the others keep serving; clients are sent to names, not addresses
+        assert option(args, "--cluster-require-full-coverage") == "no", name
+        assert option(args, "--cluster-announce-hostname") == name, name
+
+
+def test_api_and_workers_use_the_cluster_for_the_stores_and_the_queue_redis_for_rq(scaled):
+    from service.config import Settings
+    from service.storage.connections import is_cluster, parse_locations
+
+    services = scaled["services"]
+    for name in ("api", "worker"):
+        env = environment(services[name])
+        settings = Settings.from_env(env)
+        assert is_cluster(settings.redis_url), name
+        hosts = parse_locations(settings.redis_url, "redis+cluster://").hosts
+        assert {host for host, _ in hosts} <= set(cluster_nodes(services)) and all(port == 6379 for _, port in hosts)
+        assert settings.queue_url == "redis://queue:6379/0", name
+        assert settings.wait_replicas == 1, "the promoted replica must hold every acknowledged move"
+        assert services[name]["depends_on"]["cluster-init"]["condition"] == "service_completed_successfully", name
+        assert depends_on_healthy(services[name], "queue"), name
+
+
+def test_the_cluster_files_api_and_worker_run_as_the_main_files_do(scaled, services):
+    cluster = scaled["services"]
+    for name in ("api", "worker"):
+        assert argv(cluster[name]["command"]) == argv(services[name]["command"]), name
+        assert cluster[name]["build"] == services[name]["build"] and cluster[name].get("image") == services[name].get("image")
+    assert argv(cluster["api"]["healthcheck"]["test"]) == argv(services["api"]["healthcheck"]["test"])
+    assert "container_name" not in cluster["worker"] and "ports" not in cluster["worker"], "--scale worker=N"

@@ -31,6 +31,9 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import redis
+from redis.cluster import RedisCluster
+
+from service.storage.nodes import on_one_connection
 
 APPEND_SCRIPT = """
 -- KEYS: 1 version, 2 events, 3 idempotency record
@@ -192,10 +195,12 @@ class EventStore:
         acknowledged = None
         if self.replicas > 0:
             # WAIT counts the writes of its own connection: the script and WAIT go down one pipeline.
-            with self.redis.pipeline(transaction=False) as pipe:
+            def append_and_wait(pipe: redis.client.Pipeline) -> list[Any]:
                 self._append(keys=keys, args=args, client=pipe)
                 pipe.wait(self.replicas, self.replica_timeout_ms)
-                (status, value), acknowledged = pipe.execute()
+                return pipe.execute()
+
+            (status, value), acknowledged = on_one_connection(self.redis, keys[0], append_and_wait)
         else:
             status, value = self._append(keys=keys, args=args)
         status = _text(status)
@@ -230,11 +235,14 @@ class EventStore:
         if self.replicas <= 0:
             stored = self.redis.get(key)
             return None if stored is None else self._replay(_text(stored), idempotency)
-        with self.redis.pipeline(transaction=False) as pipe:
+
+        def read_and_wait(pipe: redis.client.Pipeline) -> list[Any]:
             pipe.get(key)
             pipe.expire(key, idempotency.ttl)
             pipe.wait(self.replicas, self.replica_timeout_ms)
-            stored, _, acknowledged = pipe.execute()
+            return pipe.execute()
+
+        stored, _, acknowledged = on_one_connection(self.redis, key, read_and_wait)
         if stored is None:
             return None
         replay = self._replay(_text(stored), idempotency)
@@ -308,11 +316,14 @@ def _block_slice(client: redis.Redis) -> float | None:
     """How long one blocking read may last on ``client``: well inside its socket timeout (``None``: no limit).
 
     The timeout is the one its connections get: what ``REDIS_URL`` or the
-    caller set, else the connection class's default (redis-py 8: 5 s).
+    caller set, else the connection class's default (redis-py 8: 5 s); on a
+    cluster, the one of its nodes' connections.
     """
     timeout: float | None = ASSUMED_SOCKET_TIMEOUT
     with contextlib.suppress(Exception):  # a client of another shape: keep the assumption
-        pool = client.connection_pool
+        # A cluster client's nodes are clients of their own, all built with the cluster's connection options.
+        node = client.get_default_node().redis_connection if isinstance(client, RedisCluster) else client
+        pool = node.connection_pool
         timeout = pool.connection_class(**pool.connection_kwargs).socket_timeout  # built, never connected
     if not timeout:
         return None

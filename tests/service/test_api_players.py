@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from service.storage.players import MAX_TOKENS, PlayerStore, finished_key, games_key, hash_token, player_key, token_key
 from tests.service.conftest import HUMAN, ai
 
@@ -183,6 +185,7 @@ def test_tokens_are_capped_per_player_and_labels_validated(api):
         assert bad.status_code == 422 and bad.get_json()["errors"][0]["field"] in {"label", "name"}
 
 
+@pytest.mark.on_cluster
 def test_another_process_stops_honouring_a_revoked_token_once_its_cache_entry_expires(redis_pair, key_prefix):
     text, _ = redis_pair
     here = PlayerStore(text, key_prefix)
@@ -195,6 +198,7 @@ def test_another_process_stops_honouring_a_revoked_token_once_its_cache_entry_ex
     assert elsewhere.by_token(token) is None and here.by_token(token) is None
 
 
+@pytest.mark.on_cluster
 def test_a_lookup_racing_a_revocation_does_not_bring_the_token_back(redis_pair, key_prefix, monkeypatch):
     players = PlayerStore(redis_pair[0], key_prefix)
     player, token = players.create("Ana", "2026-01-01T00:00:00.000Z")
@@ -313,6 +317,7 @@ def test_a_game_in_play_that_finishes_between_pages_shifts_no_other_game_off_the
     assert [(g["id"], g["status"]) for g in rest][-1] == (ended, "finished")  # shown again, now among the finished
 
 
+@pytest.mark.on_cluster
 def test_games_finished_in_the_same_millisecond_are_paged_by_id(redis_pair, key_prefix):
     players = PlayerStore(redis_pair[0], key_prefix)
     for n in range(7):

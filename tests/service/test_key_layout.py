@@ -48,6 +48,7 @@ def crash_when_enabling(monkeypatch, store: PlayerStore) -> None:
     monkeypatch.setattr(store, "_enable_token", crash)
 
 
+@pytest.mark.on_cluster
 def test_a_sign_up_cut_short_leaves_a_token_listed_that_does_not_work(players, monkeypatch):
     """Listed first, working second: a crash in between never leaves a token that works for a player not there."""
     crash_when_enabling(monkeypatch, players)
@@ -59,6 +60,7 @@ def test_a_sign_up_cut_short_leaves_a_token_listed_that_does_not_work(players, m
     assert players.get(player_id) is not None and len(players.tokens(player_id)) == 1
 
 
+@pytest.mark.on_cluster
 def test_an_issue_cut_short_leaves_a_listed_token_that_does_not_work_and_can_be_revoked(players, monkeypatch):
     player, first = players.create("Ana", "2026-01-01T00:00:00.000Z")
     crash_when_enabling(monkeypatch, players)
@@ -73,6 +75,7 @@ def test_an_issue_cut_short_leaves_a_listed_token_that_does_not_work_and_can_be_
     assert players.by_token(first) == player
 
 
+@pytest.mark.on_cluster
 def test_a_revocation_cut_short_has_stopped_the_token_already(players, monkeypatch):
     """Revoked, a token stops working first (its lookup key goes) and is unlisted after."""
     player, first = players.create("Ana", "2026-01-01T00:00:00.000Z")

@@ -66,6 +66,7 @@ def test_the_fixture_is_a_store_of_the_old_layout():
     assert sum(len(tokens) for tokens in FIXTURE["tokens"].values()) > len(FIXTURE["players"]) and FIXTURE["revoked_tokens"]
 
 
+@pytest.mark.on_cluster  # the migration of a store already on a cluster (redis-cli --cluster import)
 def test_migrate_moves_every_player_and_the_service_finds_everything(old_store, redis_pair, key_prefix):
     report = migrate(old_store, key_prefix)
     assert (report.players, report.keys, report.merged, report.remaining) == (4, 15, 0, 0)
@@ -99,6 +100,7 @@ def test_migrate_moves_every_player_and_the_service_finds_everything(old_store, 
         assert stored is not None and verify_replay(stored).ok
 
 
+@pytest.mark.on_cluster  # the migration of a store already on a cluster (redis-cli --cluster import)
 def test_the_migrated_players_see_their_games_through_the_api(old_store, redis_pair, key_prefix):
     from service.http.app import create_app
     from tests.service.conftest import Api
@@ -115,6 +117,7 @@ def test_the_migrated_players_see_their_games_through_the_api(old_store, redis_p
     assert api.call("POST", "/v1/players/me/tokens", ana, json={"label": "after"}).status_code == 201
 
 
+@pytest.mark.on_cluster  # the migration of a store already on a cluster (redis-cli --cluster import)
 def test_a_second_migrate_changes_nothing(old_store, key_prefix):
     migrate(old_store, key_prefix)
     after = dump_store(old_store, key_prefix)
@@ -127,6 +130,7 @@ def test_a_second_migrate_changes_nothing(old_store, key_prefix):
     assert lasting(old_store, key_prefix) == renamed(key_prefix)
 
 
+@pytest.mark.on_cluster  # the migration of a store already on a cluster (redis-cli --cluster import)
 def test_a_migrate_stopped_after_some_players_is_finished_by_the_next(old_store, key_prefix):
     first = migrate(old_store, key_prefix, limit=2)
     assert (first.players, first.remaining) == (2, 2) and "run it again" in first.summary()
@@ -188,7 +192,7 @@ def test_a_migrate_killed_at_any_write_is_finished_by_the_next(backend, redis_pa
 
 def test_red7_migrate_prints_what_it_did(old_store, key_prefix, backend, monkeypatch, capsys):
     if backend == "fakeredis":
-        monkeypatch.setattr("service.runtime.connect", lambda settings: (old_store, old_store))
+        monkeypatch.setattr("service.storage.connections.store_client", lambda url, connections: old_store)
         monkeypatch.setenv("REDIS_URL", "redis://fakeredis.invalid:6379/0")
     else:
         from tests.conftest import REAL_REDIS_URL

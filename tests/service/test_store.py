@@ -1,13 +1,25 @@
-"""The event store's contract, on fakeredis and on the real Redis alike."""
+"""The event store's contract, on fakeredis, on the real Redis and on a Redis Cluster alike."""
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 
 import pytest
 
-from service.storage.events import Appended, EventStore, Idempotency, IdempotencyMismatch, Replayed, VersionConflict
+from service.storage.events import (
+    Appended,
+    EventStore,
+    Idempotency,
+    IdempotencyMismatch,
+    NotReplicated,
+    Replayed,
+    VersionConflict,
+)
+from service.storage.nodes import on_one_connection
+
+pytestmark = pytest.mark.on_cluster
 
 
 @pytest.fixture
@@ -125,3 +137,43 @@ def test_concurrent_writers_for_one_version_exactly_one_wins(store, backend):
     assert sum(isinstance(r, Appended) for r in results) == 1
     assert sum(isinstance(r, VersionConflict) for r in results) == 19
     assert store.version("g1") == 2 and len(store.read("g1")) == 2
+
+
+@pytest.mark.slow
+def test_a_long_poll_of_25_seconds_outlasts_the_clients_socket_timeout(store, backend):
+    """The blocking read goes in slices inside the socket timeout (5 s), on a cluster client's connections too."""
+    if backend != "cluster":
+        pytest.skip("a cluster client's connections only: tests/service/test_long_waits.py waits this long on the others")
+    store.append("g1", 0, ["a"])
+    timer = threading.Timer(21, lambda: store.append("g1", 1, ["b"]))
+    started = time.monotonic()
+    timer.start()
+    try:
+        assert store.wait("g1", 1, 25)
+    finally:
+        timer.cancel()
+    assert 20 < time.monotonic() - started < 25
+
+
+def test_an_append_waits_for_a_replica_on_the_connection_that_wrote_it(redis_client, key_prefix, backend):
+    """WAIT counts the writes of its own connection; on a cluster, of the primary holding the game's slot."""
+    if backend == "fakeredis":
+        pytest.skip("fakeredis has no WAIT (tests/service/test_replicas.py tests it on a primary and a replica)")
+    store = EventStore(redis_client, key_prefix, replicas=1, replica_timeout_ms=500)
+    if backend != "cluster":  # no replica there: stored, but not confirmed
+        with pytest.raises(NotReplicated, match="reached 0 of 1 replicas"):
+            store.append("g1", 0, ["a"])
+        assert store.version("g1") == 1
+        return
+    assert store.append("g1", 0, ["a"]) == Appended(1)  # the session's cluster gives each primary one replica
+    key = store.events_key("g1")
+
+    def count(pipe):
+        pipe.xlen(key)
+        pipe.wait(1, 2000)
+        return pipe.execute()
+
+    assert on_one_connection(redis_client, key, count) == [1, 1]  # one replica, the game's primary's: not a sum over primaries
+    idempotent = Idempotency("p1", "k1", "f1")
+    assert store.append("g2", 0, ["x"], idempotency=idempotent, response="first") == Appended(1)
+    assert store.idempotent_response("g2", idempotent) == Replayed("first")

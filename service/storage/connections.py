@@ -1,0 +1,128 @@
+"""Redis clients from URLs: the stores' Redis (standalone or a Redis Cluster) and the queue's (standalone or Sentinel).
+
+Two Redis roles, because RQ cannot run on a cluster (rq/rq#862) while the
+stores scale out on one:
+
+- the *stores* (games, players and tokens, stream tickets, replays, the rate
+  limits): ``redis://``, ``rediss://``, ``unix://``, or
+  ``redis+cluster://[[user]:password@]host:port[,host:port…]``.  Every
+  transaction and script of a store touches the keys of one hash tag, so one
+  slot.
+- the *queue* (RQ, the dispatcher's job markers, the agenda, the AI shares, the
+  workers' pulses, the ticker's role): ``redis://``, ``rediss://``, ``unix://``, or
+  ``redis+sentinel://[[user]:password@]host:port[,host:port…]/service_name[/db]``.
+  These are sorted sets and lists read across games, which a cluster could not
+  serve without a scan of every node; one standalone Redis (or a Sentinel-watched
+  primary) holds them.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, cast
+from urllib.parse import unquote
+
+import redis
+from redis.cluster import ClusterNode, ClusterPipeline, RedisCluster
+from redis.sentinel import Sentinel
+
+CLUSTER_SCHEME = "redis+cluster://"
+SENTINEL_SCHEME = "redis+sentinel://"
+
+
+#: The players' store writes in transactions on one slot, which redis-py's cluster client runs from 6.1 on
+#: (before, ``pipeline(transaction=True)`` on a cluster raises).
+CLUSTER_TRANSACTIONS = "transaction" in inspect.signature(ClusterPipeline.__init__).parameters
+
+
+class BadRedisUrl(ValueError):
+    """A Redis URL the service cannot use (said at start, never at the first request)."""
+
+
+@dataclass(frozen=True)
+class Locations:
+    """What a ``redis+cluster://`` or ``redis+sentinel://`` URL names: credentials, host:port pairs, the rest of the path."""
+
+    username: str | None
+    password: str | None
+    hosts: tuple[tuple[str, int], ...]
+    path: str
+
+
+def is_cluster(url: str) -> bool:
+    return url.startswith(CLUSTER_SCHEME)
+
+
+def parse_locations(url: str, scheme: str) -> Locations:
+    """``scheme[[user]:password@]host:port[,host:port…][/path]`` (what urllib cannot split: several hosts)."""
+    if not url.startswith(scheme):
+        raise BadRedisUrl(f"{url!r} does not start with {scheme}")
+    rest = url[len(scheme):].split("?", 1)[0]
+    netloc, _, path = rest.partition("/")
+    username = password = None
+    if "@" in netloc:
+        credentials, netloc = netloc.rsplit("@", 1)
+        user, has_password, secret = credentials.partition(":")
+        username = unquote(user) or None
+        password = unquote(secret) if has_password else unquote(user) or None
+        if not has_password:  # "password@host": the password alone, as redis:// URLs allow
+            username = None
+    hosts = []
+    for item in netloc.split(","):
+        host, _, port = item.strip().rpartition(":")
+        if not host or not port.isdigit():
+            raise BadRedisUrl(f"{url!r}: {item!r} is not host:port")
+        hosts.append((host.strip("[]"), int(port)))
+    return Locations(username, password, tuple(hosts), path)
+
+
+def store_client(url: str, max_connections: int) -> redis.Redis:
+    """The stores' text client: a :class:`RedisCluster` for ``redis+cluster://``, else a :class:`redis.Redis`.
+
+    Typed as ``redis.Redis``: the stores use only the commands both clients
+    share (single-key commands, scripts and transactions on one hash tag,
+    blocking ``XREAD`` of one stream).
+    """
+    if is_cluster(url):
+        return cast(redis.Redis, cluster_client(url, max_connections, decode_responses=True))
+    options = {} if "max_connections=" in url else {"max_connections": max_connections}
+    return redis.Redis.from_url(url, decode_responses=True, **options)
+
+
+def cluster_client(url: str, max_connections: int, **options: Any) -> RedisCluster:
+    """A cluster client that starts from every node the URL names.
+
+    ``require_full_coverage`` off: while one primary fails over, the games on
+    the other primaries go on (their slots are served), and only the games in
+    the failing slots answer 503 until a replica takes over.
+    """
+    where = parse_locations(url, CLUSTER_SCHEME)
+    if not CLUSTER_TRANSACTIONS:
+        raise BadRedisUrl(f"a Redis Cluster needs redis-py 6.1 or later (transactions on one slot); this is {redis.__version__}")
+    return RedisCluster(
+        startup_nodes=[ClusterNode(host, port) for host, port in where.hosts],  # type: ignore[no-untyped-call]
+        username=where.username,
+        password=where.password,
+        max_connections=max_connections,
+        require_full_coverage=False,
+        **options,
+    )
+
+
+def queue_client(url: str, max_connections: int) -> redis.Redis:
+    """The queue's bytes client (RQ wants bytes): standalone, or the primary a Sentinel names."""
+    if is_cluster(url):
+        raise BadRedisUrl("RQ cannot run on a Redis Cluster (rq/rq#862): RED7_QUEUE_URL must name a standalone Redis or Sentinel")
+    if url.startswith(SENTINEL_SCHEME):
+        where = parse_locations(url, SENTINEL_SCHEME)
+        service, _, db = where.path.partition("/")
+        if not service:
+            raise BadRedisUrl(f"{url!r} names no service: redis+sentinel://host:port[,host:port]/service_name")
+        sentinel = Sentinel(  # type: ignore[no-untyped-call]
+            list(where.hosts), socket_timeout=5, username=where.username, password=where.password
+        )
+        primary = sentinel.master_for(service, db=int(db or 0), max_connections=max_connections)  # type: ignore[no-untyped-call]
+        return cast(redis.Redis, primary)
+    options = {} if "max_connections=" in url else {"max_connections": max_connections}
+    return redis.Redis.from_url(url, **options)

@@ -1,0 +1,119 @@
+"""The service on a Redis Cluster: the stores on the cluster, the queue on a standalone Redis beside it.
+
+On the cluster the session starts (tests/conftest.py ``cluster_stores``): the
+composition root's split of the two, the small stores' contracts (also on
+fakeredis and the real Redis), the rate limits on the cluster, and an all-AI
+game played to its end in the production shape (gunicorn and ``red7 worker``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+import redis
+from redis.cluster import RedisCluster
+
+from service.config import Settings
+from service.http.app import create_app
+from service.runtime import build_runtime, connect
+from service.storage.replays import ReplayStore
+from service.storage.tickets import Ticket, TicketStore
+from tests.conftest import clean_real_redis
+from tests.deployment import Client, processes, stream_events, wait_until
+
+pytestmark = pytest.mark.cluster
+
+
+def cluster_keys(client: redis.Redis | RedisCluster, pattern: str) -> list[str]:
+    return sorted(client.scan_iter(match=pattern, count=500))
+
+
+@pytest.fixture
+def on_cluster(cluster_stores, key_prefix) -> Iterator[Settings]:
+    """Settings for the session's cluster and its queue Redis; this test's keys deleted from both afterwards."""
+    queue_name = key_prefix.strip(":").replace(":", "_")
+    yield Settings(redis_url=cluster_stores.url, queue_url=cluster_stores.queue_url, key_prefix=key_prefix, queue_name=queue_name)
+    stores = cluster_stores.cluster.client()
+    for key in cluster_keys(stores, f"{key_prefix}*"):
+        stores.delete(key)
+    stores.close()
+    with cluster_stores.queue.client() as queue:
+        clean_real_redis(queue, key_prefix)
+
+
+def test_the_stores_go_to_the_cluster_and_the_queue_to_its_own_redis(on_cluster, cluster_stores, key_prefix):
+    stores, queue = connect(on_cluster)
+    assert isinstance(stores, RedisCluster) and isinstance(queue, redis.Redis)
+    assert queue.connection_pool.connection_kwargs["port"] == cluster_stores.queue.port
+    runtime = build_runtime(on_cluster, clients=(stores, queue))
+    runtime.store.append("g1", 0, ["a"])
+    runtime.dispatcher.agenda.look_at("g1", 5_000)  # the agenda: one sorted set, on the queue's Redis
+    runtime.queue.enqueue("workers.jobs.notify", "nothing")
+    with cluster_stores.queue.client() as plain:
+        assert plain.zscore(runtime.dispatcher.agenda.key, "g1") == 5_000
+        assert plain.llen(runtime.queue.key) == 1
+    assert cluster_keys(stores, f"{key_prefix}*") == [runtime.store.events_key("g1"), f"{key_prefix}game:{{g1}}:version"]
+    assert cluster_keys(stores, "rq:*") == []  # nothing of RQ's on the cluster
+    stores.close()
+    queue.close()
+
+
+def test_rate_limits_are_counted_on_the_cluster_under_the_prefix(on_cluster):
+    settings = replace(on_cluster, rate_limit_address="3 per minute", rate_limit_token="", rate_limit_signup="")
+    runtime = build_runtime(settings)
+    client = create_app(runtime).test_client()
+    statuses = [client.get("/v1/games/g_unknown").status_code for _ in range(4)]
+    assert statuses == [404, 404, 404, 429]
+    assert cluster_keys(runtime.redis, f"{on_cluster.key_prefix}limits:*"), "the limiter's keys: on the cluster, prefixed"
+
+
+@pytest.mark.on_cluster
+def test_a_stream_ticket_is_redeemed_while_it_lives(redis_client, key_prefix):
+    tickets = TicketStore(redis_client, key_prefix, ttl=1)
+    secret = tickets.issue(Ticket("p_1", "g_1", "d" * 64))
+    assert tickets.redeem(secret) == Ticket("p_1", "g_1", "d" * 64)
+    assert tickets.redeem("st_unknown") is None and tickets.redeem("not-a-ticket") is None
+    time.sleep(1.1)
+    assert tickets.redeem(secret) is None
+
+
+@pytest.mark.on_cluster
+def test_an_imported_replay_is_kept_once_by_its_content(redis_client, key_prefix):
+    replays = ReplayStore(redis_client, key_prefix)
+    document = {"game_id": "g_1", "hash": "ab" * 16, "events": [{"type": "game_created"}]}
+    replay_id, created = replays.save(document)
+    assert created and replays.save(document) == (replay_id, False)
+    assert replays.get(replay_id) == document and replays.get("r_unknown") is None
+
+
+@pytest.mark.slow
+def test_all_ai_games_play_to_their_end_through_the_api_with_the_stores_on_a_cluster(cluster_stores, tmp_path):
+    """gunicorn and a ``red7 worker`` with REDIS_URL=redis+cluster://… and RED7_QUEUE_URL on the standalone Redis."""
+    stores = cluster_stores.cluster.client()
+    with processes(tmp_path, cluster_stores.url, RED7_QUEUE_URL=cluster_stores.queue_url) as deployment:
+        try:
+            base = deployment.api(workers=1)
+            deployment.worker()
+            watcher = Client(base).sign_up("Watcher")
+            seats = [{"kind": "ai", "level": "greedy"}, {"kind": "ai", "level": "random"}, {"kind": "ai", "level": "expert"}]
+            games = [watcher.json("POST", "/games", expect=201, json={"seats": seats})["id"] for _ in range(3)]
+
+            def finished() -> bool:
+                return all(watcher.json("GET", f"/games/{g}")["status"] == "finished" for g in games)
+
+            wait_until(finished, 120, "every all-AI game finishes", every=0.5)
+            for game_id in games:
+                events = stream_events(stores, deployment.prefix, game_id)
+                assert [e["n"] for e in events] == list(range(1, len(events) + 1)) and events[-1]["type"] == "game_finished"
+                feed = watcher.json("GET", f"/games/{game_id}/events?after=0")
+                assert [e["n"] for e in feed["events"]] == [e["n"] for e in events][: len(feed["events"])] != []
+                assert watcher.json("GET", f"/games/{game_id}/replay")["game_id"] == game_id
+            assert not watcher.server_errors(), deployment.logs()
+            assert cluster_keys(stores, "rq:*") == [], "RQ keeps its keys on the queue's Redis, never on the cluster"
+        finally:
+            for key in cluster_keys(stores, f"{deployment.prefix}*"):
+                stores.delete(key)
+            stores.close()
