@@ -231,11 +231,32 @@ class Dispatcher:
         return queued_now, min(looks, default=None)
 
     def _admitted(self, game: Game, item: Due, now: datetime) -> bool:
-        """Whether the AI turn fits in its player's share now (else its game waits in their line)."""
+        """Whether the AI turn fits in its player's share now (else its game waits in their line).
+
+        Refused, it looks whether a place is held by a job that will not run any more (its worker died under
+        it): such a place is taken back, and the turn asks again.
+        """
         if self.shares is None:
             return True
+        owner = game.created_by
         job_id, game_jobs = item.job_id(self.namespace), item.job_id_prefix(self.namespace)
-        return self.shares.admit(game.created_by, job_id, game.id, game_jobs, _ms(now))
+        if self.shares.admit(owner, job_id, game.id, game_jobs, _ms(now)):
+            return True
+        lost = [held for held, since in self.shares.holders(owner) if not self._holds_on(held, since, now)]
+        for held in lost:
+            log.info("job %s holds a place of player %s but will not run; the place is taken back", held, owner)
+            self.shares.release(owner, held)
+        return bool(lost) and self.shares.admit(owner, job_id, game.id, game_jobs, _ms(now))
+
+    def _holds_on(self, job_id: str, since_ms: int, now: datetime) -> bool:
+        """Whether a job holding a place in a player's share will still run (or is running)."""
+        if _ms(now) - since_ms < STARTED_GRACE * 1000:
+            return True  # admitted a moment ago: perhaps not queued yet
+        try:
+            job = Job.fetch(job_id, connection=self.queue.connection, serializer=self.queue.serializer)
+        except NoSuchJobError:
+            return False  # done (and deleted) without giving the place back, or never queued
+        return self._on_its_way(job, self.queue)
 
     def queue_of(self, item: Due) -> Queue:
         return self.webhook_queue if item.job == "notify" and self.webhook_queue is not None else self.queue

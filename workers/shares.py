@@ -12,6 +12,12 @@ one at once, as long as there are more workers than the share; a busy
 player's games go on as fast as their share lets them, one at a time by
 default, in the order they asked.
 
+A job that dies with its worker (``kill -9``, Redis lost under it) never says
+it is done.  Its place is taken back as soon as a turn of that player is refused
+and the dispatcher finds the holder is no longer on its way (its worker stopped
+pulsing, or it fell out of RQ: the same test that queues a lost job again), and
+at the latest when its hold lapses (:data:`HOLD_MS`).
+
 Keys, hash-tagged by player so that each script touches one slot:
 ``<prefix>ai-turns:{<player>}`` (a sorted set: the ids of the player's AI-turn
 jobs on their way, scored by when their hold lapses, so that a job whose worker
@@ -20,6 +26,8 @@ the games waiting for a place, scored by when they began to wait).
 """
 
 from __future__ import annotations
+
+from typing import cast
 
 import redis
 
@@ -60,6 +68,10 @@ return 0
 """
 
 
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
 class Shares:
     def __init__(self, connection: redis.Redis, prefix: str = "red7:", per_player: int = 1) -> None:
         self.redis = connection
@@ -84,6 +96,16 @@ class Shares:
         args: list[str | int] = [job_id, game_id, now_ms, now_ms + HOLD_MS, self.per_player, game_jobs, 2 * HOLD_MS, LINE_KEPT_MS]
         return bool(self._admit(keys=keys, args=args))
 
+    def holders(self, player_id: str) -> list[tuple[str, int]]:
+        """The jobs holding the player's places, each with when it was admitted (epoch ms)."""
+        # WITHSCORES: (member, score) pairs; redis-py's type covers every form of the reply.
+        held = cast("list[tuple[bytes | str, float]]", self.redis.zrange(self._turns_key(player_id), 0, -1, withscores=True))
+        return [(_text(job_id), int(until) - HOLD_MS) for job_id, until in held]
+
+    def release(self, player_id: str, job_id: str) -> None:
+        """Take back the place of a job that will not give it back (it stopped with its worker, or was lost)."""
+        self.redis.zrem(self._turns_key(player_id), job_id)
+
     def done(self, player_id: str, job_id: str, limit: int = 10) -> list[str]:
         """The job gives its place back; the games waiting in the player's line, earliest first."""
         if self.per_player <= 0 or not player_id:
@@ -92,7 +114,7 @@ class Shares:
             pipe.zrem(self._turns_key(player_id), job_id)
             pipe.zrange(self._line_key(player_id), 0, limit - 1)
             _, waiting = pipe.execute()
-        return [g.decode() if isinstance(g, bytes) else g for g in waiting]
+        return [_text(g) for g in waiting]
 
     def leave_line(self, player_id: str, game_id: str) -> None:
         """The game needs no AI turn any more (it moved on, or finished) and waits for nothing."""

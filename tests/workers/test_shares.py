@@ -7,6 +7,8 @@ bookkeeping and the dispatcher's use of it, on fakeredis and the real Redis.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 from tests.service.conftest import ai
 from workers.dispatch import Due, due
 from workers.runner import thread_worker
@@ -89,3 +91,20 @@ def test_another_players_ai_turn_is_queued_at_once_beside_a_busy_player(api):
     queued = [job.args[0] for job in api.runtime.queue.jobs]
     assert game["id"] in queued and len(queued) == 2, queued
     assert [item.job for item in due(api.runtime.games.load(game["id"]))] == ["ai_turn"]
+
+
+def test_a_place_held_by_a_job_that_died_is_taken_back_when_another_turn_asks(api):
+    """A job killed with its worker never says it is done; the next turn of its player that is refused finds the
+    holder no longer on its way (the same test that queues a lost job again) and takes its place."""
+    token = api.player("Busy")["token"]
+    first = api.game(token, [ai("random"), ai("random")], variant="basic")["id"]
+    second = api.game(token, [ai("random"), ai("random")], variant="basic")["id"]
+    runtime = api.runtime
+    dispatcher = runtime.dispatcher
+    assert [job.args[0] for job in runtime.queue.jobs] == [first], "the second game waits in its player's line"
+    runtime.queue.jobs[0].delete()  # the job and its worker are gone, the place still held
+    assert not dispatcher.reoffer(runtime.games.load(second)), "within the grace, the holder may still be on its way"
+    later = datetime.now(UTC) + timedelta(seconds=5)
+    dispatcher.clock = lambda: later
+    assert dispatcher.reoffer(runtime.games.load(second)), "past it, the place is taken back and the turn queued"
+    assert [job.args[0] for job in runtime.queue.jobs] == [second]
