@@ -98,9 +98,20 @@ def playing_on(game_id: str | None) -> Iterator[None]:
         _playing_on.reset(token)
 
 
+#: AI levels whose turn a job plays next, itself: those that decide in milliseconds.  An expert thinks for
+#: seconds (``RED7_EXPERT_SECONDS``), longer than the agenda waits (:data:`RECHECK_AFTER`) before it takes an
+#: unqueued turn for a lost one and queues it: that turn gets a job of its own, like any turn.
+QUICK_LEVELS = frozenset({"random", "greedy"})
+
+
+def _quick_turn(game: Game) -> bool:
+    seat = game.seat_to_move()
+    return seat is not None and (game.seats[seat].level or "random") in QUICK_LEVELS
+
+
 def plays_on(game: Game, ai_delay: float) -> bool:
-    """Whether an AI turn of ``game`` is due at once: the one a job that just played may play next, itself."""
-    return ai_delay <= 0 and any(item.job == "ai_turn" for item in due(game))
+    """Whether the AI turn of ``game`` due at once is one a job that just played may play next, itself."""
+    return ai_delay <= 0 and _quick_turn(game) and any(item.job == "ai_turn" for item in due(game))
 
 
 #: The jobs that move a game on (the others only tell players about it).
@@ -220,7 +231,7 @@ class Dispatcher:
                 at = datetime.fromisoformat(game.updated_at.replace("Z", "+00:00")) + timedelta(seconds=self.ai_delay)
             if at is not None and at > now:
                 looks.append(_ms(at))
-            elif item.job == "ai_turn" and _playing_on.get() == game.id:
+            elif item.job == "ai_turn" and _playing_on.get() == game.id and _quick_turn(game):
                 looks.append(_ms(now + timedelta(seconds=RECHECK_AFTER)))  # the running job plays it (a look, to be sure)
             elif item.job == "ai_turn" and not self._admitted(game, item, now):
                 looks.append(_ms(now + timedelta(seconds=RECHECK_AFTER)))  # in its player's line (and a look, to be sure)

@@ -45,9 +45,9 @@ AI_TURNS_PER_JOB = 3
 
 
 def ai_turn(game_id: str, version: int) -> str:
-    """An AI seat plays its turn (or the part of it up to a 3's draw); then, if another AI is to move at once,
-    that one too, up to :data:`AI_TURNS_PER_JOB` turns (one job instead of one each: RQ's bookkeeping of a job
-    costs Redis more than the turn)."""
+    """An AI seat plays its turn (or the part of it up to a 3's draw); then, if another AI of a quick level is to
+    move at once, that one too, up to :data:`AI_TURNS_PER_JOB` turns (one job instead of one each: RQ's
+    bookkeeping of a job costs Redis more than the turn; see ``workers.dispatch.QUICK_LEVELS``)."""
     rt = runtime()
 
     def decide(game: Game) -> Sequence[Event]:

@@ -3,7 +3,8 @@
 Nobody reads the game: the job it was running must be taken over by the
 other worker — through the pulse that stopped and the ticker's sweep, not
 RQ's minute-long heartbeat — and the game must move on within 10 s and
-reach its end.
+reach its end.  (Experts' turns are a job each: a job plays on only into
+turns of the quick levels, see workers.dispatch.QUICK_LEVELS.)
 """
 
 from __future__ import annotations

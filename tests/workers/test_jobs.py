@@ -61,6 +61,21 @@ def test_one_job_plays_ais_that_move_one_after_another_up_to_its_bound(api):
     assert len(queued) == 1, "the next AI turn is queued for the game as it is now, once"
 
 
+def test_an_experts_turn_is_a_job_of_its_own(api):
+    """An expert thinks for seconds, longer than the agenda waits before it queues an unqueued turn: a job never
+    plays on into an expert's turn, it queues it."""
+    token = api.player()["token"]
+    for seed in range(1, 40):
+        game = api.game(token, [ai("greedy"), ai("expert")], seed=seed)
+        if game["turn"]["seat"] == 0:
+            break
+    assert game["turn"]["seat"] == 0, "a seed where the greedy AI moves first"
+    assert jobs.ai_turn(game["id"], game["version"]) == "played 1 turn(s)"
+    after = api.runtime.games.load(game["id"])
+    assert after.seat_to_move() == 1, "the expert is to move"
+    assert any(job.id.endswith(f"-{after.version}") for job in api.runtime.queue.jobs), "the expert's turn is queued"
+
+
 def test_ai_turn_does_nothing_when_a_human_is_to_move(api):
     _, _, game = two_humans(api)
     assert jobs.ai_turn(game["id"], game["version"]).startswith("nothing to do")
