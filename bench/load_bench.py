@@ -21,7 +21,6 @@ Issue 11's targets at 64 clients: ≥ 300 actions/s, view p99 ≤ 100 ms, AI tur
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import sys
@@ -35,10 +34,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.cost_meter import cpu_ms  # noqa: E402
 from tests.deployment import Client, Processes, descendants, processes, redis_server  # noqa: E402
 from tests.faults.players import pick  # noqa: E402
-
-TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 @dataclass
@@ -49,18 +47,6 @@ class Timings:
     accepted: int = 0
     refused: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU of a process and everything below it, in seconds (0 if gone)."""
-    total = 0
-    for each in (pid, *descendants(pid)):
-        try:
-            fields = Path(f"/proc/{each}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])
-    return total / TICKS
 
 
 def player(base: str, stop: threading.Event, measuring: threading.Event, timings: Timings) -> None:
@@ -125,13 +111,13 @@ def run_level(deployment: Processes, base: str, redis_pid: int, clients: int, se
         "gunicorn": [p.pid for p in deployment.started if "gunicorn" in " ".join(map(str, p.args))],
         "workers": [p.pid for p in deployment.started if "worker" in " ".join(map(str, p.args))],
     }
-    before = {kind: sum(cpu_seconds(pid) for pid in pids) for kind, pids in kinds.items()}
+    before = {kind: cpu_ms(pids, descendants) / 1000 for kind, pids in kinds.items()}
     measuring.set()
     started = time.monotonic()
     time.sleep(seconds)
     measuring.clear()
     elapsed = time.monotonic() - started
-    after = {kind: sum(cpu_seconds(pid) for pid in pids) for kind, pids in kinds.items()}
+    after = {kind: cpu_ms(pids, descendants) / 1000 for kind, pids in kinds.items()}
     stop.set()
     for thread in threads:
         thread.join(30)

@@ -110,3 +110,15 @@ def play_out(humans: list[Human], over: Callable[[], bool], stop: threading.Even
         stop.set()
         for thread in threads:
             thread.join(30)
+
+
+def assert_every_ack_kept(humans: list[Human], games: list[str], events_of: Callable[[str], list[dict[str, Any]]]) -> None:
+    """Every acknowledged action is in its game's stream, by its player, and every stream is numbered without gaps."""
+    for human in humans:
+        stored = {e["n"]: e for e in events_of(human.game_id)}
+        assert human.acks, "the human played"
+        for ack in human.acks:
+            assert all(stored[n]["by"] == f"player:{ack.player_id}" for n in range(ack.before + 1, ack.version + 1)), ack
+    for game_id in games:
+        numbers = [e["n"] for e in events_of(game_id)]
+        assert numbers == list(range(1, len(numbers) + 1))

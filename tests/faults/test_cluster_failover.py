@@ -33,7 +33,7 @@ from tests.deployment import (
     stream_events,
     wait_until,
 )
-from tests.faults.players import Human, play_all, play_out
+from tests.faults.players import Human, assert_every_ack_kept, play_all, play_out
 
 pytestmark = pytest.mark.cluster
 
@@ -133,14 +133,7 @@ def test_a_killed_primarys_games_answer_503_during_the_failover_and_all_finish_w
         play_out(humans, lambda: all(finished(g) for g in games), stop, threads)
 
         assert all(w.poll() is None for w in workers), "a worker exited during the failover"
-        for human in humans:
-            stored = {e["n"]: e for e in stream_events(stores, deployment.prefix, human.game_id)}
-            assert human.acks, "the human played"
-            for ack in human.acks:
-                assert all(stored[n]["by"] == f"player:{ack.player_id}" for n in range(ack.before + 1, ack.version + 1)), ack
-        for game_id in games:
-            numbers = [e["n"] for e in stream_events(stores, deployment.prefix, game_id)]
-            assert numbers == list(range(1, len(numbers) + 1))
+        assert_every_ack_kept(humans, games, lambda game_id: stream_events(stores, deployment.prefix, game_id))
         clients = [lobby, watcher, *people]
         assert not [a for c in clients for a in c.server_errors()], deployment.logs()
         unanswered = statuses.count(503) + sum(c.statuses().count(503) for c in clients)

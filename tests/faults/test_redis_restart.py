@@ -14,7 +14,7 @@ import time
 from datetime import datetime
 
 from tests.deployment import Client, stored_version, stream_events, wait_until
-from tests.faults.players import Human, play_all, play_out
+from tests.faults.players import Human, assert_every_ack_kept, play_all, play_out
 
 OUTAGE = 20.0  # longer than RQ's own reconnection backoff would wait out (it doubles to a minute)
 PROGRESS_BOUND = 10.0
@@ -83,14 +83,7 @@ def test_play_goes_on_after_redis_is_killed_and_restarted(deployment, server):
     play_out(humans, lambda: all(finished(g) for g in games), stop, threads)
 
     assert all(w.poll() is None for w in workers), "a worker exited when Redis went away"
-    for human in humans:
-        stored = {e["n"]: e for e in stream_events(text, deployment.prefix, human.game_id)}
-        assert human.acks, "the human played"
-        for ack in human.acks:
-            assert all(stored[n]["by"] == f"player:{ack.player_id}" for n in range(ack.before + 1, ack.version + 1)), ack
-    for game_id in games:
-        numbers = [e["n"] for e in stream_events(text, deployment.prefix, game_id)]
-        assert numbers == list(range(1, len(numbers) + 1))
+    assert_every_ack_kept(humans, games, lambda game_id: stream_events(text, deployment.prefix, game_id))
     clients = [lobby, watcher, idler, *people]
     assert not [a for c in clients for a in c.server_errors()], deployment.logs()
     unanswered = sum(c.statuses().count(503) + c.statuses().count(0) for c in clients)

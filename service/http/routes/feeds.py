@@ -14,7 +14,7 @@ from flask import Response, request, stream_with_context
 from flask.views import MethodView
 
 from service.errors import ApiError
-from service.http.auth import current_player, feed_reader, waiter
+from service.http.auth import bearer_token, current_player, feed_reader, waiter
 from service.http.common import (
     LAST_EVENT_ID,
     NO_STORE,
@@ -39,6 +39,7 @@ from service.http.schemas import (
     StreamTicketSchema,
     event_number,
 )
+from service.storage.players import hash_token
 from service.storage.tickets import Ticket
 
 log = logging.getLogger("red7.api")
@@ -159,9 +160,9 @@ class StreamTickets(MethodView):
         player = current_player()
         game_service().load(game_id)  # 404 for a game that does not exist
         runtime = red7_runtime()
-        digest = waiter()[0]
-        assert digest is not None  # current_player() found a bearer token
-        ticket = runtime.tickets.issue(Ticket(player.id, game_id, digest))
+        token = bearer_token()
+        assert token is not None  # current_player() found it
+        ticket = runtime.tickets.issue(Ticket(player.id, game_id, hash_token(token)))
         expires = datetime.now(UTC) + timedelta(seconds=runtime.tickets.ttl)
         issued = {"ticket": ticket, "expires_at": expires.isoformat(timespec="seconds").replace("+00:00", "Z")}
         # Location: the stream it opens, ready for `new EventSource(base + location)`.
