@@ -3,10 +3,12 @@
 A game's stream holds two vocabularies.  *Lobby* events (``game_created``,
 ``seat_taken``, ``seat_left``, ``seat_resigned``, ``turn_timed_out``,
 ``game_cancelled``) are the service's; every other event is
-the engine's (see :mod:`engine.events`).  Each stored payload is a JSON
+the engine's (see :mod:`engine.events`).  Each stored payload is an
 *envelope*: the event's own fields plus ``type``, ``at`` (when it was
 appended), ``by`` (who caused it) and ``v`` (the schema version it was
-written with; older ones are upcast when read, see :func:`upcast`).
+written with; older ones are upcast when read, see :func:`upcast`).  It is
+stored as JSON, compactly for engine events (:mod:`service.envelopes`);
+:func:`decode` reads every form there has been.
 
 :func:`load` folds envelopes into a :class:`Game`; like the engine's fold it
 is the only way a game comes to be.
@@ -14,7 +16,6 @@ is the only way a game comes to be.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -33,6 +34,7 @@ from engine import (
 )
 from engine.snapshot import state_from_dict, state_to_dict
 from engine.state import CorruptHistory, apply_in_place
+from service.envelopes import pack, unpack
 
 AI_LEVELS = ("random", "greedy", "expert")
 
@@ -57,8 +59,13 @@ def upcast(envelope: dict[str, Any]) -> dict[str, Any]:
 
 
 def envelope(fields: dict[str, Any], *, at: str, by: str) -> str:
-    """The stored payload for an event given as a dict with ``type``."""
-    return json.dumps({**fields, "at": at, "by": by, "v": EVENT_SCHEMA_VERSION}, separators=(",", ":"))
+    """The stored payload for an event given as a dict with ``type`` (see :mod:`service.envelopes` for its form)."""
+    return pack(fields, at=at, by=by, v=EVENT_SCHEMA_VERSION)
+
+
+def decode(payload: str) -> dict[str, Any]:
+    """The envelope a stored payload holds, in today's schema, whichever form and version it was written in."""
+    return upcast(unpack(payload))
 
 
 def engine_envelope(event: Event, *, at: str, by: str) -> str:
@@ -257,7 +264,7 @@ def load(game_id: str, envelopes: Iterable[tuple[int, str]], start: Game | None 
     """The game after the stored envelopes ``(number, payload)``, from ``start`` or from nothing."""
     game = start if start is not None else Game(game_id)
     for number, payload in envelopes:
-        apply(game, number, upcast(json.loads(payload)))
+        apply(game, number, decode(payload))
         game.head = payload
     return game
 

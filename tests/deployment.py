@@ -9,7 +9,6 @@ can say "no 500, ever".
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import shutil
@@ -28,6 +27,8 @@ from typing import Any
 
 import redis
 import requests
+
+from service.game import decode
 
 REDIS_SERVER = shutil.which("redis-server")
 NO_REDIS_SERVER = "redis-server is not on PATH (apt-get install redis-server)"
@@ -427,7 +428,7 @@ class Client:
 def stream_events(redis_client: redis.Redis, prefix: str, game_id: str) -> list[dict[str, Any]]:
     """The game's stored events, read straight from Redis."""
     entries = redis_client.xrange(f"{prefix}game:{{{game_id}}}:events")
-    return [{"n": int(entry_id.split("-")[0]), **json.loads(fields["e"])} for entry_id, fields in entries]
+    return [{"n": int(entry_id.split("-")[0]), **decode(fields["e"])} for entry_id, fields in entries]
 
 
 def stored_version(redis_client: redis.Redis, prefix: str, game_id: str) -> int:

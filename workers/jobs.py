@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine import DealRound, Event, Fold, GameState, Phase, RuleViolation, ScoreRound, decide_and_fold, decide_steps
-from service.game import Game
+from service.game import Game, decode
 from workers import webhooks
 from workers.ai import choose_steps
 from workers.context import runtime
@@ -36,7 +36,7 @@ class PermanentJobError(Exception):
 
 
 def _history(game_id: str) -> list[dict[str, Any]]:
-    return [json.loads(e.payload) for e in runtime().store.read_all(game_id)]
+    return [decode(e.payload) for e in runtime().store.read_all(game_id)]
 
 
 #: AI turns one job plays in a row (AIs that move one after another) before it queues the next: enough for a

@@ -10,7 +10,6 @@ are :class:`~service.errors.ApiError` with stable codes.
 from __future__ import annotations
 
 import hmac
-import json
 import logging
 import secrets
 from collections.abc import Callable, Sequence
@@ -33,7 +32,7 @@ from service.application.loading import GameLoader
 from service.application.quotas import Quotas
 from service.application.reading import GameFeeds
 from service.errors import ApiError
-from service.game import Game, apply, engine_envelope, envelope
+from service.game import Game, apply, decode, engine_envelope, envelope
 from service.game import load as load_game
 from service.storage.events import EventStore, Idempotency, IdempotencyMismatch, NotReplicated
 from service.storage.players import Player, PlayerStore, new_id
@@ -351,7 +350,7 @@ class GameService(GameWrites):
         out = []
         for event in decide_and_fold(game.state, start)[0]:
             payload = engine_envelope(event, at=at, by=by)
-            apply(game, game.version + 1, json.loads(payload))
+            apply(game, game.version + 1, decode(payload))
             out.append((payload, event))
         return out
 

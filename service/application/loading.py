@@ -13,6 +13,10 @@ from service.errors import ApiError
 from service.game import Game, load
 from service.storage.events import EventStore
 
+#: How long the snapshot of a game that is over is kept (seconds): a day of people looking at the result and
+#: its replay; a reader after that folds the stream again (a few ms) and keeps a snapshot for another day.
+FINISHED_SNAPSHOT_TTL = 24 * 3600
+
 log = logging.getLogger("red7.games")
 
 
@@ -123,9 +127,13 @@ class GameLoader:
     def remember(self, game: Game) -> None:
         """Cache the game, and store a snapshot every ``snapshot_every`` events (for cold readers)."""
         self._cache.put(game)
-        if game.version - self._snapshot_at.get(game.id, 0) >= self.snapshot_every:
+        behind = game.version - self._snapshot_at.get(game.id, 0)
+        if behind >= self.snapshot_every or (game.over and behind > 0):
+            # A game that is over gets its last snapshot, kept only a while: its stream is what it keeps for good
+            # (a snapshot taken in play, with no TTL, would otherwise outlive it for ever beside its stream).
+            ttl = FINISHED_SNAPSHOT_TTL if game.over else 0
             try:
-                self.store.save_snapshot(game.id, game.version, json.dumps(game.to_dict(), separators=(",", ":")))
+                self.store.save_snapshot(game.id, game.version, json.dumps(game.to_dict(), separators=(",", ":")), ttl=ttl)
             except redis.RedisError as error:  # only a shortcut for cold readers: never fail what was done already
                 log.warning("game %s: no snapshot at version %s (%s); the next one will be", game.id, game.version, error)
                 return

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections import OrderedDict
 from typing import Any
 
 from replays.build import FULL, Perspective, build_replay
-from service.game import Game, redact_envelope
+from service.game import Game, decode, redact_envelope
 from service.storage.events import EventStore
 
 log = logging.getLogger("red7.games")
@@ -35,7 +34,7 @@ class GameFeeds:
         for stored in self.store.read(game.id, after, limit):
             if stored.number > game.version:
                 break
-            data = json.loads(stored.payload)
+            data = decode(stored.payload)
             shown = redact_envelope(data, seat, is_creator=viewer == game.created_by, finished=finished)
             out.append({"n": stored.number, **shown})
         return out
@@ -49,7 +48,7 @@ class GameFeeds:
         if cached is not None:
             return cached
         # Up to the version the perspective was decided on (a resignation may have been appended since).
-        stored = [(e.number, json.loads(e.payload)) for e in self.store.read_all(game.id) if e.number <= game.version]
+        stored = [(e.number, decode(e.payload)) for e in self.store.read_all(game.id) if e.number <= game.version]
         document = build_replay(game.id, stored, perspective)
         if perspective == FULL:  # a finished game's replay never changes
             with self._replays_lock:  # request threads share it

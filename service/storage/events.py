@@ -5,9 +5,15 @@ Redis Cluster slot and a Lua script may touch all of them:
 
 - ``<prefix>game:{<id>}:events``   the stream; entry ``n-0`` holds event number ``n`` (1-based)
 - ``<prefix>game:{<id>}:version``  how many events the stream holds (the optimistic-lock token)
-- ``<prefix>game:{<id>}:snapshot`` a hash: ``version`` and ``data`` (a cached fold)
-- ``<prefix>game:{<id>}:idem:<scope>:<key>`` what answers an idempotent request again: the request's
-  fingerprint and the version its append made (~100 bytes; the answer is that version's view, rendered again)
+- ``<prefix>game:{<id>}:snapshot`` a hash: ``version`` and ``data`` (a cached fold; once the game is over,
+  only for a while: its stream is all a finished game keeps for good)
+- ``<prefix>game:{<id>}:idem``     a hash of what answers idempotent requests again: for each
+  ``<scope>:<key digest>``, the version its append made and the request's fingerprint (~70 bytes; the answer
+  is that version's view, rendered again).  One hash per game, not a key per request: a key of its own cost
+  ~240 bytes, 15 KB for a day of an asynchronous game.  Each record is kept at least its TTL: the hash lives
+  until a TTL after the game's last idempotent append.
+- ``<prefix>game:{<id>}:idem:<scope>:<key digest>`` a record as kept before the hash (a key of its own, read
+  while one can still be there)
 
 The version lives in its own key rather than being read with ``XLEN``: the
 check and the append happen inside one script, and the key makes the
@@ -36,11 +42,11 @@ from redis.cluster import RedisCluster
 from service.storage.nodes import on_one_connection
 
 APPEND_SCRIPT = """
--- KEYS: 1 version, 2 events, 3 idempotency record
--- ARGV: 1 expected version, 2 expected head ('' unchecked), 3 idempotency record ('' for none), 4 its ttl (s),
---       5.. payloads
+-- KEYS: 1 version, 2 events, 3 idempotency records (a hash), 4 a record as kept before the hash
+-- ARGV: 1 expected version, 2 expected head ('' unchecked), 3 the record's field ('' for none), 4 the record,
+--       5 the records' ttl (s), 6.. payloads
 if ARGV[3] ~= '' then
-  local seen = redis.call('GET', KEYS[3])
+  local seen = redis.call('HGET', KEYS[3], ARGV[3]) or redis.call('GET', KEYS[4])
   if seen then return {'replay', seen} end
 end
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -50,20 +56,24 @@ if ARGV[2] ~= '' and current > 0 then
   if #last == 0 or last[1][2][2] ~= ARGV[2] then return {'diverged', tostring(current)} end
 end
 local n = current
-for i = 5, #ARGV do
+for i = 6, #ARGV do
   n = n + 1
   redis.call('XADD', KEYS[2], n .. '-0', 'e', ARGV[i])
 end
 redis.call('SET', KEYS[1], n)
-if ARGV[3] ~= '' then redis.call('SET', KEYS[3], ARGV[3], 'EX', tonumber(ARGV[4])) end
+if ARGV[3] ~= '' then
+  redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
+  redis.call('EXPIRE', KEYS[3], tonumber(ARGV[5]))
+end
 return {'ok', tostring(n)}
 """
 
 SNAPSHOT_SCRIPT = """
--- Keep a snapshot only if it is newer than the one stored.
+-- Keep a snapshot only if it is newer than the one stored; ARGV[3]: its ttl (s), 0 for none.
 local stored = redis.call('HGET', KEYS[1], 'version')
 if stored and tonumber(stored) >= tonumber(ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], 'version', ARGV[1], 'data', ARGV[2])
+if tonumber(ARGV[3]) > 0 then redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3])) end
 return 1
 """
 
@@ -184,14 +194,15 @@ class EventStore:
         """
         if not payloads:
             raise ValueError("nothing to append")
-        record = ""
-        idem_key = self._key(stream, "idem:-")
+        field = record = ""
+        legacy = self._key(stream, "idem:-")
         if idempotency is not None:
-            idem_key = self._idem_key(stream, idempotency)
+            field, legacy = self._idem_field(idempotency), self._legacy_idem_key(stream, idempotency)
             made = expected_version + len(payloads)  # what the append makes, if it appends: the script checks the version
-            record = json.dumps({"fingerprint": idempotency.fingerprint, "version": made}, separators=(",", ":"))
-        keys = [self._key(stream, "version"), self.events_key(stream), idem_key]
-        args: list[int | str] = [expected_version, expected_head, record, idempotency.ttl if idempotency else 0, *payloads]
+            record = f"{made} {_short(idempotency.fingerprint)}"
+        keys = [self._key(stream, "version"), self.events_key(stream), self._key(stream, "idem"), legacy]
+        ttl = idempotency.ttl if idempotency else 0
+        args: list[int | str] = [expected_version, expected_head, field, record, ttl, *payloads]
         acknowledged = None
         if self.replicas > 0:
             # WAIT counts the writes of its own connection: the script and WAIT go down one pipeline.
@@ -211,18 +222,28 @@ class EventStore:
             raise NotReplicated(result.version if isinstance(result, Appended) else None, acknowledged, self.replicas)
         return result
 
-    def _idem_key(self, stream: str, idempotency: Idempotency) -> str:
+    @staticmethod
+    def _idem_field(idempotency: Idempotency) -> str:
+        """A record's field in its game's hash: short enough (with the record) for Redis's compact hash encoding."""
+        return f"{idempotency.scope}:{hashlib.sha256(idempotency.key.encode()).hexdigest()[:16]}"
+
+    def _legacy_idem_key(self, stream: str, idempotency: Idempotency) -> str:
         digest = hashlib.sha256(idempotency.key.encode()).hexdigest()[:32]
         return self._key(stream, f"idem:{idempotency.scope}:{digest}")
 
     @staticmethod
     def _replay(stored: str, idempotency: Idempotency | None) -> Replayed:
-        record = json.loads(stored)
+        if not stored.startswith("{"):  # "<version> <fingerprint>", in the game's hash
+            version, _, fingerprint = stored.partition(" ")
+            if idempotency is None or fingerprint != _short(idempotency.fingerprint):
+                raise IdempotencyMismatch("this Idempotency-Key was already used for a different request")
+            return Replayed(int(version))
+        record = json.loads(stored)  # a record kept in a key of its own, from before the hash
         if idempotency is None or record["fingerprint"] != idempotency.fingerprint:
             raise IdempotencyMismatch("this Idempotency-Key was already used for a different request")
         if "version" in record:
             return Replayed(int(record["version"]))
-        return Replayed(None, record["response"])  # a record from before records kept only the version
+        return Replayed(None, record["response"])  # from before records kept only the version
 
     def idempotent_response(self, stream: str, idempotency: Idempotency) -> Replayed | None:
         """What answers this idempotent request again, if it was made before.
@@ -231,18 +252,23 @@ class EventStore:
         TTL is set again (a write) and ``WAIT`` confirms that write, which the
         replicas receive after the append it answers.
         """
-        key = self._idem_key(stream, idempotency)
+        key, field, legacy = self._key(stream, "idem"), self._idem_field(idempotency), self._legacy_idem_key(stream, idempotency)
         if self.replicas <= 0:
-            stored = self.redis.get(key)
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.hget(key, field)
+            pipe.get(legacy)
+            stored = next((found for found in pipe.execute() if found is not None), None)
             return None if stored is None else self._replay(_text(stored), idempotency)
 
         def read_and_wait(pipe: redis.client.Pipeline) -> list[Any]:
-            pipe.get(key)
-            pipe.expire(key, idempotency.ttl)
+            pipe.hget(key, field)
+            pipe.get(legacy)
+            pipe.expire(key, idempotency.ttl)  # a write for WAIT to confirm
             pipe.wait(self.replicas, self.replica_timeout_ms)
             return pipe.execute()
 
-        stored, _, acknowledged = on_one_connection(self.redis, key, read_and_wait)
+        found, old, _, acknowledged = on_one_connection(self.redis, key, read_and_wait)
+        stored = found if found is not None else old
         if stored is None:
             return None
         replay = self._replay(_text(stored), idempotency)
@@ -300,9 +326,12 @@ class EventStore:
             return None
         return int(_text(stored[0])), _text(stored[1])
 
-    def save_snapshot(self, stream: str, version: int, data: str) -> bool:
-        """Keep ``data`` as the fold of the first ``version`` events, unless a newer one is kept."""
-        return bool(self._snapshot(keys=[self._key(stream, "snapshot")], args=[version, data]))
+    def save_snapshot(self, stream: str, version: int, data: str, *, ttl: int = 0) -> bool:
+        """Keep ``data`` as the fold of the first ``version`` events, unless a newer one is kept.
+
+        ``ttl`` (seconds; 0: none) lets a snapshot go after a while: that of a game that is over.
+        """
+        return bool(self._snapshot(keys=[self._key(stream, "snapshot")], args=[version, data, ttl]))
 
     def drop_snapshot(self, stream: str) -> None:
         self.redis.delete(self._key(stream, "snapshot"))
@@ -328,6 +357,11 @@ def _block_slice(client: redis.Redis) -> float | None:
     if not timeout:
         return None
     return timeout - 1.0 if timeout >= 2 else timeout / 2
+
+
+def _short(fingerprint: str) -> str:
+    """What a record keeps of a request's fingerprint (a SHA-256 in hex): its first 128 bits."""
+    return fingerprint[:32]
 
 
 def _text(value: bytes | str) -> str:

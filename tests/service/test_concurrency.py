@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 
+from service.game import decode
 from tests.service.test_api_games import DECK, two_humans
 
 
@@ -31,7 +32,7 @@ def race(api, game_id, token, bodies, headers_for):
 
 
 def stored_types(api, game_id):
-    return [json.loads(e.payload)["type"] for e in api.runtime.store.read(game_id)]
+    return [decode(e.payload)["type"] for e in api.runtime.store.read(game_id)]
 
 
 def test_twenty_conflicting_actions_for_one_turn_exactly_one_is_accepted(api):

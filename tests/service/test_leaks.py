@@ -16,7 +16,7 @@ import re
 import pytest
 
 from engine import cards_in
-from service.game import Game, apply, upcast
+from service.game import Game, apply, decode
 from tests.service.conftest import HUMAN, ai
 
 CARD = re.compile(r'"([ROYGBIV][1-7])"')
@@ -32,7 +32,7 @@ class Secrets:
 
     def update(self) -> dict[int, dict[int | None, set[str]]]:
         for stored in self.api.runtime.store.read_all(self.game.id, after=self.game.version):
-            apply(self.game, stored.number, upcast(json.loads(stored.payload)))
+            apply(self.game, stored.number, decode(stored.payload))
             self.after[stored.number] = current_secrets(self.game, self.seats)
         return self.after
 

@@ -11,13 +11,12 @@ state is never appended, and each process ends up with the fold of the stream.
 
 from __future__ import annotations
 
-import json
 import time
 
 import pytest
 
 from engine import fold
-from service.game import LOBBY_TYPES, engine_event
+from service.game import LOBBY_TYPES, decode, engine_event
 from service.http.app import create_app
 from service.runtime import build_runtime
 from tests.service.conftest import Api
@@ -76,7 +75,7 @@ def truth(api: Api, game_id: str) -> dict:
 def assert_consistent(api: Api, game_id: str) -> None:
     stored = list(api.runtime.store.read_all(game_id))
     assert [e.number for e in stored] == list(range(1, len(stored) + 1))
-    fold([engine_event(json.loads(e.payload)) for e in stored if json.loads(e.payload)["type"] not in LOBBY_TYPES])
+    fold([engine_event(decode(e.payload)) for e in stored if decode(e.payload)["type"] not in LOBBY_TYPES])
 
 
 def test_a_process_never_serves_a_version_redis_lost(pair):

@@ -9,10 +9,9 @@ first answer once a replica confirms it.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
+from service.game import decode
 from service.http.app import create_app
 from service.runtime import build_runtime
 from tests.deployment import NO_REDIS_SERVER, REDIS_SERVER, RedisServer, wait_until
@@ -81,7 +80,7 @@ def test_actions_wait_for_the_replica_and_say_so_when_it_is_gone(primary_and_rep
     before = runtime.store.version(game["id"])
     plain, token, _ = move({})  # decided on this process's cached game, no Idempotency-Key
     assert plain.status_code == 503, plain.get_json()  # stored, unconfirmed: never decided a second time
-    appended = [e for e in runtime.store.read(game["id"], before) if json.loads(e.payload)["by"] == f"player:{who(token)}"]
+    appended = [e for e in runtime.store.read(game["id"], before) if decode(e.payload)["by"] == f"player:{who(token)}"]
     assert appended and runtime.store.version(game["id"]) == appended[-1].number
     unconfirmed, token, steps = move({"Idempotency-Key": "k-1"})
     problem = unconfirmed.get_json()

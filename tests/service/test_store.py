@@ -7,6 +7,7 @@ import threading
 import time
 
 import pytest
+import redis
 
 from service.storage.events import (
     Appended,
@@ -73,14 +74,32 @@ def test_an_idempotent_retry_gets_what_the_first_made_and_appends_once(store):
     assert store.version("g1") == 2
 
 
-def test_an_idempotency_record_is_small_and_one_kept_whole_before_still_answers(store):
-    idem = Idempotency("player1", "key-1", "fp-1")
-    store.append("g1", 0, ["a"], idempotency=idem)
-    key = store._idem_key("g1", idem)
-    assert len(store.redis.get(key)) < 120, "the fingerprint and a version, not the whole view"
-    older = Idempotency("player1", "key-2", "fp-2")
-    store.redis.set(store._idem_key("g1", older), json.dumps({"fingerprint": "fp-2", "response": '{"version":1}'}))
-    assert store.idempotent_response("g1", older) == Replayed(None, '{"version":1}')
+def test_a_games_idempotency_records_are_small_fields_of_one_hash_that_lives_a_ttl_after_the_last(store):
+    for n in range(3):
+        store.append("g1", n, [f"e{n}"], idempotency=Idempotency("player1", f"key-{n}", "f" * 64, ttl=100))
+    records = store.redis.hgetall(store._key("g1", "idem"))
+    assert len(records) == 3, "a hash field per request, not a key each"
+    assert all(len(field) + len(value) < 80 for field, value in records.items()), "the version and a fingerprint"
+    assert 90 < store.redis.ttl(store._key("g1", "idem")) <= 100
+    try:
+        encoding = store.redis.object("encoding", store._key("g1", "idem"))
+    except redis.ResponseError:  # fakeredis has no OBJECT; the real Redis and the cluster tell
+        return
+    assert encoding in (b"listpack", b"ziplist", "listpack", "ziplist"), "Redis's compact encoding of a small hash"
+
+
+def test_idempotency_records_kept_in_keys_of_their_own_before_still_answer(store):
+    whole = Idempotency("player1", "key-2", "fp-2")  # the first records kept the whole answer
+    store.redis.set(store._legacy_idem_key("g1", whole), json.dumps({"fingerprint": "fp-2", "response": '{"version":1}'}))
+    assert store.idempotent_response("g1", whole) == Replayed(None, '{"version":1}')
+    versioned = Idempotency("player1", "key-3", "fp-3")  # then the version
+    store.append("g1", 0, ["a", "b"])
+    store.redis.set(store._legacy_idem_key("g1", versioned), json.dumps({"fingerprint": "fp-3", "version": 2}))
+    assert store.idempotent_response("g1", versioned) == Replayed(2)
+    assert store.append("g1", 0, ["a", "b"], idempotency=versioned) == Replayed(2), "the append script reads them too"
+    with pytest.raises(IdempotencyMismatch):
+        store.append("g1", 2, ["c"], idempotency=Idempotency("player1", "key-3", "fp-other"))
+    assert store.version("g1") == 2
 
 
 def test_a_reused_idempotency_key_with_another_request_is_refused(store):

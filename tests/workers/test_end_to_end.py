@@ -14,7 +14,7 @@ import redis
 from rq.registry import StartedJobRegistry
 
 from engine import fold
-from service.game import LOBBY_TYPES, engine_event
+from service.game import LOBBY_TYPES, decode, engine_event
 from service.http.app import create_app
 from service.runtime import build_runtime
 from tests.conftest import REAL_REDIS_SKIP, REAL_REDIS_URL, clean_real_redis
@@ -78,7 +78,7 @@ def consistent(api: Api, game_id: str) -> None:
     """The stream is a possible game: numbered without gaps, and its engine events fold from scratch."""
     stored = list(api.runtime.store.read_all(game_id))
     assert [e.number for e in stored] == list(range(1, len(stored) + 1))
-    events = [engine_event(json.loads(e.payload)) for e in stored if json.loads(e.payload)["type"] not in LOBBY_TYPES]
+    events = [engine_event(decode(e.payload)) for e in stored if decode(e.payload)["type"] not in LOBBY_TYPES]
     assert fold(events).phase.value == "finished"
 
 

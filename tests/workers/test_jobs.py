@@ -14,8 +14,9 @@ from typing import ClassVar
 
 import pytest
 
+from service.application.loading import FINISHED_SNAPSHOT_TTL
 from service.config import Settings
-from service.game import LOBBY_TYPES
+from service.game import LOBBY_TYPES, decode
 from tests.service.conftest import HUMAN, ai
 from tests.service.test_api_games import two_humans
 from workers import context, jobs
@@ -30,7 +31,7 @@ def installed(runtime):
 
 
 def stored(api, game_id):
-    return [json.loads(e.payload) for e in api.runtime.store.read(game_id)]
+    return [decode(e.payload) for e in api.runtime.store.read(game_id)]
 
 
 def test_ai_turn_plays_once_for_its_version(api):
@@ -89,6 +90,24 @@ def test_every_level_plays_a_whole_game_with_the_action_rules(api, level):
     final = api.view(game["id"], token)
     assert final["status"] == "finished"
     assert any(e["by"] == "ai:0" for e in stored(api, game["id"]))
+
+
+def test_a_finished_game_keeps_for_good_only_its_stream_of_compact_events_and_its_version(api):
+    token = api.player()["token"]
+    game = api.game(token, [ai("greedy"), ai("random"), ai("greedy")], action_rules=True, seed=11)
+    api.run_jobs()
+    assert api.view(game["id"], token)["status"] == "finished"
+    store = api.runtime.store
+    kept = {key: store.redis.ttl(key) for key in store.redis.scan_iter(match=f"*{{{game['id']}}}*")}
+    forever = sorted(key.rsplit(":", 1)[-1] for key, ttl in kept.items() if ttl == -1)
+    assert forever == ["events", "version"]
+    assert 0 < kept[store._key(game["id"], "snapshot")] <= FINISHED_SNAPSHOT_TTL, "a snapshot is kept a day, then refolded"
+    payloads = [e.payload for e in store.read(game["id"])]
+    engine = [p for p in payloads if decode(p)["type"] not in LOBBY_TYPES]
+    assert engine and all(p.startswith("[") for p in engine), "engine events are stored in the compact form"
+    store.redis.delete(store._key(game["id"], "snapshot"))  # the day is over
+    api.runtime.games.loader.forget(game["id"])
+    assert api.view(game["id"], token)["status"] == "finished", "folded again from its stream"
 
 
 def test_score_round_scores_and_deals_once(api):
