@@ -27,6 +27,10 @@ again.  Printed:
   last hour of play within a day (a game of three ends within about 15 hours
   at that pace, so its last hour in play is taken), and what a finished game
   keeps for good.
+- who asks: more moves played under Redis's MONITOR (a phase of its own: it
+  costs the server), each command put down to the part of the service that
+  sent it by the key it touches (bench/cost_owners.py): RQ, rate limits,
+  idempotency records, the event store, the agenda, fair shares, markers.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -57,6 +62,7 @@ from rq.registry import StartedJobRegistry  # noqa: E402
 
 from bench.cost_keys import KeyLedger, by_kind  # noqa: E402
 from bench.cost_meter import Cost, Meter  # noqa: E402
+from bench.cost_owners import monitored, tally  # noqa: E402
 from service.config import Settings  # noqa: E402
 from tests.deployment import Client, RedisServer, descendants, processes, redis_server  # noqa: E402
 from tests.faults.players import pick  # noqa: E402
@@ -369,6 +375,40 @@ def memory(bench: Bench, day_turns: int) -> Memory:
 # --- printing ---------------------------------------------------------------------------------------------------
 
 
+@dataclass
+class Owners:
+    commands: Counter[str]
+    moves: int
+    turns: int
+
+
+def owners(bench: Bench, moves: int) -> Owners:
+    """Play ``moves`` more accepted moves under MONITOR: every command of them (the client's views and long-polls,
+    the jobs, the background meanwhile), put down to the part of the service that sent it."""
+    me = bench.player()
+    game = me.create_game()
+    bench.quiet()
+    skip = {str(bench.meter.redis.client_info()["addr"])}  # the bench's own probes, while it waits for quiet
+    played = turns = 0
+    with monitored(bench.server.client(), skip=skip) as seen:
+        while played < moves:
+            accepted, over = me.play_turn(game)
+            played, turns = played + accepted, turns + 1
+            if over:
+                break
+        me.my_turn(game)
+        bench.quiet()
+    return Owners(tally(seen), played, turns)
+
+
+def report_owners(out: Owners) -> None:
+    total = sum(out.commands.values())
+    print(f"\nWho asks (MONITOR, {out.moves} more accepted moves in {out.turns} human turns, views, long-polls, jobs and "
+          f"background included): {total / max(out.moves, 1):.1f} commands per accepted move")
+    for owner, calls in out.commands.most_common():
+        print(f"    {owner:60} {calls / max(out.moves, 1):7.1f}  {calls / max(total, 1):5.0%}")
+
+
 def row(label: str, cost: Cost, n: float) -> str:
     n = n if n > 0 else 1
     return (f"{label:38} {cost.commands / n:9.1f} {cost.redis_cpu_us / n:9.0f} {cost.command_usec / n:9.0f} "
@@ -440,12 +480,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=20, help="samples of each part (views, POST, jobs, long-poll)")
     parser.add_argument("--day-turns", type=int, default=24, help="human turns of the simulated day (one an hour)")
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of idleness measured")
+    parser.add_argument("--owner-moves", type=int, default=20,
+                        help="accepted moves played under MONITOR to tell who sends each command (0: none)")
+    parser.add_argument("--appendfsync", default="always", choices=["always", "everysec", "no"],
+                        help="redis-server's AOF fsync policy (docker-compose ships always): what fsyncs cost Redis's CPU")
     args = parser.parse_args(argv)
     directory = Path(tempfile.mkdtemp(prefix="red7-cost-"))
     started = time.monotonic()
     with (
         webhook_receiver() as hook,
-        redis_server(directory) as server,
+        redis_server(directory, appendfsync=args.appendfsync) as server,
         processes(directory, server.url, **PRODUCTION) as deployment,
     ):
         api = deployment.api(workers=1)
@@ -458,7 +502,7 @@ def main(argv: list[str] | None = None) -> int:
         registries = [StartedJobRegistry(queue.name, connection=connection).key for queue in queues]
         meter = Meter(server.client(), {"gunicorn": [gunicorn], "worker": [worker.pid]}, descendants)
         bench = Bench(server, meter, api, bare_api, worker.pid, hook, lists, registries)
-        print("cost: gunicorn (gevent, 1 process), 1 red7 worker, redis-server with AOF always; default rate limits "
+        print(f"cost: gunicorn (gevent, 1 process), 1 red7 worker, redis-server with AOF {args.appendfsync}; default rate limits "
               f"({DEFAULTS.rate_limit_token} a token, {DEFAULTS.rate_limit_address} an address), a webhook on every "
               "player, If-Match and Idempotency-Key on every POST; 1 human vs greedy + random AIs, advanced, actions")
         bench.quiet()
@@ -466,6 +510,8 @@ def main(argv: list[str] | None = None) -> int:
         report_moves(tally, me)
         report_parts(parts(bench, me, args.samples, args.idle))
         report_memory(memory(bench, args.day_turns))
+        if args.owner_moves:
+            report_owners(owners(bench, args.owner_moves))
         print(f"\nwebhook deliveries received: {_Hook.received}; {time.monotonic() - started:.0f} s in all")
     shutil.rmtree(directory, ignore_errors=True)
     return 0

@@ -35,6 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import requests  # noqa: E402
+
 from bench.cost_meter import cpu_ms  # noqa: E402
 from tests.deployment import Client, Processes, descendants, processes, redis_server  # noqa: E402
 from tests.faults.players import pick  # noqa: E402
@@ -51,7 +53,9 @@ class Timings:
 
 
 def player(base: str, stop: threading.Event, measuring: threading.Event, timings: Timings) -> None:
-    me = Client(base).sign_up(f"p{uuid.uuid4().hex[:6]}")
+    signed = Client(base).sign_up(f"p{uuid.uuid4().hex[:6]}")
+    # Keep-alive connections, as browsers and apps keep them; no log of answers (the fault tests' Client keeps one).
+    me = Client(base, signed.token, signed.player_id, session=requests.Session(), record=False)
     seats = [{"kind": "human"}, {"kind": "ai", "level": "greedy"}, {"kind": "ai", "level": "random"}]
     game = me.json("POST", "/games", expect=201, json={"seats": seats, "variant": "advanced", "action_rules": True})
     waiting_since: float | None = None
@@ -154,16 +158,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=20.0, help="measured seconds per level")
     parser.add_argument("--warmup", type=float, default=5.0)
     parser.add_argument("--workers", type=int, default=2, help="red7 worker processes")
+    parser.add_argument("--worker-threads", type=int, default=None, help="jobs each runs at once (default: the service's)")
     args = parser.parse_args(argv)
     directory = Path(tempfile.mkdtemp(prefix="red7-load-"))
     # Sign-ups come from one address here, as fast as the clients start: their limit is raised; the rest stay on.
     signups = {"RED7_RATE_LIMIT_SIGNUP": "100000 per minute"}
     with redis_server(directory) as server, processes(directory, server.url, **signups) as deployment:
         base = deployment.api()
+        threads = {"RED7_WORKER_THREADS": str(args.worker_threads)} if args.worker_threads else {}
         for _ in range(args.workers):
-            deployment.worker()
+            deployment.worker(**threads)
         assert server.process is not None
-        print(f"load: gunicorn (gevent, 2 processes), {args.workers} red7 workers, redis-server with AOF always")
+        each = f"{args.worker_threads} job thread(s) each" if args.worker_threads else "the default job threads"
+        print(f"load: gunicorn (gevent, 2 processes), {args.workers} red7 workers ({each}), redis-server with AOF always")
         for clients in args.clients or [16, 64]:
             run_level(deployment, base, server.process.pid, clients, args.seconds, args.warmup)
     shutil.rmtree(directory, ignore_errors=True)

@@ -44,6 +44,13 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _at_least_one(text: str) -> int:
+    number = int(text)
+    if number < 1:
+        raise argparse.ArgumentTypeError("at least 1")
+    return number
+
+
 def _worker(args: argparse.Namespace) -> int:
     from service.config import Settings
     from service.runtime import build_runtime
@@ -55,7 +62,7 @@ def _worker(args: argparse.Namespace) -> int:
         return 2
     if not settings.public_url:
         print("red7 worker: RED7_PUBLIC_URL is not set, so webhooks carry only the path of a game (game_url).", file=sys.stderr)
-    run_forever(build_runtime(settings), burst=args.burst)
+    run_forever(build_runtime(settings), burst=args.burst, threads=args.threads)
     return 0
 
 
@@ -143,6 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve.set_defaults(run=_serve)
     worker = sub.add_parser("worker", help="run background jobs (AI seats, scoring, deadlines, webhooks) on REDIS_URL")
     worker.add_argument("--burst", action="store_true", help="stop when the queue is empty")
+    worker.add_argument("--threads", type=_at_least_one, default=None,
+                        help="jobs run at once, each in a thread (default: RED7_WORKER_THREADS, 4)")
     worker.set_defaults(run=_worker)
     replay = sub.add_parser("replay", help="show, verify or export a replay (a file, or a game id on REDIS_URL)")
     replay.add_argument("action", choices=("show", "verify", "export"))

@@ -72,6 +72,10 @@ class Settings:
     wait_replicas_timeout_ms: int = 1000
     #: The expert AI's thinking time per move, in seconds.
     expert_seconds: float = 1.0
+    #: Jobs a ``red7 worker`` process runs at once, each in a thread of its own.  A job spends most of its time
+    #: waiting for Redis (each write waits for its fsync), so one at a time leaves the process idle while
+    #: turns queue up behind it; threads overlap those waits.
+    worker_threads: int = 4
     #: Seconds before an AI seat moves (lets a human watch the table change); 0 in tests.
     ai_delay: float = 0.0
     #: Where clients reach the API (``https://red7.example.com``): webhooks link to games with it.
@@ -108,6 +112,7 @@ class Settings:
             "rate_limit_signup": env.get("RED7_RATE_LIMIT_SIGNUP", cls.rate_limit_signup),
             "trusted_proxy_hops": int(env.get("RED7_TRUSTED_PROXY_HOPS", cls.trusted_proxy_hops)),
             "expert_seconds": float(env.get("RED7_EXPERT_SECONDS", cls.expert_seconds)),
+            "worker_threads": int(env.get("RED7_WORKER_THREADS", cls.worker_threads)),
             "ai_delay": float(env.get("RED7_AI_DELAY", cls.ai_delay)),
             "max_replay_bytes": int(env.get("RED7_MAX_REPLAY_BYTES", cls.max_replay_bytes)),
             "max_replay_events": int(env.get("RED7_MAX_REPLAY_EVENTS", cls.max_replay_events)),

@@ -385,21 +385,29 @@ class Client:
     player_id: str | None = None
     answers: list[Answer] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: Keep-alive connections, as a browser or an app keeps them (``None``: a new connection per request).
+    session: requests.Session | None = None
+    #: Keep every answer (the fault tests read them); a load generator does not.
+    record: bool = True
 
     def call(self, method: str, path: str, *, timeout: float = 30, **kwargs: Any) -> requests.Response | None:
         headers = dict(kwargs.pop("headers", {}) or {})
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
+        send = self.session.request if self.session is not None else requests.request
         try:
-            response = requests.request(method, f"{self.base}/v1{path}", headers=headers, timeout=timeout, **kwargs)
+            response = send(method, f"{self.base}/v1{path}", headers=headers, timeout=timeout, **kwargs)
         except requests.RequestException:
             self._record(Answer(method, path, 0, time.time()))
             return None
-        body = response.json() if response.headers.get("Content-Type", "").endswith("json") else None
-        self._record(Answer(method, path, response.status_code, time.time(), body))
+        if self.record:
+            body = response.json() if response.headers.get("Content-Type", "").endswith("json") else None
+            self._record(Answer(method, path, response.status_code, time.time(), body))
         return response
 
     def _record(self, answer: Answer) -> None:
+        if not self.record:
+            return
         with self.lock:
             self.answers.append(answer)
 

@@ -18,6 +18,7 @@ import os
 import signal
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType, TracebackType
@@ -98,6 +99,10 @@ class ThreadWorker(TracksRunningJob, SimpleWorker):
 
     def _install_signal_handlers(self) -> None:
         pass
+
+    def stop_after_job(self) -> None:
+        """Leave the work loop before the next job (RQ's warm shutdown: the flag its signal handler sets while busy)."""
+        self._stop_requested = True
 
 
 def thread_worker(runtime: Runtime, queues: list[Queue] | None = None) -> ThreadWorker:
@@ -204,21 +209,72 @@ def start_webhook_deliveries(runtime: Runtime, stop: threading.Event) -> threadi
     return thread
 
 
-def run_forever(runtime: Runtime, *, burst: bool = False, **options: Any) -> None:
-    """``red7 worker``: work until SIGTERM/SIGINT (RQ finishes the current job first), through Redis outages.
+#: How long a job thread of ``red7 worker`` waits idle for a job before it looks whether it should stop (whole
+#: seconds: RQ's unit).  Each return costs RQ's worker a registration (a dozen commands): not every second.
+JOB_THREAD_IDLE = 10
 
-    The games' jobs run in the main thread; the pulse, the ticker and the
-    webhook deliveries in threads beside it, on the same runtime (nothing
-    forks, and its clients and caches are thread-safe, as the API's are).
+#: How long a stopping ``red7 worker`` waits for its job threads' running jobs to finish (seconds).
+JOB_THREAD_STOP_WAIT = 30.0
+
+
+class JobThread:
+    """One more of a ``red7 worker``'s job runners: an RQ worker of its own in a thread, with a pulse of its own.
+
+    It outlives Redis outages as the main worker does: when RQ's worker gives up, another takes its place once
+    Redis answers.
+    """
+
+    def __init__(self, runtime: Runtime, stop: threading.Event, name: str) -> None:
+        self.runtime, self.stop = runtime, stop
+        self.current: ThreadWorker | None = None
+        self.thread = threading.Thread(target=self._run, name=name, daemon=True)
+        start_pulse(runtime.raw_redis, runtime.settings.key_prefix, lambda: self.current, stop)
+        self.thread.start()
+
+    def _run(self) -> None:
+        failures = 0
+        while not self.stop.is_set():
+            self.current = worker = thread_worker(self.runtime, [self.runtime.queue])
+            try:
+                worker.work(logging_level="WARNING", max_idle_time=JOB_THREAD_IDLE)
+                failures = 0
+                continue
+            except redis.RedisError:
+                pass  # the main worker says so in the log; this one waits, trying again with backoff
+            except Exception:  # a job's failure is RQ's business; never let the loop die
+                log.exception("red7 worker: job thread %s", self.thread.name)
+            self.stop.wait(RECONNECT_PAUSES[min(failures, len(RECONNECT_PAUSES) - 1)])
+            failures += 1
+
+    def finish(self, deadline: float) -> None:
+        """Stop taking jobs, and wait (until ``deadline``, monotonic) for the one it runs, if any."""
+        worker = self.current
+        if worker is not None:
+            worker.stop_after_job()
+            if worker.running_job_id is not None:
+                self.thread.join(max(0.0, deadline - time.monotonic()))
+
+
+def run_forever(runtime: Runtime, *, burst: bool = False, threads: int | None = None, **options: Any) -> None:
+    """``red7 worker``: work until SIGTERM/SIGINT (running jobs finish first), through Redis outages.
+
+    The games' jobs run in the main thread and in ``threads - 1`` more (``RED7_WORKER_THREADS``, 4): a job
+    mostly waits for Redis, and one at a time left turns queued behind it while the process idled.  The pulses,
+    the ticker and the webhook deliveries run in threads beside them, on the same runtime (nothing forks, and
+    its clients and caches are thread-safe, as the API's are).  ``burst`` runs one thread, until the queue is empty.
     """
     identity = f"{socket.gethostname()}-{os.getpid()}"
     stop = threading.Event()
     current: list[ProcessWorker] = []
     start_pulse(runtime.raw_redis, runtime.settings.key_prefix, lambda: current[-1] if current else None, stop)
+    helpers: list[JobThread] = []
     if not burst:
         start_ticker(runtime, identity, stop)
         start_webhook_deliveries(runtime, stop)
-    log.info("red7 worker %s on queues %s and %s", identity, runtime.queue.name, runtime.webhook_queue.name)
+        count = max(1, threads if threads is not None else runtime.settings.worker_threads)
+        helpers = [JobThread(runtime, stop, f"red7-jobs-{n}") for n in range(1, count)]
+    log.info("red7 worker %s on queues %s and %s, %d job(s) at once", identity, runtime.queue.name,
+             runtime.webhook_queue.name, len(helpers) + 1)
     try:
         while not stop.is_set():
             worker = process_worker(runtime)
@@ -236,6 +292,9 @@ def run_forever(runtime: Runtime, *, burst: bool = False, **options: Any) -> Non
                 wait_for_redis(runtime.raw_redis, stop)
     finally:
         stop.set()
+        deadline = time.monotonic() + JOB_THREAD_STOP_WAIT
+        for helper in helpers:
+            helper.finish(deadline)
 
 
 def _redis_answers(connection: redis.Redis) -> bool:

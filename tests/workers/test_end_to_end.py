@@ -20,6 +20,7 @@ from service.runtime import build_runtime
 from tests.conftest import REAL_REDIS_SKIP, REAL_REDIS_URL, clean_real_redis
 from tests.service.conftest import HUMAN, Api, ai, settings_for
 from tests.workers.test_jobs import Receiver, receiver, verify  # noqa: F401 (fixture)
+from workers.liveness import IDLE
 
 pytestmark = [pytest.mark.real_redis, pytest.mark.skipif(bool(REAL_REDIS_SKIP), reason=REAL_REDIS_SKIP or "")]
 
@@ -33,7 +34,7 @@ def real(key_prefix, tmp_path):
     runtime = build_runtime(settings, clients=(text, raw))
     processes: list[subprocess.Popen] = []
 
-    def start_worker(expert_seconds: float = 0.05) -> subprocess.Popen:
+    def start_worker(expert_seconds: float = 0.05, threads: int | None = None) -> subprocess.Popen:
         env = {
             **os.environ,
             "REDIS_URL": REAL_REDIS_URL,
@@ -41,6 +42,7 @@ def real(key_prefix, tmp_path):
             "RED7_QUEUE": settings.queue_name,
             "RED7_EXPERT_SECONDS": str(expert_seconds),
             "RED7_WEBHOOK_PRIVATE_HOSTS": "1",  # the receiver listens on 127.0.0.1
+            **({"RED7_WORKER_THREADS": str(threads)} if threads else {}),
         }
         log = open(tmp_path / f"worker-{len(processes)}.log", "w")  # noqa: SIM115 (closed with the process)
         process = subprocess.Popen(
@@ -158,6 +160,59 @@ def test_a_worker_killed_in_the_middle_of_a_job(real):
     final = wait_finished(api, game["id"], token)
     assert final["winner"] is not None
     consistent(api, game["id"])
+
+
+def _busy_pulses(api: Api) -> int:
+    """How many of the workers' job runners say, now, that they run a job."""
+    queue_redis = api.runtime.raw_redis
+    said = [queue_redis.get(key) for key in queue_redis.scan_iter(match=f"{api.runtime.settings.key_prefix}alive:*")]
+    return sum(1 for value in said if value not in (None, IDLE.encode()))
+
+
+def _expert_tables(api: Api, count: int) -> list[tuple[str, str, int]]:
+    """``count`` all-expert games of as many players (one AI turn on its way per player): (game, token, version)."""
+    tables = []
+    for _ in range(count):
+        token = api.player()["token"]
+        game = api.game(token, [ai("expert"), ai("expert")], seed=12)
+        tables.append((game["id"], token, game["version"]))
+    return tables
+
+
+def test_a_worker_runs_as_many_jobs_at_once_as_it_has_threads(real):
+    """An expert thinks a second, waiting on nothing but the clock: three of them at once on one process, not in a row."""
+    api, start_worker = real
+    tables = _expert_tables(api, 3)
+    thinking = start_worker(expert_seconds=1.5, threads=3)
+    most, deadline = 0, time.monotonic() + 20
+    while most < 3 and time.monotonic() < deadline:
+        most = max(most, _busy_pulses(api))
+        time.sleep(0.05)
+    assert most == 3, f"at most {most} job(s) ran at once"
+    os.killpg(thinking.pid, signal.SIGTERM)
+    assert thinking.wait(30) == 0
+    start_worker()  # quick experts, to the end
+    for game_id, token, _ in tables:
+        assert wait_finished(api, game_id, token)["winner"] is not None
+        consistent(api, game_id)
+
+
+def test_a_stopped_worker_finishes_the_jobs_it_runs_before_it_exits(real):
+    api, start_worker = real
+    tables = _expert_tables(api, 2)
+    worker = start_worker(expert_seconds=3.0, threads=2)
+    deadline = time.monotonic() + 20
+    while _busy_pulses(api) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _busy_pulses(api) == 2, "both jobs should be running"
+    os.killpg(worker.pid, signal.SIGTERM)  # as docker stop or systemd asks
+    assert worker.wait(30) == 0
+    for game_id, _, version in tables:
+        assert api.runtime.store.version(game_id) > version, "a running turn was cut off instead of finished"
+    start_worker()
+    for game_id, token, _ in tables:
+        assert wait_finished(api, game_id, token)["winner"] is not None
+        consistent(api, game_id)
 
 
 def test_a_stalled_human_times_out_and_the_game_goes_on(real):
