@@ -340,6 +340,7 @@ class Memory:
     shared_growth: int
     used_memory_delta: int
     names: dict[str, str]
+    events: int = 0  # how many the finished game's stream holds
 
 
 def memory(bench: Bench, day_turns: int) -> Memory:
@@ -369,7 +370,9 @@ def memory(bench: Bench, day_turns: int) -> Memory:
     everything = ledger.alive(at_hour=turns)
     finished = {key: used for key, used in everything.items() if ledger.last_pttl.get(key) == -1}
     transient = {key: used for key, used in everything.items() if key not in finished}
-    return Memory(live, live_turns, over, finished, transient, ledger.shared_growth(), used_after - used_before, names)
+    events = int(client.xlen(f"{DEFAULTS.key_prefix}game:{{{game}}}:events"))
+    return Memory(live, live_turns, over, finished, transient, ledger.shared_growth(), used_after - used_before, names,
+                  events)
 
 
 # --- printing ---------------------------------------------------------------------------------------------------
@@ -463,7 +466,9 @@ def report_memory(mem: Memory) -> None:
         print(f"    {kind:60} {keys:4} keys {used / 1024:8.1f} KB")
     print(f"    (INFO used_memory grew {mem.used_memory_delta / 1024:.1f} KB meanwhile, expired-to-be keys included; "
           f"keys there before the game grew {mem.shared_growth / 1024:.1f} KB by its end)")
-    print(f"finished game, what it keeps for good (no TTL): {kb(mem.finished)}")
+    stream = sum(used for key, used in mem.finished.items() if key.endswith(":events"))
+    print(f"finished game, what it keeps for good (no TTL): {kb(mem.finished)}; its stream holds {mem.events} events, "
+          f"{stream / max(mem.events, 1):.0f} bytes each (games vary in length: a 3-player game lasts ~150-450 events)")
     for kind, keys, used in by_kind(mem.finished, mem.names):
         print(f"    {kind:60} {keys:4} keys {used / 1024:8.1f} KB")
     print(f"    and for a while, until their TTLs run out: {kb(mem.transient)}")
