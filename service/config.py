@@ -21,7 +21,8 @@ class Settings:
     ``redis_url`` empty means the embedded in-memory store (nothing persists).
     """
 
-    #: The stores' Redis: ``redis://…``, or a Redis Cluster, ``redis+cluster://host:port[,host:port…]``.
+    #: The stores' Redis: ``redis://…``, or a Redis Cluster, ``redis+cluster://host:port[,host:port…]`` (TLS:
+    #: ``rediss+cluster://…``).
     redis_url: str = ""
     #: The queue's Redis (RQ, job markers, the agenda, AI shares, pulses, the ticker's role): ``redis://…`` or
     #: ``redis+sentinel://host:port[,host:port…]/service_name``.  Empty: ``redis_url`` serves both (not a cluster:

@@ -5,9 +5,10 @@ stores scale out on one:
 
 - the *stores* (games, players and tokens, stream tickets, replays, the rate
   limits): ``redis://``, ``rediss://``, ``unix://``, or
-  ``redis+cluster://[[user]:password@]host:port[,host:port…]``.  Every
-  transaction and script of a store touches the keys of one hash tag, so one
-  slot.
+  ``redis+cluster://[[user]:password@]host:port[,host:port…]`` (TLS:
+  ``rediss+cluster://…[?ssl_ca_certs=…&ssl_certfile=…&ssl_keyfile=…&ssl_cert_reqs=…]``,
+  as managed clusters with encryption in transit ask).  Every transaction and
+  script of a store touches the keys of one hash tag, so one slot.
 - the *queue* (RQ, the dispatcher's job markers, the agenda, the AI shares, the
   workers' pulses, the ticker's role): ``redis://``, ``rediss://``, ``unix://``, or
   ``redis+sentinel://[[user]:password@]host:port[,host:port…]/service_name[/db]``.
@@ -19,16 +20,21 @@ stores scale out on one:
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
-from urllib.parse import unquote
+from urllib.parse import parse_qsl, unquote
 
 import redis
 from redis.cluster import ClusterNode, ClusterPipeline, RedisCluster
 from redis.sentinel import Sentinel
 
 CLUSTER_SCHEME = "redis+cluster://"
+TLS_CLUSTER_SCHEME = "rediss+cluster://"
 SENTINEL_SCHEME = "redis+sentinel://"
+
+#: What a ``rediss+cluster://`` URL may say of TLS in its query, as ``rediss://`` URLs say it (redis-py's names).
+TLS_OPTIONS = ("ssl_ca_certs", "ssl_certfile", "ssl_keyfile", "ssl_cert_reqs", "ssl_check_hostname")
+_CERT_REQS = ("none", "optional", "required")
 
 
 #: The players' store writes in transactions on one slot, which redis-py's cluster client runs from 6.1 on
@@ -48,17 +54,18 @@ class Locations:
     password: str | None
     hosts: tuple[tuple[str, int], ...]
     path: str
+    query: dict[str, str] = field(default_factory=dict)  # what follows "?": a TLS cluster's options
 
 
 def is_cluster(url: str) -> bool:
-    return url.startswith(CLUSTER_SCHEME)
+    return url.startswith((CLUSTER_SCHEME, TLS_CLUSTER_SCHEME))
 
 
 def parse_locations(url: str, scheme: str) -> Locations:
     """``scheme[[user]:password@]host:port[,host:port…][/path]`` (what urllib cannot split: several hosts)."""
     if not url.startswith(scheme):
         raise BadRedisUrl(f"{url!r} does not start with {scheme}")
-    rest = url[len(scheme):].split("?", 1)[0]
+    rest, _, query = url[len(scheme):].partition("?")
     netloc, _, path = rest.partition("/")
     username = password = None
     if "@" in netloc:
@@ -74,7 +81,8 @@ def parse_locations(url: str, scheme: str) -> Locations:
         if not host or not port.isdigit():
             raise BadRedisUrl(f"{url!r}: {item!r} is not host:port")
         hosts.append((host.strip("[]"), int(port)))
-    return Locations(username, password, tuple(hosts), path)
+    pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=False)
+    return Locations(username, password, tuple(hosts), path, {name: value for name, value in pairs})
 
 
 def store_client(url: str, max_connections: int) -> redis.Redis:
@@ -97,7 +105,8 @@ def cluster_client(url: str, max_connections: int, **options: Any) -> RedisClust
     the other primaries go on (their slots are served), and only the games in
     the failing slots answer 503 until a replica takes over.
     """
-    where = parse_locations(url, CLUSTER_SCHEME)
+    tls = url.startswith(TLS_CLUSTER_SCHEME)
+    where = parse_locations(url, TLS_CLUSTER_SCHEME if tls else CLUSTER_SCHEME)
     if not CLUSTER_TRANSACTIONS:
         raise BadRedisUrl(f"a Redis Cluster needs redis-py 6.1 or later (transactions on one slot); this is {redis.__version__}")
     return RedisCluster(
@@ -106,8 +115,31 @@ def cluster_client(url: str, max_connections: int, **options: Any) -> RedisClust
         password=where.password,
         max_connections=max_connections,
         require_full_coverage=False,
+        **_tls_options(where.query, tls),
         **options,
     )
+
+
+def _tls_options(query: dict[str, str], tls: bool) -> dict[str, Any]:
+    """The TLS settings a cluster URL's query gives (``rediss+cluster://`` only), checked at start."""
+    unknown = sorted(set(query) - set(TLS_OPTIONS))
+    if unknown:
+        raise BadRedisUrl(f"a cluster URL takes no {', '.join(unknown)} (it takes {', '.join(TLS_OPTIONS)})")
+    if not tls:
+        if query:
+            raise BadRedisUrl("TLS options need a rediss+cluster:// URL")
+        return {}
+    options: dict[str, Any] = {"ssl": True}
+    for name in ("ssl_ca_certs", "ssl_certfile", "ssl_keyfile"):
+        if query.get(name):
+            options[name] = query[name]
+    if "ssl_cert_reqs" in query:
+        if query["ssl_cert_reqs"] not in _CERT_REQS:
+            raise BadRedisUrl(f"ssl_cert_reqs is one of {', '.join(_CERT_REQS)}, not {query['ssl_cert_reqs']!r}")
+        options["ssl_cert_reqs"] = query["ssl_cert_reqs"]
+    if "ssl_check_hostname" in query:
+        options["ssl_check_hostname"] = query["ssl_check_hostname"].lower() in ("1", "true", "yes", "on")
+    return options
 
 
 def queue_client(url: str, max_connections: int) -> redis.Redis:
