@@ -151,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     worker = sub.add_parser("worker", help="run background jobs (AI seats, scoring, deadlines, webhooks) on REDIS_URL")
     worker.add_argument("--burst", action="store_true", help="stop when the queue is empty")
     worker.add_argument("--threads", type=_at_least_one, default=None,
-                        help="jobs run at once, each in a thread (default: RED7_WORKER_THREADS, 4)")
+                        help="jobs run at once, each in a thread (default: RED7_WORKER_THREADS, 8)")
     worker.set_defaults(run=_worker)
     replay = sub.add_parser("replay", help="show, verify or export a replay (a file, or a game id on REDIS_URL)")
     replay.add_argument("action", choices=("show", "verify", "export"))

@@ -74,9 +74,10 @@ class Settings:
     #: The expert AI's thinking time per move, in seconds.
     expert_seconds: float = 1.0
     #: Jobs a ``red7 worker`` process runs at once, each in a thread of its own.  A job spends most of its time
-    #: waiting for Redis (each write waits for its fsync), so one at a time leaves the process idle while
-    #: turns queue up behind it; threads overlap those waits.
-    worker_threads: int = 4
+    #: waiting: on its ~30 round trips to Redis, and on a busy host on the CPU after each.  One at a time, a
+    #: process idled at a fifth of a core while ~60 turns queued behind it (64 clients, bench/load_bench.py);
+    #: threads overlap those waits.  8 keep about one core busy, the most a process gets with the GIL.
+    worker_threads: int = 8
     #: Seconds before an AI seat moves (lets a human watch the table change); 0 in tests.
     ai_delay: float = 0.0
     #: Where clients reach the API (``https://red7.example.com``): webhooks link to games with it.

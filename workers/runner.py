@@ -209,10 +209,6 @@ def start_webhook_deliveries(runtime: Runtime, stop: threading.Event) -> threadi
     return thread
 
 
-#: How long a job thread of ``red7 worker`` waits idle for a job before it looks whether it should stop (whole
-#: seconds: RQ's unit).  Each return costs RQ's worker a registration (a dozen commands): not every second.
-JOB_THREAD_IDLE = 10
-
 #: How long a stopping ``red7 worker`` waits for its job threads' running jobs to finish (seconds).
 JOB_THREAD_STOP_WAIT = 30.0
 
@@ -221,7 +217,9 @@ class JobThread:
     """One more of a ``red7 worker``'s job runners: an RQ worker of its own in a thread, with a pulse of its own.
 
     It outlives Redis outages as the main worker does: when RQ's worker gives up, another takes its place once
-    Redis answers.
+    Redis answers.  Idle, it waits on the queue as long as RQ's worker does (no return every few seconds, each
+    costing a registration of a dozen commands): a stopping process leaves an idle thread where it is, and
+    waits only for one that runs a job (:meth:`finish`).
     """
 
     def __init__(self, runtime: Runtime, stop: threading.Event, name: str) -> None:
@@ -236,7 +234,7 @@ class JobThread:
         while not self.stop.is_set():
             self.current = worker = thread_worker(self.runtime, [self.runtime.queue])
             try:
-                worker.work(logging_level="WARNING", max_idle_time=JOB_THREAD_IDLE)
+                worker.work(logging_level="WARNING")
                 failures = 0
                 continue
             except redis.RedisError:
@@ -258,7 +256,7 @@ class JobThread:
 def run_forever(runtime: Runtime, *, burst: bool = False, threads: int | None = None, **options: Any) -> None:
     """``red7 worker``: work until SIGTERM/SIGINT (running jobs finish first), through Redis outages.
 
-    The games' jobs run in the main thread and in ``threads - 1`` more (``RED7_WORKER_THREADS``, 4): a job
+    The games' jobs run in the main thread and in ``threads - 1`` more (``RED7_WORKER_THREADS``, 8): a job
     mostly waits for Redis, and one at a time left turns queued behind it while the process idled.  The pulses,
     the ticker and the webhook deliveries run in threads beside them, on the same runtime (nothing forks, and
     its clients and caches are thread-safe, as the API's are).  ``burst`` runs one thread, until the queue is empty.
