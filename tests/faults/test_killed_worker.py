@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 
 import redis
+from rq.exceptions import NoSuchJobError
 from rq.job import Job
 from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
@@ -37,7 +38,10 @@ def test_a_game_whose_worker_is_killed_mid_job_moves_on_by_itself(deployment, se
     def thinking_on_the_slow_worker() -> Job | None:
         """A job the slow worker has been running for a second (one that is not over at once: a forced move)."""
         for job_id in registry.get_job_ids():
-            job = Job.fetch(job_id, connection=raw, serializer=JSONSerializer)
+            try:
+                job = Job.fetch(job_id, connection=raw, serializer=JSONSerializer)
+            except NoSuchJobError:  # done (and deleted) since the registry was read
+                continue
             on_slow = job.worker_name and raw.hget(f"rq:worker:{job.worker_name}", "pid") == str(slow.pid).encode()
             if on_slow and job.started_at and time.time() - job.started_at.timestamp() > 1.0:
                 return job
