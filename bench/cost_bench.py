@@ -26,7 +26,8 @@ again.  Printed:
   per hour (TTLs applied as bench/cost_keys.py says), half an hour after its
   last hour of play within a day (a game of three ends within about 15 hours
   at that pace, so its last hour in play is taken), and what a finished game
-  keeps for good.
+  keeps for good; then more games played to their end (``--finished-games``),
+  each sized apart, since games differ in length.
 - who asks: more moves played under Redis's MONITOR (a phase of its own: it
   costs the server), each command put down to the part of the service that
   sent it by the key it touches (bench/cost_owners.py): RQ, rate limits,
@@ -40,6 +41,7 @@ import http.server
 import os
 import shutil
 import signal
+import statistics
 import sys
 import tempfile
 import threading
@@ -375,6 +377,34 @@ def memory(bench: Bench, day_turns: int) -> Memory:
                   events)
 
 
+def finished_games(bench: Bench, count: int) -> list[tuple[int, int]]:
+    """Play ``count`` more games to their end: what each keeps for good (bytes, by MEMORY USAGE) and its events.
+
+    Games differ in length (a round ends when a player cannot play), so one game says little of the next."""
+    me = bench.player()
+    client = bench.server.client()
+    prefix, out = DEFAULTS.key_prefix, []
+    for _ in range(count):
+        game = me.create_game()
+        over = False
+        while not over:
+            _, over = me.play_turn(game)
+        bench.quiet()
+        keys = [f"{prefix}game:{{{game}}}:{part}" for part in ("events", "version", "snapshot", "idem")]
+        kept = sum(int(client.memory_usage(key, samples=0) or 0) for key in keys if client.ttl(key) == -1)
+        out.append((kept, int(client.xlen(keys[0]))))
+    return out
+
+
+def report_finished(sizes: list[tuple[int, int]]) -> None:
+    kept = sorted(size for size, _ in sizes)
+    events = [n for _, n in sizes]
+    print(f"\n{len(sizes)} more finished games, what each keeps for good (its stream and version; its player's list of "
+          f"finished games, ~0.1 KB, apart): median {statistics.median(kept) / 1024:.1f} KB, largest "
+          f"{kept[-1] / 1024:.1f} KB; {statistics.median(events):.0f} events (median), "
+          f"{sum(kept) / max(sum(events), 1):.0f} bytes an event")
+
+
 # --- printing ---------------------------------------------------------------------------------------------------
 
 
@@ -468,7 +498,7 @@ def report_memory(mem: Memory) -> None:
           f"keys there before the game grew {mem.shared_growth / 1024:.1f} KB by its end)")
     stream = sum(used for key, used in mem.finished.items() if key.endswith(":events"))
     print(f"finished game, what it keeps for good (no TTL): {kb(mem.finished)}; its stream holds {mem.events} events, "
-          f"{stream / max(mem.events, 1):.0f} bytes each (games vary in length: a 3-player game lasts ~150-450 events)")
+          f"{stream / max(mem.events, 1):.0f} bytes each (games vary in length: see the games below)")
     for kind, keys, used in by_kind(mem.finished, mem.names):
         print(f"    {kind:60} {keys:4} keys {used / 1024:8.1f} KB")
     print(f"    and for a while, until their TTLs run out: {kb(mem.transient)}")
@@ -485,6 +515,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=20, help="samples of each part (views, POST, jobs, long-poll)")
     parser.add_argument("--day-turns", type=int, default=24, help="human turns of the simulated day (one an hour)")
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of idleness measured")
+    parser.add_argument("--finished-games", type=int, default=5, help="more games played to their end, to size them")
     parser.add_argument("--owner-moves", type=int, default=20,
                         help="accepted moves played under MONITOR to tell who sends each command (0: none)")
     parser.add_argument("--appendfsync", default="always", choices=["always", "everysec", "no"],
@@ -515,6 +546,8 @@ def main(argv: list[str] | None = None) -> int:
         report_moves(tally, me)
         report_parts(parts(bench, me, args.samples, args.idle))
         report_memory(memory(bench, args.day_turns))
+        if args.finished_games:
+            report_finished(finished_games(bench, args.finished_games))
         if args.owner_moves:
             report_owners(owners(bench, args.owner_moves))
         print(f"\nwebhook deliveries received: {_Hook.received}; {time.monotonic() - started:.0f} s in all")
