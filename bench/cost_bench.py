@@ -372,7 +372,7 @@ def memory(bench: Bench, day_turns: int) -> Memory:
     everything = ledger.alive(at_hour=turns)
     finished = {key: used for key, used in everything.items() if ledger.last_pttl.get(key) == -1}
     transient = {key: used for key, used in everything.items() if key not in finished}
-    events = int(client.xlen(f"{DEFAULTS.key_prefix}game:{{{game}}}:events"))
+    events = int(client.get(f"{DEFAULTS.key_prefix}game:{{{game}}}:version") or 0)
     return Memory(live, live_turns, over, finished, transient, ledger.shared_growth(), used_after - used_before, names,
                   events)
 
@@ -392,7 +392,7 @@ def finished_games(bench: Bench, count: int) -> list[tuple[int, int]]:
         bench.quiet()
         keys = [f"{prefix}game:{{{game}}}:{part}" for part in ("events", "version", "snapshot", "idem")]
         kept = sum(int(client.memory_usage(key, samples=0) or 0) for key in keys if client.ttl(key) == -1)
-        out.append((kept, int(client.xlen(keys[0]))))
+        out.append((kept, int(client.get(keys[1]) or 0)))
     return out
 
 
