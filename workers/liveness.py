@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import redis
 from rq.job import Job
@@ -62,20 +62,24 @@ class TracksRunningJob(BaseWorker):
 def start_pulse(
     connection: redis.Redis,
     prefix: str,
-    worker_now: Callable[[], TracksRunningJob | None],
+    workers_now: Callable[[], Iterable[TracksRunningJob | None]],
     stop: threading.Event,
     every: float = PULSE_EVERY,
 ) -> threading.Thread:
-    """Pulse for the worker ``worker_now()`` gives (a process replaces its worker after Redis comes back) until ``stop``."""
+    """Pulse for the workers ``workers_now()`` gives (a process replaces a worker after Redis comes back) until
+    ``stop``: all of a process's job runners in one round trip a beat."""
 
     def beat() -> None:
         unreachable = False
         while not stop.is_set():
-            worker = worker_now()
+            workers = [worker for worker in workers_now() if worker is not None]
             try:
-                if worker is not None:
-                    said = worker.running_job_id or IDLE
-                    connection.set(pulse_key(prefix, worker.name), said.encode(), px=int(PULSE_TTL * 1000))
+                if workers:
+                    with connection.pipeline(transaction=False) as pipe:
+                        for worker in workers:
+                            said = worker.running_job_id or IDLE
+                            pipe.set(pulse_key(prefix, worker.name), said.encode(), px=int(PULSE_TTL * 1000))
+                        pipe.execute()
                 if unreachable:
                     log.info("worker pulse: Redis is reachable again")
                 unreachable = False

@@ -48,8 +48,8 @@ def fail_fast_on_permanent_errors(job: Job, exc_type: type[BaseException], exc: 
     return True  # let RQ's default handling (retry or failed registry) go on
 
 
-def _always(worker: TracksRunningJob) -> Callable[[], TracksRunningJob]:
-    return lambda: worker
+def _always(worker: TracksRunningJob) -> Callable[[], list[TracksRunningJob]]:
+    return lambda: [worker]
 
 
 #: Pauses between attempts to reach Redis again (seconds), the last one repeated.
@@ -192,7 +192,7 @@ def start_webhook_deliveries(runtime: Runtime, stop: threading.Event) -> threadi
 
     def deliver() -> None:
         current: list[ThreadWorker] = []
-        start_pulse(runtime.raw_redis, runtime.settings.key_prefix, lambda: current[-1] if current else None, stop)
+        start_pulse(runtime.raw_redis, runtime.settings.key_prefix, lambda: current[-1:], stop)
         while not stop.is_set():
             # A new one each time: RQ's worker is done once its work() returns.
             current[:] = [worker := thread_worker(runtime, [runtime.webhook_queue])]
@@ -214,7 +214,7 @@ JOB_THREAD_STOP_WAIT = 30.0
 
 
 class JobThread:
-    """One more of a ``red7 worker``'s job runners: an RQ worker of its own in a thread, with a pulse of its own.
+    """One more of a ``red7 worker``'s job runners: an RQ worker of its own in a thread (the process's pulse names it).
 
     It outlives Redis outages as the main worker does: when RQ's worker gives up, another takes its place once
     Redis answers.  Idle, it waits on the queue as long as RQ's worker does (no return every few seconds, each
@@ -226,7 +226,6 @@ class JobThread:
         self.runtime, self.stop = runtime, stop
         self.current: ThreadWorker | None = None
         self.thread = threading.Thread(target=self._run, name=name, daemon=True)
-        start_pulse(runtime.raw_redis, runtime.settings.key_prefix, lambda: self.current, stop)
         self.thread.start()
 
     def _run(self) -> None:
@@ -264,13 +263,13 @@ def run_forever(runtime: Runtime, *, burst: bool = False, threads: int | None = 
     identity = f"{socket.gethostname()}-{os.getpid()}"
     stop = threading.Event()
     current: list[ProcessWorker] = []
-    start_pulse(runtime.raw_redis, runtime.settings.key_prefix, lambda: current[-1] if current else None, stop)
     helpers: list[JobThread] = []
     if not burst:
         start_ticker(runtime, identity, stop)
         start_webhook_deliveries(runtime, stop)
         count = max(1, threads if threads is not None else runtime.settings.worker_threads)
         helpers = [JobThread(runtime, stop, f"red7-jobs-{n}") for n in range(1, count)]
+    start_pulse(runtime.raw_redis, runtime.settings.key_prefix, lambda: [*current[-1:], *(h.current for h in helpers)], stop)
     log.info("red7 worker %s on queues %s and %s, %d job(s) at once", identity, runtime.queue.name,
              runtime.webhook_queue.name, len(helpers) + 1)
     try:
