@@ -1,7 +1,8 @@
 """Running the jobs: a ``red7 worker`` process, or threads inside the embedded server.
 
-``red7 worker`` is an RQ worker on the configured Redis with two threads
-beside it: a pulse (:mod:`workers.liveness`: the jobs it runs are its own
+``red7 worker`` is an RQ worker on the configured Redis with threads
+beside it: more job runners (:class:`JobThread`, the webhook deliveries
+among them), a pulse (:mod:`workers.liveness`: the jobs it runs are its own
 only while it pulses) and a ticker (:mod:`workers.ticker`: deadlines,
 retries and the sweep of stalled games, one worker at a time).  It outlives
 Redis: when Redis goes away, mid-job or idle, it waits for it with backoff
@@ -184,37 +185,13 @@ def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
             signal.signal(number, handler)
 
 
-def start_webhook_deliveries(runtime: Runtime, stop: threading.Event) -> threading.Thread:
-    """Deliver webhooks in a thread of their own, beside the games' worker: a slow receiver holds up no game.
-
-    Like the ticker it waits out Redis outages.
-    """
-
-    def deliver() -> None:
-        current: list[ThreadWorker] = []
-        start_pulse(runtime.raw_redis, runtime.settings.key_prefix, lambda: current[-1:], stop)
-        while not stop.is_set():
-            # A new one each time: RQ's worker is done once its work() returns.
-            current[:] = [worker := thread_worker(runtime, [runtime.webhook_queue])]
-            try:
-                worker.work(logging_level="WARNING")  # blocks on the queue; returns if Redis goes away mid-delivery
-            except redis.RedisError as error:
-                log.warning("webhook deliveries: Redis is unreachable (%s)", error)
-            except Exception:  # a delivery's failure is RQ's business; never let the loop die
-                log.exception("webhook deliveries")
-            stop.wait(RECONNECT_PAUSES[-1])
-
-    thread = threading.Thread(target=deliver, name="red7-webhooks", daemon=True)
-    thread.start()
-    return thread
-
-
 #: How long a stopping ``red7 worker`` waits for its job threads' running jobs to finish (seconds).
 JOB_THREAD_STOP_WAIT = 30.0
 
 
 class JobThread:
-    """One more of a ``red7 worker``'s job runners: an RQ worker of its own in a thread (the process's pulse names it).
+    """One more of a ``red7 worker``'s job runners: an RQ worker of its own on ``queue``, in a thread (the process's
+    pulse names it).  The webhook deliveries are one, on their own queue: a slow receiver holds up no game.
 
     It outlives Redis outages as the main worker does: when RQ's worker gives up, another takes its place once
     Redis answers.  Idle, it waits on the queue as long as RQ's worker does (no return every few seconds, each
@@ -222,8 +199,8 @@ class JobThread:
     waits only for one that runs a job (:meth:`finish`).
     """
 
-    def __init__(self, runtime: Runtime, stop: threading.Event, name: str) -> None:
-        self.runtime, self.stop = runtime, stop
+    def __init__(self, runtime: Runtime, stop: threading.Event, name: str, queue: Queue) -> None:
+        self.runtime, self.stop, self.queue = runtime, stop, queue
         self.current: ThreadWorker | None = None
         self.thread = threading.Thread(target=self._run, name=name, daemon=True)
         self.thread.start()
@@ -231,7 +208,7 @@ class JobThread:
     def _run(self) -> None:
         failures = 0
         while not self.stop.is_set():
-            self.current = worker = thread_worker(self.runtime, [self.runtime.queue])
+            self.current = worker = thread_worker(self.runtime, [self.queue])
             try:
                 worker.work(logging_level="WARNING")
                 failures = 0
@@ -256,20 +233,22 @@ def run_forever(runtime: Runtime, *, burst: bool = False, threads: int | None = 
     """``red7 worker``: work until SIGTERM/SIGINT (running jobs finish first), through Redis outages.
 
     The games' jobs run in the main thread and in ``threads - 1`` more (``RED7_WORKER_THREADS``, 8): a job
-    mostly waits for Redis, and one at a time left turns queued behind it while the process idled.  The pulses,
+    mostly waits for Redis, and one at a time left turns queued behind it while the process idled.  The pulse,
     the ticker and the webhook deliveries run in threads beside them, on the same runtime (nothing forks, and
     its clients and caches are thread-safe, as the API's are).  ``burst`` runs one thread, until the queue is empty.
     """
     identity = f"{socket.gethostname()}-{os.getpid()}"
     stop = threading.Event()
     current: list[ProcessWorker] = []
-    helpers: list[JobThread] = []
+    helpers: list[JobThread] = []  # the games' job threads beside the main one
+    deliveries: list[JobThread] = []
     if not burst:
         start_ticker(runtime, identity, stop)
-        start_webhook_deliveries(runtime, stop)
+        deliveries = [JobThread(runtime, stop, "red7-webhooks", runtime.webhook_queue)]
         count = max(1, threads if threads is not None else runtime.settings.worker_threads)
-        helpers = [JobThread(runtime, stop, f"red7-jobs-{n}") for n in range(1, count)]
-    start_pulse(runtime.raw_redis, runtime.settings.key_prefix, lambda: [*current[-1:], *(h.current for h in helpers)], stop)
+        helpers = [JobThread(runtime, stop, f"red7-jobs-{n}", runtime.queue) for n in range(1, count)]
+    runners = [*helpers, *deliveries]
+    start_pulse(runtime.raw_redis, runtime.settings.key_prefix, lambda: [*current[-1:], *(r.current for r in runners)], stop)
     log.info("red7 worker %s on queues %s and %s, %d job(s) at once", identity, runtime.queue.name,
              runtime.webhook_queue.name, len(helpers) + 1)
     try:
