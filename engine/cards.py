@@ -1,7 +1,7 @@
 """The 49 cards, the seven colours, and card sets as bit masks.
 
 A card *is* its rank: an ``int`` from 0 (V1) to 48 (R7), so that comparing two
-cards with ``<`` compares them exactly as RULES.md 2 says (number first, then
+cards with ``<`` compares them exactly as docs/rules.md 2 says (number first, then
 colour).  Sets of cards (a hand, a palette, a score pile) are stored as 49-bit
 masks, which makes the rule evaluations that bots and legal-step searches run
 thousands of times per turn a handful of integer operations.
@@ -21,7 +21,7 @@ from enum import IntEnum
 
 
 class Color(IntEnum):
-    """The seven colours; the value is the colour's strength (RULES.md 1)."""
+    """The seven colours; the value is the colour's strength (docs/rules.md 1)."""
 
     VIOLET = 0
     INDIGO = 1
@@ -70,7 +70,7 @@ COLORS_HIGH_TO_LOW: tuple[Color, ...] = tuple(sorted(Color, reverse=True))
 
 
 class Card(int):
-    """One of the 49 cards; an ``int`` rank so that cards order as RULES.md 2 says.
+    """One of the 49 cards; an ``int`` rank so that cards order as docs/rules.md 2 says.
 
     Every card exists once: ``Card(48) is Card.parse("R7")``.
     """

@@ -168,7 +168,7 @@ def _score(state: GameState) -> _Decision:
 
 
 def game_leader(state: GameState) -> int:
-    """RULES.md 25: the highest score; on equal scores, the highest scored card."""
+    """docs/rules.md 25: the highest score; on equal scores, the highest scored card."""
     return max(range(state.players), key=lambda p: (state.score(p), state.scored[p].bit_length()))
 
 
@@ -227,7 +227,7 @@ def _turn_step(d: _Decision, step: Step, seat: int | None) -> None:
 
 
 def _pass_turn(d: _Decision, seat: int) -> None:
-    """End ``seat``'s turn: the round winner (RULES.md 19) or the next seat's turn (RULES.md 18)."""
+    """End ``seat``'s turn: the round winner (docs/rules.md 19) or the next seat's turn (docs/rules.md 18)."""
     s = d.state
     while True:
         if s.in_round.count(True) == 1:
@@ -287,7 +287,7 @@ def _check_play(pos: Position, card: Card) -> None:
         raise RuleViolation(
             "play_cannot_win",
             f"You may play a {card.number} only if some way of finishing the turn keeps you winning, "
-            "and none does (RULES.md 31).",
+            "and none does (docs/rules.md 31).",
             card=str(card),
         )
 
@@ -333,7 +333,7 @@ def _showing(mask: int, color: Color) -> str:
 
 
 def _not_winning(code: str, what: str, pos: Position, color: Color, palettes: list[int] | tuple[int, ...]) -> RuleViolation:
-    """A refusal that says why: both sides' qualifying cards under the new rule (RULES.md 10, 16)."""
+    """A refusal that says why: both sides' qualifying cards under the new rule (docs/rules.md 10, 16)."""
     mine = palettes[pos.seat]
     rivals = [s for s in range(len(palettes)) if s != pos.seat and pos.in_round[s]]
     best = max(rivals, key=lambda s: strength(palettes[s], color))

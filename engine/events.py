@@ -26,7 +26,7 @@ class Variant(StrEnum):
 
 
 class Effect(StrEnum):
-    """What an odd card does when played to the palette with the action rules (RULES.md 27-30)."""
+    """What an odd card does when played to the palette with the action rules (docs/rules.md 27-30)."""
 
     TAKE = "take"  # 1: take a card from a bigger-or-equal palette onto the deck
     DRAW = "draw"  # 3: draw the top card of the deck
@@ -42,20 +42,20 @@ class Destination(StrEnum):
 
 
 class Elimination(StrEnum):
-    NOT_WINNING = "not_winning"  # RULES.md 17: the turn ended without winning
-    FOLDED = "folded"  # RULES.md 15: did nothing / gave up
-    EMPTY_HAND = "empty_hand"  # RULES.md 18: no hand card at the start of the turn
+    NOT_WINNING = "not_winning"  # docs/rules.md 17: the turn ended without winning
+    FOLDED = "folded"  # docs/rules.md 15: did nothing / gave up
+    EMPTY_HAND = "empty_hand"  # docs/rules.md 18: no hand card at the start of the turn
 
 
 class DrawCause(StrEnum):
-    THREE = "three"  # the 3's action (RULES.md 28)
-    DISCARD = "discard"  # the advanced draw after a discard (RULES.md 22)
+    THREE = "three"  # the 3's action (docs/rules.md 28)
+    DISCARD = "discard"  # the advanced draw after a discard (docs/rules.md 22)
 
 
 class Finish(StrEnum):
     ROUND_WON = "round_won"  # basic variant: the round's winner wins the game
-    TARGET_REACHED = "target_reached"  # RULES.md 24
-    DECK_EXHAUSTED = "deck_exhausted"  # RULES.md 24: fewer than 8 cards per player left
+    TARGET_REACHED = "target_reached"  # docs/rules.md 24
+    DECK_EXHAUSTED = "deck_exhausted"  # docs/rules.md 24: fewer than 8 cards per player left
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +165,7 @@ class RoundWon(Event):
 
 @dataclass(frozen=True, slots=True)
 class RoundScored(Event):
-    """RULES.md 23: the winner's qualifying cards go to their score pile."""
+    """docs/rules.md 23: the winner's qualifying cards go to their score pile."""
 
     type: ClassVar[str] = "round_scored"
     seat: int

@@ -1,7 +1,7 @@
 """What the seat to move may do next, and where each choice can lead.
 
 One search serves three masters: :func:`engine.decision.decide` (to refuse a 1
-or 7 that cannot end well, RULES.md 31), :func:`legal_steps` (the list a
+or 7 that cannot end well, docs/rules.md 31), :func:`legal_steps` (the list a
 client shows, each step flagged), and the bots (every full turn that keeps
 them in the round).  It runs on a :class:`Position` — masks and a rule, no
 event history — so that a hypothetical step costs a few integer operations
@@ -93,7 +93,7 @@ def bars(pos: Position, palettes: Sequence[int] | None = None) -> tuple[int, ...
 
 
 def winning(pos: Position, rule: Color | None = None, palettes: Sequence[int] | None = None) -> bool:
-    """RULES.md 10 for the seat to move, under ``rule`` (default: the current one)."""
+    """docs/rules.md 10 for the seat to move, under ``rule`` (default: the current one)."""
     rule = pos.rule if rule is None else rule
     palettes = pos.palettes if palettes is None else palettes
     seat, in_round = pos.seat, pos.in_round
@@ -102,12 +102,12 @@ def winning(pos: Position, rule: Color | None = None, palettes: Sequence[int] | 
 
 
 def grants_draw(pos: Position, card: Card) -> bool:
-    """RULES.md 22: the discard's number beats the palette size, and there is a card to draw."""
+    """docs/rules.md 22: the discard's number beats the palette size, and there is a card to draw."""
     return pos.advanced and pos.deck_size > 0 and card // 7 + 1 > pos.palettes[pos.seat].bit_count()
 
 
 def take_targets(pos: Position) -> list[int]:
-    """RULES.md 27: other seats in the round with at least as many palette cards as the mover."""
+    """docs/rules.md 27: other seats in the round with at least as many palette cards as the mover."""
     mine = pos.palettes[pos.seat].bit_count()
     return [
         s
@@ -133,7 +133,7 @@ def after_play(pos: Position, card: Card) -> Position:
 
 
 def effect_of(moved: Position, card: Card) -> Effect | None:
-    """Which action fires for ``card`` just played (RULES.md 26-29); ``None`` if it cannot."""
+    """Which action fires for ``card`` just played (docs/rules.md 26-29); ``None`` if it cannot."""
     if not moved.action_rules:
         return None
     number = card // 7 + 1
@@ -150,14 +150,14 @@ def effect_of(moved: Position, card: Card) -> Effect | None:
 
 
 def play_allowed(pos: Position, card: Card) -> bool:
-    """RULES.md 31: a 1 or 7 only if some way of finishing the turn keeps the player winning."""
+    """docs/rules.md 31: a 1 or 7 only if some way of finishing the turn keeps the player winning."""
     if not pos.action_rules or card // 7 + 1 not in (1, 7):
         return True
     return can_finish_winning(after_play(pos, card))
 
 
 def place_on_canvas_allowed(pos: Position, card: Card) -> bool:
-    """RULES.md 30: the 7 may put a card on the canvas only if that keeps the player winning."""
+    """docs/rules.md 30: the 7 may put a card on the canvas only if that keeps the player winning."""
     palettes = _with_palette(pos.palettes, pos.seat, pos.palettes[pos.seat] ^ (1 << card))
     return winning(pos, card.color, palettes)
 

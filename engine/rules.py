@@ -1,4 +1,4 @@
-"""The seven canvas rules (RULES.md 3-9) and who is winning (RULES.md 10).
+"""The seven canvas rules (docs/rules.md 3-9) and who is winning (docs/rules.md 10).
 
 Everything here works on card masks (see :mod:`engine.cards`) because these
 functions sit under every legal-step search and every bot decision; the
@@ -161,7 +161,7 @@ _NONE = (0,) * 7
 
 
 def is_winning(seat: int, palettes: Sequence[int], in_round: Sequence[bool], color: Color) -> bool:
-    """RULES.md 10: strictly ahead of every other player still in the round."""
+    """docs/rules.md 10: strictly ahead of every other player still in the round."""
     mine = strength(palettes[seat], color)
     if not mine:
         return False

@@ -6,7 +6,7 @@ for as long as the game is kept, and only a generator we specify guarantees
 that.  The stream is SHA-256 in counter mode over ``(seed, round)``; each
 draw is rejection-sampled so every permutation is equally likely.
 
-The deal (RULES.md 12), from an ordered deck whose first card is the top:
+The deal (docs/rules.md 12), from an ordered deck whose first card is the top:
 seat 0 takes the first 7 cards as its hand, seat 1 the next 7, and so on;
 then each seat in order takes one palette card; the rest is the draw deck,
 still top card first.
@@ -69,6 +69,6 @@ def deal(order: Sequence[Card], players: int) -> tuple[tuple[tuple[Card, ...], .
 
 
 def first_seat(palettes: Sequence[Card]) -> int:
-    """RULES.md 13: the seat after the one with the highest palette card."""
+    """docs/rules.md 13: the seat after the one with the highest palette card."""
     best = max(range(len(palettes)), key=lambda s: palettes[s])
     return (best + 1) % len(palettes)

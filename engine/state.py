@@ -38,10 +38,10 @@ from engine.events import (
     Variant,
 )
 
-#: RULES.md 21: the score that ends an advanced game, by number of players.
+#: docs/rules.md 21: the score that ends an advanced game, by number of players.
 TARGET_SCORE = {2: 40, 3: 35, 4: 30}
 HAND_SIZE = 7
-#: RULES.md 24: a new round needs this many cards per player (7 in hand, 1 on the palette).
+#: docs/rules.md 24: a new round needs this many cards per player (7 in hand, 1 on the palette).
 CARDS_PER_PLAYER = HAND_SIZE + 1
 
 
@@ -73,7 +73,7 @@ class Options:
 
 
 class Turn(NamedTuple):
-    """Where the current turn stands (RULES.md 32).  (A tuple: one is built per step.)"""
+    """Where the current turn stands (docs/rules.md 32).  (A tuple: one is built per step.)"""
 
     seat: int
     played: bool = False  # the turn's play (hand to palette) has happened
@@ -109,7 +109,7 @@ class GameState:
 
     @property
     def rule(self) -> Color:
-        """The colour of the top canvas card; the starting card is Red (RULES.md 12)."""
+        """The colour of the top canvas card; the starting card is Red (docs/rules.md 12)."""
         return self.canvas[-1].color if self.canvas else Color.RED
 
     def score(self, seat: int) -> int:
@@ -190,7 +190,7 @@ def _require(condition: bool, message: str) -> None:
 
 def _game_started(s: GameState, e: GameStarted) -> None:
     _require(s.phase is Phase.NOT_STARTED and s.events == 0, "the game has already started")
-    _require(2 <= e.players <= 4, f"{e.players} players; Red7 is for 2 to 4 (RULES.md 14)")
+    _require(2 <= e.players <= 4, f"{e.players} players; Red7 is for 2 to 4 (docs/rules.md 14)")
     s.options = Options(e.players, Variant(e.variant), e.action_rules)
     s.seed = e.seed
     s.custom_deck = e.deck

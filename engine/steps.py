@@ -1,6 +1,6 @@
 """What a player (or the service) asks the engine to do.
 
-A turn is a sequence of *steps* (RULES.md 15, 32): an optional ``Play`` (with
+A turn is a sequence of *steps* (docs/rules.md 15, 32): an optional ``Play`` (with
 its effect choices ``Take`` for a 1 and ``Place`` for a 7, and the extra
 ``Play`` of a 5), then either a ``Discard`` — which ends the turn — or
 ``EndTurn``.  ``Fold`` gives up the round at any point of one's own turn.
@@ -30,7 +30,7 @@ class Play:
 class Discard:
     """Hand to canvas (the new rule), ending the turn.
 
-    ``draw`` is the RULES.md 22 choice; it only matters when the discard
+    ``draw`` is the docs/rules.md 22 choice; it only matters when the discard
     grants the advanced draw, and the default is to draw.
     """
 
@@ -66,7 +66,7 @@ class EndTurn:
 
 @dataclass(frozen=True, slots=True)
 class Fold:
-    """Give up the round (RULES.md 15)."""
+    """Give up the round (docs/rules.md 15)."""
 
     type = "fold"
 
@@ -93,7 +93,7 @@ class ScoreRound:
 
 @dataclass(frozen=True, slots=True)
 class DealRound:
-    """Shuffle what is left and deal the next round (RULES.md 24)."""
+    """Shuffle what is left and deal the next round (docs/rules.md 24)."""
 
 
 Command = Start | ScoreRound | DealRound

@@ -44,3 +44,39 @@ def test_every_path_architecture_md_names_exists():
     assert len(paths) > 20
     missing = sorted(p for p in paths if not (ROOT / p).exists())
     assert not missing, missing
+
+
+RULES = ROOT / "docs" / "rules.md"
+SOURCES = ("engine", "service", "workers", "replays", "tests", "bench")
+
+
+def rule_points() -> set[int]:
+    return {int(n) for n in re.findall(r"^(\d+)\. ", RULES.read_text(), flags=re.MULTILINE)}
+
+
+def cited_rules() -> list[tuple[str, int]]:
+    """Every ``docs/rules.md N`` (and ``N-M``, ``N, M``) citation in the code and the docs, with its file."""
+    cited = []
+    files = [p for d in SOURCES for p in (ROOT / d).rglob("*") if p.suffix in (".py", ".html", ".md")]
+    for path in [*files, ROOT / "README.md", ROOT / "ARCHITECTURE.md"]:
+        for numbers in re.findall(r"docs/rules\.md ((?:\d+(?:-\d+)?(?:, | and )?)+)", path.read_text()):
+            for first, last in re.findall(r"(\d+)(?:-(\d+))?", numbers):
+                cited += [(str(path.relative_to(ROOT)), n) for n in range(int(first), int(last or first) + 1)]
+    return cited
+
+
+def test_the_rules_the_code_cites_are_in_the_repository_numbered_as_cited():
+    points = rule_points()
+    assert points == set(range(1, 33)), sorted(points)
+    cited = cited_rules()
+    assert len(cited) > 200  # the engine and its tests cite the rules throughout
+    assert not [(path, n) for path, n in cited if n not in points]
+
+
+def test_no_code_cites_a_rules_file_that_is_not_in_the_repository():
+    stale = []
+    for directory in SOURCES:
+        for path in (ROOT / directory).rglob("*.py"):
+            stale += [f"{path.relative_to(ROOT)}:{n}" for n, line in enumerate(path.read_text().splitlines(), 1)
+                      if re.search(r"(?<!docs/)\bRULES\.md", line)]
+    assert not stale, stale

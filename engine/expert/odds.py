@@ -28,7 +28,7 @@ _ROUND_POINTS = (9, 49, 131, 110, 120, 275, 608, 249, 208, 310, 131, 351, 239, 3
 
 
 def _sum_numbers(mask: int) -> int:
-    """The sum of the numbers of the cards in ``mask``: what they score (RULES.md 23)."""
+    """The sum of the numbers of the cards in ``mask``: what they score (docs/rules.md 23)."""
     total = 0
     while mask:
         top = mask.bit_length() - 1
@@ -68,9 +68,9 @@ def round_value(me: int, winner: int, rule: int, palettes: Sequence[int], scored
 
     ``palettes`` are the palettes at the end of the round and ``scored`` the
     score piles before it.  Basic variant: the round winner wins the game
-    (RULES.md 20).  Advanced: the winner scores (RULES.md 23), the game ends
-    if the target is reached or too few cards are left (RULES.md 24) and is
-    then decided by RULES.md 25 (1 or 0); otherwise the game-odds table values
+    (docs/rules.md 20).  Advanced: the winner scores (docs/rules.md 23), the game ends
+    if the target is reached or too few cards are left (docs/rules.md 24) and is
+    then decided by docs/rules.md 25 (1 or 0); otherwise the game-odds table values
     the scores against every opponent.  To that is added the round's point
     margin, ``MARGIN_WEIGHT`` times the points won (or conceded to the winner)
     over the target: the odds table is only a coarse model and flat where a

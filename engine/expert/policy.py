@@ -214,7 +214,7 @@ def _action_choice(seat: int, hand: int, palettes: Sequence[int], rule: int, adv
     greedy bot values the gamble); a 1 and any take; a 7 and any place; a 5
     and an extra even card or 3 — then the best finish.  Chains of actions
     after a 5 are left out: leaving turns out keeps every choice legal
-    (RULES.md 31 holds because only turns that end winning are chosen), and
+    (docs/rules.md 31 holds because only turns that end winning are chosen), and
     those chains are rare enough that a rollout may ignore them.  The packing
     is ``play, kind, a, b, discard`` in bytes (see :meth:`_Rollout.action_turn`).
     """

@@ -106,7 +106,7 @@ class _Rollout:
                     break
             seat = nxt
             if not hands[seat]:
-                sim.eliminate(seat)  # RULES.md 18
+                sim.eliminate(seat)  # docs/rules.md 18
                 continue
             if self.action_rules and hands[seat] & _ODD:
                 self.action_turn(sim, seat)
@@ -125,7 +125,7 @@ class _Rollout:
                 bit = 1 << step.card
                 hands[seat] ^= bit
                 palettes[seat] |= bit
-                if self.action_rules and step.card // 7 == 2 and deck:  # a 3 draws at once (RULES.md 28)
+                if self.action_rules and step.card // 7 == 2 and deck:  # a 3 draws at once (docs/rules.md 28)
                     hands[seat] |= 1 << deck.pop()
             elif isinstance(step, Discard):
                 size = palettes[seat].bit_count()

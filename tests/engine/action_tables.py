@@ -1,7 +1,7 @@
-"""Tables for the action-rule tests (RULES.md 26-32), shared by the test_rules_actions_* modules.
+"""Tables for the action-rule tests (docs/rules.md 26-32), shared by the test_rules_actions_* modules.
 
 ``actions`` lays out a table played with the action rules, in the basic variant unless the
-test asks for another, so that no advanced draw (RULES.md 22) gets in the way unless wanted.
+test asks for another, so that no advanced draw (docs/rules.md 22) gets in the way unless wanted.
 """
 
 from engine import Destination, Variant, legal_steps

@@ -1,4 +1,4 @@
-"""The worked examples of RULES.md, as written there."""
+"""The worked examples of docs/rules.md, as written there."""
 
 from engine import Card, Color, Discard, leader, legal_steps, parse_cards, qualifying_cards
 from tests.engine.tables import table

@@ -1,9 +1,9 @@
-"""RULES.md 29-30: the action rules of the 5 (play one more card) and the 7 (place a palette card).
+"""docs/rules.md 29-30: the action rules of the 5 (play one more card) and the 7 (place a palette card).
 
-The action rules in general, the 1 and the 3 (RULES.md 26-28) are in test_rules_actions_take_draw.py;
-when a 1, 3 or 7 may be played and the order inside a turn (RULES.md 31-32) in test_rules_actions_order.py.
+The action rules in general, the 1 and the 3 (docs/rules.md 26-28) are in test_rules_actions_take_draw.py;
+when a 1, 3 or 7 may be played and the order inside a turn (docs/rules.md 31-32) in test_rules_actions_order.py.
 All tables here play with the action rules; most use the basic variant, so that no
-advanced draw (RULES.md 22) gets in the way unless a test asks for it.
+advanced draw (docs/rules.md 22) gets in the way unless a test asks for it.
 """
 
 from engine import (
@@ -24,11 +24,11 @@ from tests.engine.action_tables import ADVANCED, CANVAS, DECK, actions, listed
 from tests.engine.rulebook import card, deck_top, names, refused
 from tests.engine.tables import BLUE, GREEN, INDIGO, YELLOW, hand, palette, step
 
-# --- RULES.md 29: the 5 plays one more card --------------------------------------------------------
+# --- docs/rules.md 29: the 5 plays one more card --------------------------------------------------------
 
 
 def test_5_plays_one_more_card_then_a_discard_may_follow():
-    """RULES.md 29 (rulebook): play B5, then Y6 as the extra card; then discard G1 - two evens lead Green."""
+    """docs/rules.md 29 (rulebook): play B5, then Y6 as the extra card; then discard G1 - two evens lead Green."""
     state = actions(palettes=["G4", "R6"], hands=["B5 Y6 G1", "B2"])
     state, events = step(state, Play(card("B5")))
     assert events == [CardPlayed(0, card("B5"), Effect.PLAY)]
@@ -41,7 +41,7 @@ def test_5_plays_one_more_card_then_a_discard_may_follow():
 
 
 def test_the_5s_extra_play_must_be_made():
-    """RULES.md 29, 26: with the extra play pending, seat 0 may not stop or discard first."""
+    """docs/rules.md 29, 26: with the extra play pending, seat 0 may not stop or discard first."""
     state = actions(palettes=["G4", "R3"], hands=["B5 Y6 G1", "B2"])
     state, _ = step(state, Play(card("B5")))
     for command in (EndTurn(), Discard(card("G1"))):
@@ -51,7 +51,7 @@ def test_the_5s_extra_play_must_be_made():
 
 
 def test_5_with_an_empty_hand_has_no_effect():
-    """RULES.md 29: the 5 was the last hand card - there is nothing more to play."""
+    """docs/rules.md 29: the 5 was the last hand card - there is nothing more to play."""
     state = actions(palettes=["G4", "R3"], hands=["B5", "B2"])
     state, events = step(state, Play(card("B5")))
     assert events == [CardPlayed(0, card("B5"), None)]
@@ -60,7 +60,7 @@ def test_5_with_an_empty_hand_has_no_effect():
 
 
 def test_5_has_no_effect_when_no_hand_card_may_be_played():
-    """RULES.md 29, 31, 26: the only card left is V7, which may not be played (no finish wins) - so the 5 cannot
+    """docs/rules.md 29, 31, 26: the only card left is V7, which may not be played (no finish wins) - so the 5 cannot
     be carried out and has no effect (the engine's reading of "must be carried out if it can be")."""
     state = actions(palettes=["B1", "R7 O6 O4 R3"], hands=["Y5 V7", "B2"], canvas="G2")
     state, events = step(state, Play(card("Y5")))
@@ -69,7 +69,7 @@ def test_5_has_no_effect_when_no_hand_card_may_be_played():
 
 
 def test_5_then_a_3_the_3_draws():
-    """RULES.md 29, 28: the extra card is odd, so its own effect fires - G3 draws the top card."""
+    """docs/rules.md 29, 28: the extra card is odd, so its own effect fires - G3 draws the top card."""
     state = actions(palettes=["G4", "R3"], hands=["B5 G3", "B2"], deck="V7")
     state, _ = step(state, Play(card("B5")))
     state, events = step(state, Play(card("G3")))
@@ -77,7 +77,7 @@ def test_5_then_a_3_the_3_draws():
 
 
 def test_5_then_a_1_the_1_takes():
-    """RULES.md 29, 27: G4 B5 Y1 = 3 cards; seat 1's 3-card palette may be taken from."""
+    """docs/rules.md 29, 27: G4 B5 Y1 = 3 cards; seat 1's 3-card palette may be taken from."""
     state = actions(palettes=["G4", "R6 O2 V2"], hands=["B5 Y1", "B2"])
     state, _ = step(state, Play(card("B5")))
     state, events = step(state, Play(card("Y1")))
@@ -88,7 +88,7 @@ def test_5_then_a_1_the_1_takes():
 
 
 def test_5_then_another_5_plays_yet_another_card():
-    """RULES.md 29: the extra card is a 5, so one more card is played."""
+    """docs/rules.md 29: the extra card is a 5, so one more card is played."""
     state = actions(palettes=["G4", "R3"], hands=["B5 I5 G2", "B2"])
     state, _ = step(state, Play(card("B5")))
     state, events = step(state, Play(card("I5")))
@@ -99,7 +99,7 @@ def test_5_then_another_5_plays_yet_another_card():
 
 
 def test_5_then_a_7_the_7_places():
-    """RULES.md 29, 30: the extra card is a 7, so a palette card must be placed."""
+    """docs/rules.md 29, 30: the extra card is a 7, so a palette card must be placed."""
     state = actions(palettes=["G4", "R3"], hands=["B5 V7", "B2"])
     state, _ = step(state, Play(card("B5")))
     state, events = step(state, Play(card("V7")))
@@ -108,11 +108,11 @@ def test_5_then_a_7_the_7_places():
     assert deck_top(state) == "G4"
 
 
-# --- RULES.md 30: the 7 moves an own palette card to the deck or the canvas -------------------------
+# --- docs/rules.md 30: the 7 moves an own palette card to the deck or the canvas -------------------------
 
 
 def test_7_puts_a_palette_card_on_top_of_the_deck():
-    """RULES.md 30: O7 is played; B2 goes face down on the deck."""
+    """docs/rules.md 30: O7 is played; B2 goes face down on the deck."""
     state = actions(palettes=["G4 B2", "R5 Y2"], hands=["O7 G6", "B1"], deck="V1")
     state, events = step(state, Play(card("O7")))
     assert events == [CardPlayed(0, card("O7"), Effect.PLACE)]
@@ -125,7 +125,7 @@ def test_7_puts_a_palette_card_on_top_of_the_deck():
 
 
 def test_7_may_move_itself():
-    """RULES.md 30: the 7 itself may go on the deck; then G6 makes Green the rule (G4 B2 against Y2)."""
+    """docs/rules.md 30: the 7 itself may go on the deck; then G6 makes Green the rule (G4 B2 against Y2)."""
     state = actions(palettes=["G4 B2", "R5 Y2"], hands=["O7 G6", "B1"])
     state, _ = step(state, Play(card("O7")))
     state, _ = step(state, Place(card("O7"), DECK))
@@ -136,7 +136,7 @@ def test_7_may_move_itself():
 
 
 def test_7_puts_a_palette_card_on_the_canvas_as_the_new_rule():
-    """RULES.md 30: B2 on the canvas - Blue: G4 O7 (two colours, O7 on top) against R5 Y2 (R5 on top)."""
+    """docs/rules.md 30: B2 on the canvas - Blue: G4 O7 (two colours, O7 on top) against R5 Y2 (R5 on top)."""
     state = actions(palettes=["G4 B2", "R5 Y2"], hands=["O7 G6", "B1"])
     state, _ = step(state, Play(card("O7")))
     state, events = step(state, Place(card("B2"), CANVAS))
@@ -148,7 +148,7 @@ def test_7_puts_a_palette_card_on_the_canvas_as_the_new_rule():
 
 
 def test_7_to_the_canvas_only_if_winning_right_after():
-    """RULES.md 30: G4 on the canvas would make Green the rule, where seat 1's Y2 beats the B2 left behind."""
+    """docs/rules.md 30: G4 on the canvas would make Green the rule, where seat 1's Y2 beats the B2 left behind."""
     state = actions(palettes=["G4 B2", "R5 Y2"], hands=["O7 G6", "B1"])
     state, _ = step(state, Play(card("O7")))
     assert Place(card("G4"), CANVAS) not in listed(state)
@@ -163,7 +163,7 @@ def test_7_to_the_canvas_only_if_winning_right_after():
 
 
 def test_7_to_the_canvas_never_grants_the_advanced_draw():
-    """RULES.md 30, 22: Y6 from the palette to the canvas (6 > 2 palette cards) - still no draw."""
+    """docs/rules.md 30, 22: Y6 from the palette to the canvas (6 > 2 palette cards) - still no draw."""
     state = actions(palettes=["G4 Y6", "R5"], hands=["O7 B3", "B1"], deck="V6", variant=ADVANCED)
     state, _ = step(state, Play(card("O7")))
     state, events = step(state, Place(card("Y6"), CANVAS))
@@ -174,7 +174,7 @@ def test_7_to_the_canvas_never_grants_the_advanced_draw():
 
 
 def test_a_hand_discard_may_follow_the_7_and_draws_as_usual():
-    """RULES.md 30, 22: after the 7's canvas card, B3 is discarded (Blue: G4 O7 against R5) and, 3 > 2, draws."""
+    """docs/rules.md 30, 22: after the 7's canvas card, B3 is discarded (Blue: G4 O7 against R5) and, 3 > 2, draws."""
     state = actions(palettes=["G4 Y6", "R5"], hands=["O7 B3", "B1"], deck="V6", variant=ADVANCED)
     state, _ = step(state, Play(card("O7")))
     state, _ = step(state, Place(card("Y6"), CANVAS))
@@ -189,7 +189,7 @@ def test_a_hand_discard_may_follow_the_7_and_draws_as_usual():
 
 
 def test_7_russian_rulebook_example():
-    """RULES.md 30 (rulebook example): Y4 G2 I6 I4, play V7, put I4 on the canvas - the run I6 V7 leads Indigo."""
+    """docs/rules.md 30 (rulebook example): Y4 G2 I6 I4, play V7, put I4 on the canvas - the run I6 V7 leads Indigo."""
     state = actions(palettes=["Y4 G2 I6 I4", "R5 O3 B1"], hands=["V7 B6", "B2"])
     state, _ = step(state, Play(card("V7")))
     state, _ = step(state, Place(card("I4"), CANVAS))
@@ -199,7 +199,7 @@ def test_7_russian_rulebook_example():
 
 
 def test_the_7s_place_must_be_made_first():
-    """RULES.md 30, 26: after the 7, the place comes before a discard or the end of the turn."""
+    """docs/rules.md 30, 26: after the 7, the place comes before a discard or the end of the turn."""
     state = actions(palettes=["G4 B2", "R5 Y2"], hands=["O7 G6", "B1"])
     state, _ = step(state, Play(card("O7")))
     for command in (EndTurn(), Discard(card("G6"))):
@@ -209,7 +209,7 @@ def test_the_7s_place_must_be_made_first():
 
 
 def test_7_can_place_only_an_own_palette_card():
-    """RULES.md 30: the card comes from the mover's own palette."""
+    """docs/rules.md 30: the card comes from the mover's own palette."""
     state = actions(palettes=["G4 B2", "R5 Y2"], hands=["O7 G6", "B1"])
     state, _ = step(state, Play(card("O7")))
     error = refused(state, Place(card("R5"), DECK))
@@ -217,7 +217,7 @@ def test_7_can_place_only_an_own_palette_card():
 
 
 def test_a_place_is_refused_when_no_7_was_played():
-    """RULES.md 30: a place happens only as the effect of a 7."""
+    """docs/rules.md 30: a place happens only as the effect of a 7."""
     state = actions(palettes=["G4 B2", "R5 Y2"], hands=["O6 G6", "B1"])
     state, _ = step(state, Play(card("O6")))
     assert refused(state, Place(card("B2"), DECK)).code == "no_effect_pending"

@@ -1,4 +1,4 @@
-"""RULES.md 20-25: the basic variant (one round) and the advanced variant (draws, scoring, rounds)."""
+"""docs/rules.md 20-25: the basic variant (one round) and the advanced variant (draws, scoring, rounds)."""
 
 import pytest
 
@@ -37,11 +37,11 @@ def win_round(state):
     return state
 
 
-# --- RULES.md 20: the basic variant ---------------------------------------------------------
+# --- docs/rules.md 20: the basic variant ---------------------------------------------------------
 
 
 def test_basic_one_round_its_winner_wins_the_game():
-    """RULES.md 20: in the basic variant the round winner wins the game; there is nothing to score."""
+    """docs/rules.md 20: in the basic variant the round winner wins the game; there is nothing to score."""
     state = table(palettes=["R7", "O7"], hands=["G2", "B2"], turn=1, variant=BASIC)
     state, events = step(state, Fold())
     assert kinds(events) == ["player_eliminated", "round_won", "game_finished"]
@@ -53,7 +53,7 @@ def test_basic_one_round_its_winner_wins_the_game():
 
 
 def test_basic_has_no_advanced_draw():
-    """RULES.md 20: palette 1 2 2 and a discarded I6 - in the basic variant there is no draw."""
+    """docs/rules.md 20: palette 1 2 2 and a discarded I6 - in the basic variant there is no draw."""
     state = table(palettes=["R1 O2 Y2", "V1"], hands=["I6 B1", "B3"], deck="R3", variant=BASIC)
     state, events = step(state, Discard(card("I6")))
     assert kinds(events) == ["card_discarded", "turn_started"]
@@ -64,18 +64,18 @@ def test_basic_has_no_advanced_draw():
 
 
 def test_basic_still_has_a_deck_for_the_action_rules():
-    """RULES.md 20: with the action rules, a 3 played in the basic variant draws from the deck."""
+    """docs/rules.md 20: with the action rules, a 3 played in the basic variant draws from the deck."""
     state = table(palettes=["R6", "O6"], hands=["G3", "B2"], deck="V7", variant=BASIC, action_rules=True)
     state, events = step(state, Play(card("G3")))
     assert events[-1] == CardDrawn(0, card("V7"), DrawCause.THREE)
     assert hand(state, 0) == ["V7"]
 
 
-# --- RULES.md 21: the advanced targets -----------------------------------------------------------
+# --- docs/rules.md 21: the advanced targets -----------------------------------------------------------
 
 
 def test_advanced_targets_40_35_30():
-    """RULES.md 21: 2 players play to 40 points, 3 to 35, 4 to 30."""
+    """docs/rules.md 21: 2 players play to 40 points, 3 to 35, 4 to 30."""
     assert TARGET_SCORE == {2: 40, 3: 35, 4: 30}
     assert [Options(n, ADVANCED, False).target for n in (2, 3, 4)] == [40, 35, 30]
 
@@ -92,7 +92,7 @@ def test_advanced_targets_40_35_30():
     ],
 )
 def test_the_game_ends_when_a_player_reaches_the_target(players: int, scored_before: str, finished: bool):
-    """RULES.md 21, 24: seat 0 wins a round worth 7 (R7 under Red); reaching the target ends the game."""
+    """docs/rules.md 21, 24: seat 0 wins a round worth 7 (R7 under Red); reaching the target ends the game."""
     palettes = ["R7", "V1", "V2", "V3"][:players]
     hands = ["G2", "B2", "I2", "Y3"][:players]
     scored = [scored_before, "", "", ""][:players]
@@ -107,11 +107,11 @@ def test_the_game_ends_when_a_player_reaches_the_target(players: int, scored_bef
         assert state.phase is Phase.ROUND_SCORED
 
 
-# --- RULES.md 22: the advanced draw ----------------------------------------------------------------
+# --- docs/rules.md 22: the advanced draw ----------------------------------------------------------------
 
 
 def test_advanced_draw_rulebook_example_palette_1_2_2_discard_i6():
-    """RULES.md 22 (worked example): palette 1 2 2 (3 cards), discard I6: 6 > 3, so the player draws."""
+    """docs/rules.md 22 (worked example): palette 1 2 2 (3 cards), discard I6: 6 > 3, so the player draws."""
     state = table(palettes=["R1 O2 Y2", "V1"], hands=["I6 B1", "B3"], deck="R3 G5")
     state, events = step(state, Discard(card("I6")))
     assert kinds(events) == ["card_discarded", "card_drawn", "turn_started"]
@@ -121,13 +121,13 @@ def test_advanced_draw_rulebook_example_palette_1_2_2_discard_i6():
 
 
 def test_advanced_draw_is_the_default():
-    """RULES.md 22: a discard that does not say otherwise takes the draw (also as the API reads it)."""
+    """docs/rules.md 22: a discard that does not say otherwise takes the draw (also as the API reads it)."""
     assert Discard(card("I6")).draw is True
     assert step_from_dict({"type": "discard", "card": "I6"}) == Discard(card("I6"), draw=True)
 
 
 def test_advanced_draw_may_be_declined():
-    """RULES.md 22: the player chooses; declining leaves the deck as it is."""
+    """docs/rules.md 22: the player chooses; declining leaves the deck as it is."""
     state = table(palettes=["R1 O2 Y2", "V1"], hands=["I6 B1", "B3"], deck="R3")
     state, events = step(state, Discard(card("I6"), draw=False))
     assert kinds(events) == ["card_discarded", "turn_started"]
@@ -136,7 +136,7 @@ def test_advanced_draw_may_be_declined():
 
 
 def test_no_advanced_draw_when_the_number_is_not_greater_than_the_palette():
-    """RULES.md 22: greater, not equal - discarding I3 onto a 3-card palette draws nothing."""
+    """docs/rules.md 22: greater, not equal - discarding I3 onto a 3-card palette draws nothing."""
     state = table(palettes=["R1 O2 Y2", "V1"], hands=["I3 B1", "B3"], deck="R3")
     state, events = step(state, Discard(card("I3")))
     assert kinds(events) == ["card_discarded", "turn_started"]
@@ -144,7 +144,7 @@ def test_no_advanced_draw_when_the_number_is_not_greater_than_the_palette():
 
 
 def test_advanced_draw_counts_the_palette_after_this_turns_play():
-    """RULES.md 22: "at that moment" - 2 cards + the card played = 3, so a discarded 3 does not draw."""
+    """docs/rules.md 22: "at that moment" - 2 cards + the card played = 3, so a discarded 3 does not draw."""
     start = table(palettes=["R1 O2", "V1"], hands=["Y2 I3 B1", "B3"], deck="R3")
     # Without a play the palette has 2 cards and a 3 would draw ...
     _, events = step(start, Discard(card("I3")))
@@ -156,7 +156,7 @@ def test_advanced_draw_counts_the_palette_after_this_turns_play():
 
 
 def test_advanced_draw_skipped_when_the_deck_is_empty():
-    """RULES.md 22: with an empty deck there is nothing to draw; the discard still stands."""
+    """docs/rules.md 22: with an empty deck there is nothing to draw; the discard still stands."""
     state = table(palettes=["R1 O2 Y2", "V1"], hands=["I6 B1", "B3"], deck="")
     state, events = step(state, Discard(card("I6")))
     assert kinds(events) == ["card_discarded", "turn_started"]
@@ -164,7 +164,7 @@ def test_advanced_draw_skipped_when_the_deck_is_empty():
 
 
 def test_advanced_draw_russian_rulebook_example():
-    """RULES.md 22 (rulebook example): Y4 G2 I6, play I4, discard O5 - two 4s lead Orange, 5 > 4 cards: draw."""
+    """docs/rules.md 22 (rulebook example): Y4 G2 I6, play I4, discard O5 - two 4s lead Orange, 5 > 4 cards: draw."""
     state = table(palettes=["Y4 G2 I6", "R3 B7"], hands=["I4 O5", "V1"], deck="G7")
     state, _ = step(state, Play(card("I4")))
     state, events = step(state, Discard(card("O5")))
@@ -172,11 +172,11 @@ def test_advanced_draw_russian_rulebook_example():
     assert events[1] == CardDrawn(0, card("G7"), DrawCause.DISCARD)
 
 
-# --- RULES.md 23: scoring -------------------------------------------------------------------------
+# --- docs/rules.md 23: scoring -------------------------------------------------------------------------
 
 
 def test_the_winner_scores_the_qualifying_cards_under_the_final_rule():
-    """RULES.md 23: won under Blue with R5 R2 G4 V1 - the highest card of each colour scores: R5 G4 V1 = 10."""
+    """docs/rules.md 23: won under Blue with R5 R2 G4 V1 - the highest card of each colour scores: R5 G4 V1 = 10."""
     state = win_round(table(palettes=["R5 R2 G4 V1", "O3"], hands=["B2", "B1"], canvas="B6", turn=1))
     state, events = step(state, ScoreRound())
     assert events == [RoundScored(0, (card("R5"), card("G4"), card("V1")), 10)]
@@ -186,21 +186,21 @@ def test_the_winner_scores_the_qualifying_cards_under_the_final_rule():
 
 
 def test_scoring_polish_rulebook_example_indigo():
-    """RULES.md 23 (rulebook example): Ania wins under Indigo with 7 7 6 5 2 and scores 5, 6 and the red 7."""
+    """docs/rules.md 23 (rulebook example): Ania wins under Indigo with 7 7 6 5 2 and scores 5, 6 and the red 7."""
     state = win_round(table(palettes=["R7 Y7 G6 B5 I2", "O1"], hands=["B2", "B1"], canvas="I4", turn=1))
     state, events = step(state, ScoreRound())
     assert events == [RoundScored(0, (card("R7"), card("G6"), card("B5")), 18)]
 
 
 def test_scoring_russian_rulebook_example_orange():
-    """RULES.md 23 (rulebook example): Y4 G2 I6 I4 won under Orange - the two 4s score 8."""
+    """docs/rules.md 23 (rulebook example): Y4 G2 I6 I4 won under Orange - the two 4s score 8."""
     state = win_round(table(palettes=["Y4 G2 I6 I4", "O1"], hands=["B2", "B1"], canvas="O2", turn=1))
     _, events = step(state, ScoreRound())
     assert events == [RoundScored(0, (card("Y4"), card("I4")), 8)]
 
 
 def test_scored_cards_never_return_to_play():
-    """RULES.md 23, 24: the next round is dealt from every card except the score piles."""
+    """docs/rules.md 23, 24: the next round is dealt from every card except the score piles."""
     state = win_round(table(palettes=["R7 Y7", "O1"], hands=["B2", "B1"], deck="G5 V3", turn=1, scored=["", "O7"]))
     state, _ = step(state, ScoreRound())
     state, _ = step(state, DealRound())
@@ -211,11 +211,11 @@ def test_scored_cards_never_return_to_play():
     assert in_play | scored == (1 << 49) - 1  # hands, palettes, canvas and deck all came back
 
 
-# --- RULES.md 24: a new round, or the end of the game -------------------------------------------
+# --- docs/rules.md 24: a new round, or the end of the game -------------------------------------------
 
 
 def test_after_scoring_below_the_target_a_new_round_is_dealt():
-    """RULES.md 24: nobody reached the target, so everything but the score piles is shuffled and dealt again."""
+    """docs/rules.md 24: nobody reached the target, so everything but the score piles is shuffled and dealt again."""
     state = win_round(table(palettes=["R7", "O1"], hands=["B2", "B1"], canvas="G2 B3", deck="V5", turn=1))
     state, _ = step(state, ScoreRound())
     assert state.phase is Phase.ROUND_SCORED
@@ -229,7 +229,7 @@ def test_after_scoring_below_the_target_a_new_round_is_dealt():
 
 
 def test_a_new_round_is_dealt_only_after_scoring():
-    """RULES.md 24: the deal follows the scoring, not the round win."""
+    """docs/rules.md 24: the deal follows the scoring, not the round win."""
     state = win_round(table(palettes=["R7", "O1"], hands=["B2", "B1"], turn=1))
     error = refused(state, DealRound())
     assert error.code == "no_deal_due"
@@ -242,7 +242,7 @@ SEVENTEEN = ["V1 I1 B1 G1 Y1 O1 R1", "V2 I2 B2 G2 Y2 O2 R2", "V3 I3 B3", ""]
 
 
 def test_the_game_ends_when_fewer_than_8_cards_per_player_are_left():
-    """RULES.md 24: 17 cards scored + the 1 card of this round = 18; 31 left < 32 for 4 players - the game ends."""
+    """docs/rules.md 24: 17 cards scored + the 1 card of this round = 18; 31 left < 32 for 4 players - the game ends."""
     state = win_round(table(palettes=["R7", "O6", "", ""], hands=["B4", "B5", "", ""], turn=1, out=(2, 3), scored=SEVENTEEN))
     state, events = step(state, ScoreRound())
     assert kinds(events) == ["round_scored", "game_finished"]
@@ -251,7 +251,7 @@ def test_the_game_ends_when_fewer_than_8_cards_per_player_are_left():
 
 
 def test_exactly_8_cards_per_player_is_enough_for_another_round():
-    """RULES.md 24: 16 + 1 cards scored leaves 32 = 8 x 4 - the game goes on."""
+    """docs/rules.md 24: 16 + 1 cards scored leaves 32 = 8 x 4 - the game goes on."""
     state = win_round(table(palettes=["R7", "O6", "", ""], hands=["B4", "B5", "", ""], turn=1, out=(2, 3), scored=SIXTEEN))
     state, events = step(state, ScoreRound())
     assert kinds(events) == ["round_scored"]
@@ -260,11 +260,11 @@ def test_exactly_8_cards_per_player_is_enough_for_another_round():
     assert state.deck == []
 
 
-# --- RULES.md 25: the game winner ------------------------------------------------------------------
+# --- docs/rules.md 25: the game winner ------------------------------------------------------------------
 
 
 def test_equal_scores_r7_beats_r2():
-    """RULES.md 25: the game ends on a short deck with 14 points each; seat 0 scored R7, seat 1 at best R2."""
+    """docs/rules.md 25: the game ends on a short deck with 14 points each; seat 0 scored R7, seat 1 at best R2."""
     state = win_round(table(palettes=["R7", "O6", "", ""], hands=["B4", "B5", "", ""], turn=1, out=(2, 3), scored=SEVENTEEN))
     state, events = step(state, ScoreRound())
     assert [state.score(s) for s in range(4)] == [14, 14, 9, 0]
@@ -272,7 +272,7 @@ def test_equal_scores_r7_beats_r2():
 
 
 def test_equal_scores_the_highest_scored_card_wins():
-    """RULES.md 25: 17 points each; seat 1 holds R7, seat 0's best is V3 - seat 1 wins the game."""
+    """docs/rules.md 25: 17 points each; seat 1 holds R7, seat 0's best is V3 - seat 1 wins the game."""
     scored = ["V2 I2 B2 G2 Y2 O2 R2", "R7 O7 R3", "V1 I1 B1 G1 Y1 O1 R1", ""]  # 17 cards
     state = win_round(table(palettes=["V3", "O6", "", ""], hands=["B4", "B5", "", ""], turn=1, out=(2, 3), scored=scored))
     state, events = step(state, ScoreRound())
@@ -283,7 +283,7 @@ def test_equal_scores_the_highest_scored_card_wins():
 
 
 def test_the_player_with_more_points_wins_a_short_deck_game():
-    """RULES.md 25: the round winner seat 0 ends with 17 points, seat 1 has 21 - seat 1 wins the game."""
+    """docs/rules.md 25: the round winner seat 0 ends with 17 points, seat 1 has 21 - seat 1 wins the game."""
     scored = ["V2 I2 B2 G2 Y2 O2 R2", "R7 O7 Y7", "V1 I1 B1 G1 Y1 O1 R1", ""]  # 17 cards
     state = win_round(table(palettes=["V3", "O6", "", ""], hands=["B4", "B5", "", ""], turn=1, out=(2, 3), scored=scored))
     state, events = step(state, ScoreRound())
@@ -292,7 +292,7 @@ def test_the_player_with_more_points_wins_a_short_deck_game():
 
 
 def test_scoring_is_for_the_advanced_variant_only():
-    """RULES.md 25 (points 23-25 apply only to the advanced variant): a basic game ends with the round."""
+    """docs/rules.md 25 (points 23-25 apply only to the advanced variant): a basic game ends with the round."""
     state = table(palettes=["R7", "O6"], hands=["B4", "B5"], turn=1, variant=BASIC)
     state, _ = step(state, Fold())
     assert state.phase is Phase.FINISHED
@@ -301,7 +301,7 @@ def test_scoring_is_for_the_advanced_variant_only():
 
 
 def test_a_won_round_waits_for_scoring_in_the_advanced_variant():
-    """RULES.md 23: an advanced round win is followed by scoring; turns are over until the next deal."""
+    """docs/rules.md 23: an advanced round win is followed by scoring; turns are over until the next deal."""
     state = win_round(table(palettes=["R7", "O6"], hands=["B4", "B5"], turn=1))
     assert state.phase is Phase.ROUND_WON
     error = refused(state, Play(card("B4")), seat=0)

@@ -1,8 +1,7 @@
 """Leak scan: whole games played through the API, every response of every seat searched for a secret.
 
-A seat may never see another player's hand or the deck order (RULES.md
-hidden information) before the game is over.  The scan works on the JSON
-itself: every card-shaped token in a response is checked against the cards
+A seat may never see another player's hand or the deck order before the
+game is over.  The scan works on the JSON itself: every card-shaped token in a response is checked against the cards
 that were secret for that caller at that moment, computed from the full
 event stream that only the server holds.
 """
