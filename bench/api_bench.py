@@ -160,13 +160,13 @@ def main(argv: list[str] | None = None) -> int:
     env = {
         "REDIS_URL": redis_url,
         "RED7_KEY_PREFIX": prefix,
-        "RED7_QUEUE": queue,
+        "RED7_QUEUE_NAME": queue,
         "RED7_RATE_LIMIT_TOKEN": "",
         "RED7_RATE_LIMIT_ADDRESS": "",
         "RED7_RATE_LIMIT_SIGNUP": "",
         "RED7_API_KEYS": "",
         # One player makes the whole pool of games: the per-player quota of games in play is not what is measured.
-        "RED7_MAX_GAMES_PER_PLAYER": "1000000",
+        "RED7_MAX_GAMES_IN_PLAY": "1000000",
     }
     logdir = Path(os.environ.get("TMPDIR", "/tmp")) / f"red7-bench-{run_id}"
     logdir.mkdir(parents=True, exist_ok=True)

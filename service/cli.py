@@ -170,11 +170,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     run: Callable[[argparse.Namespace], int] = args.run  # one of the commands above (set_defaults)
+    from service.config import SettingsError
     from service.storage.connections import BadRedisUrl
 
     try:
         return run(args)
-    except BadRedisUrl as error:  # a setting that cannot work: said plainly, before anything starts
+    except (BadRedisUrl, SettingsError) as error:  # a setting that cannot work: said plainly, before anything starts
         print(f"red7: {error}", file=sys.stderr)
         return 2
 

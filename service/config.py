@@ -1,17 +1,19 @@
-"""Settings, read once from the environment (``RED7_*`` and ``REDIS_URL``)."""
+"""Settings, read once from the environment: every field of :class:`Settings` from ``RED7_<FIELD NAME>``.
+
+The variable's name is derived from the field's, so that the two never drift apart and every setting can be
+set; the README's settings table names them all (tests/service/test_config.py checks both).
+"""
 
 from __future__ import annotations
 
+import logging
+import math
 import os
-from dataclasses import dataclass, field
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 
-
-def _list(value: str | None) -> tuple[str, ...]:
-    return tuple(item.strip() for item in (value or "").split(",") if item.strip())
-
-
-def _bool(value: str | None, default: bool = False) -> bool:
-    return default if value is None else value.strip().lower() in ("1", "true", "yes", "on")
+log = logging.getLogger("red7.settings")
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,6 @@ class Settings:
     #: network).  Off in production, so that a player's webhook URL cannot make the workers call
     #: internal services; on by default for the embedded server, which runs on a developer's machine.
     webhook_private_hosts: bool = False
-    extra: dict[str, str] = field(default_factory=dict)
 
     @property
     def webhook_queue_name(self) -> str:
@@ -99,36 +100,84 @@ class Settings:
         return not self.redis_url
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None, **overrides: object) -> Settings:
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:
+        """The settings the environment gives: each field from ``RED7_<FIELD NAME>``, the rest their defaults.
+
+        ``REDIS_URL`` (the name hosting platforms use) also sets ``redis_url``; the names of earlier releases
+        (:data:`RENAMED`) still read, with one warning a process.  A value that does not parse stops the start
+        with a :class:`SettingsError` naming the variable and the form it takes.
+        """
         env = os.environ if environ is None else environ
-        values: dict[str, object] = {
-            "redis_url": env.get("REDIS_URL", ""),
-            "queue_url": env.get("RED7_QUEUE_URL", ""),
-            "key_prefix": env.get("RED7_KEY_PREFIX", "red7:"),
-            "queue_name": env.get("RED7_QUEUE", "red7"),
-            "api_keys": _list(env.get("RED7_API_KEYS")),
-            "allow_custom_decks": _bool(env.get("RED7_ALLOW_CUSTOM_DECKS")),
-            "cors_origins": _list(env.get("RED7_CORS_ORIGINS")),
-            "rate_limit_token": env.get("RED7_RATE_LIMIT_TOKEN", cls.rate_limit_token),
-            "rate_limit_address": env.get("RED7_RATE_LIMIT_ADDRESS", cls.rate_limit_address),
-            "rate_limit_signup": env.get("RED7_RATE_LIMIT_SIGNUP", cls.rate_limit_signup),
-            "trusted_proxy_hops": int(env.get("RED7_TRUSTED_PROXY_HOPS", cls.trusted_proxy_hops)),
-            "expert_seconds": float(env.get("RED7_EXPERT_SECONDS", cls.expert_seconds)),
-            "worker_threads": int(env.get("RED7_WORKER_THREADS", cls.worker_threads)),
-            "ai_delay": float(env.get("RED7_AI_DELAY", cls.ai_delay)),
-            "max_replay_bytes": int(env.get("RED7_MAX_REPLAY_BYTES", cls.max_replay_bytes)),
-            "max_replay_events": int(env.get("RED7_MAX_REPLAY_EVENTS", cls.max_replay_events)),
-            "stream_ticket_seconds": int(env.get("RED7_STREAM_TICKET_SECONDS", cls.stream_ticket_seconds)),
-            "max_waits_per_token": int(env.get("RED7_MAX_WAITS_PER_TOKEN", cls.max_waits_per_token)),
-            "max_waits_per_address": int(env.get("RED7_MAX_WAITS_PER_ADDRESS", cls.max_waits_per_address)),
-            "max_games_in_play": int(env.get("RED7_MAX_GAMES_PER_PLAYER", cls.max_games_in_play)),
-            "max_ai_seats_in_play": int(env.get("RED7_MAX_AI_SEATS_PER_PLAYER", cls.max_ai_seats_in_play)),
-            "ai_turns_per_player": int(env.get("RED7_AI_TURNS_PER_PLAYER", cls.ai_turns_per_player)),
-            "redis_max_connections": int(env.get("RED7_REDIS_MAX_CONNECTIONS", cls.redis_max_connections)),
-            "wait_replicas": int(env.get("RED7_WAIT_REPLICAS", cls.wait_replicas)),
-            "wait_replicas_timeout_ms": int(env.get("RED7_WAIT_TIMEOUT_MS", cls.wait_replicas_timeout_ms)),
-            "public_url": env.get("RED7_PUBLIC_URL", "").rstrip("/"),
-            "webhook_private_hosts": _bool(env.get("RED7_WEBHOOK_PRIVATE_HOSTS"), default=not env.get("REDIS_URL")),
-        }
+        values: dict[str, object] = {}
+        hints = typing.get_type_hints(cls)
+        for item in fields(cls):
+            name = variable(item.name)
+            found = [n for n in (name, *(old for old, new in (*ALIASES.items(), *RENAMED.items()) if new == item.name))
+                     if n in env]
+            if not found:
+                continue
+            chosen = found[0]
+            if chosen in RENAMED:
+                _warn_renamed(chosen, name)
+            values[item.name] = _parse(chosen, env[chosen], hints[item.name])
+        if "webhook_private_hosts" not in values:  # a developer's embedded server calls receivers on their machine
+            values["webhook_private_hosts"] = not values.get("redis_url")
+        if isinstance(values.get("public_url"), str):
+            values["public_url"] = str(values["public_url"]).rstrip("/")
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]
+
+
+def variable(field_name: str) -> str:
+    """The environment variable that sets a field: ``RED7_`` and the field's name in capitals."""
+    return f"RED7_{field_name.upper()}"
+
+
+#: Other names a field is read from, without a warning: ``REDIS_URL`` is what hosting platforms set.
+ALIASES: dict[str, str] = {"REDIS_URL": "redis_url"}
+
+#: Names of earlier releases (variable -> field): still read, with a warning that names the new variable.
+RENAMED: dict[str, str] = {
+    "RED7_QUEUE": "queue_name",
+    "RED7_MAX_GAMES_PER_PLAYER": "max_games_in_play",
+    "RED7_MAX_AI_SEATS_PER_PLAYER": "max_ai_seats_in_play",
+    "RED7_WAIT_TIMEOUT_MS": "wait_replicas_timeout_ms",
+}
+
+_warned: set[str] = set()
+
+
+def _warn_renamed(old: str, new: str) -> None:
+    if old not in _warned:
+        _warned.add(old)
+        log.warning("%s is the name of an earlier release: set %s instead (it is read for now)", old, new)
+
+
+class SettingsError(ValueError):
+    """A setting whose value does not parse: the message names the variable and the form it takes."""
+
+
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
+
+
+def _parse(name: str, raw: str, kind: object) -> object:
+    """``raw`` as the field's type: text, a whole number or a number (never negative), yes/no, a comma list."""
+    text = raw.strip()
+    if kind is str:
+        return raw
+    if kind is bool:
+        if text.lower() in _TRUE + _FALSE:
+            return text.lower() in _TRUE
+        raise SettingsError(f"{name}={raw!r}: expected 1/true/yes/on or 0/false/no/off")
+    if kind == tuple[str, ...]:
+        return tuple(part.strip() for part in raw.split(",") if part.strip())
+    if kind in (int, float):
+        try:
+            number = int(text) if kind is int else float(text)
+        except ValueError:
+            number = -1
+        if number < 0 or (kind is float and not math.isfinite(number)):
+            form = "a whole number, 0 or more (e.g. 8)" if kind is int else "a number of seconds, 0 or more (e.g. 1.5)"
+            raise SettingsError(f"{name}={raw!r}: expected {form}")
+        return number
+    raise TypeError(f"no parser for settings of type {kind!r}")  # a field added with a type this does not know

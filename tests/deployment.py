@@ -249,7 +249,7 @@ class Processes:
             **os.environ,
             "REDIS_URL": redis_url,
             "RED7_KEY_PREFIX": self.prefix,
-            "RED7_QUEUE": self.prefix.replace(":", "_").strip("_"),
+            "RED7_QUEUE_NAME": self.prefix.replace(":", "_").strip("_"),
             "RED7_EXPERT_SECONDS": "0.2",
             # Rate limits stay on, scaled to the tests' players, who act a hundred times faster than people
             # (and all from one address).

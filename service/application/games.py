@@ -31,6 +31,7 @@ from service.application.listing import GameLists
 from service.application.loading import GameLoader
 from service.application.quotas import Quotas
 from service.application.reading import GameFeeds
+from service.config import Settings
 from service.errors import ApiError
 from service.game import Game, apply, decode, engine_envelope, envelope
 from service.game import load as load_game
@@ -49,9 +50,8 @@ class GameService(GameWrites):
         players: PlayerStore,
         *,
         allow_custom_decks: bool = False,
-        snapshot_every: int = 64,
-        idempotency_ttl: int = 24 * 3600,
-        recover_after: float = 5.0,
+        snapshot_every: int = Settings.snapshot_every,
+        recover_after: float = Settings.recover_after,
         clock: Callable[[], str] = utc_now,
         on_append: OnAppend | None = None,
         before_append: BeforeAppend | None = None,
@@ -62,7 +62,6 @@ class GameService(GameWrites):
         self.store = store
         self.players = players
         self.allow_custom_decks = allow_custom_decks
-        self.idempotency_ttl = idempotency_ttl
         self.recover_after = recover_after
         self.clock = clock
         self.on_append = on_append

@@ -9,6 +9,7 @@ from collections import OrderedDict
 
 import redis
 
+from service.config import Settings
 from service.errors import ApiError
 from service.game import Game, load
 from service.storage.events import EventStore
@@ -59,7 +60,7 @@ class GameCache:
 class GameLoader:
     """Games folded from their streams, through this process's cache and the stored snapshots."""
 
-    def __init__(self, store: EventStore, *, snapshot_every: int = 64) -> None:
+    def __init__(self, store: EventStore, *, snapshot_every: int = Settings.snapshot_every) -> None:
         self.store = store
         self.snapshot_every = snapshot_every
         self._cache = GameCache()

@@ -71,7 +71,7 @@ def test_a_killed_primarys_games_answer_503_during_the_failover_and_all_finish_w
     tmp_path, cluster, queue
 ):
     stores = cluster.client()
-    env = {"RED7_QUEUE_URL": queue.url, "RED7_WAIT_REPLICAS": "1", "RED7_WAIT_TIMEOUT_MS": "1000"}
+    env = {"RED7_QUEUE_URL": queue.url, "RED7_WAIT_REPLICAS": "1", "RED7_WAIT_REPLICAS_TIMEOUT_MS": "1000"}
     with processes(tmp_path, cluster.url, **env) as deployment:
         base = deployment.api(workers=2)
         workers = [deployment.worker(), deployment.worker()]

@@ -32,7 +32,7 @@ def test_a_game_whose_worker_is_killed_mid_job_moves_on_by_itself(deployment, se
     game = creator.json("POST", "/games", expect=201, json={"seats": [{"kind": "ai", "level": "expert"}] * 2})
     raw = redis.Redis(host="127.0.0.1", port=server.port)
     text = server.client()
-    queue = deployment.env["RED7_QUEUE"]
+    queue = deployment.env["RED7_QUEUE_NAME"]
     registry = StartedJobRegistry(queue, connection=raw)
 
     def thinking_on_the_slow_worker() -> Job | None:

@@ -64,5 +64,5 @@ def test_a_finished_game_frees_its_ai_seats(limited):
 
 def test_quotas_are_settings_with_defaults_and_zero_means_none():
     assert Settings.from_env({}).max_games_in_play == 100 and Settings.from_env({}).max_ai_seats_in_play == 24
-    env = {"RED7_MAX_GAMES_PER_PLAYER": "0", "RED7_MAX_AI_SEATS_PER_PLAYER": "6"}
+    env = {"RED7_MAX_GAMES_IN_PLAY": "0", "RED7_MAX_AI_SEATS_IN_PLAY": "6"}
     assert (Settings.from_env(env).max_games_in_play, Settings.from_env(env).max_ai_seats_in_play) == (0, 6)

@@ -39,7 +39,7 @@ def real(key_prefix, tmp_path):
             **os.environ,
             "REDIS_URL": REAL_REDIS_URL,
             "RED7_KEY_PREFIX": settings.key_prefix,
-            "RED7_QUEUE": settings.queue_name,
+            "RED7_QUEUE_NAME": settings.queue_name,
             "RED7_EXPERT_SECONDS": str(expert_seconds),
             "RED7_WEBHOOK_PRIVATE_HOSTS": "1",  # the receiver listens on 127.0.0.1
             **({"RED7_WORKER_THREADS": str(threads)} if threads else {}),
