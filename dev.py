@@ -8,6 +8,7 @@ The environment is rebuilt only when ``pyproject.toml`` changes.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -59,8 +60,9 @@ def run_suites(python: Path) -> int:
     """The whole suite: the fault tests (slow, mostly waiting) in a process of their own beside the rest.
 
     They start their own redis-servers, gunicorns and workers on free ports,
-    so the two runs share nothing but the cores.  The rest prints as it runs;
-    the fault tests' output follows, then one line that counts both runs.
+    so the two runs share nothing but the cores.  The rest prints as it runs
+    (each test's dot as it comes, not a line at a time); the fault tests'
+    output follows, then one line that counts both runs.
     """
     log = ROOT / ".faults.log"
     with open(log, "w") as out:
@@ -68,28 +70,90 @@ def run_suites(python: Path) -> int:
             [str(python), "-m", "pytest", "tests/faults", "-p", "no:cacheprovider", "-s"],
             cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
         )
-        try:
-            suite = subprocess.Popen(
-                [str(python), "-m", "pytest", "--ignore=tests/faults"], cwd=ROOT, stdout=subprocess.PIPE, text=True
-            )
-            tail: list[str] = []
-            assert suite.stdout is not None
-            for line in suite.stdout:
-                print(line, end="", flush=True)
-                tail = [*tail[-4:], line]
-            suite_code, fault_code = suite.wait(), faults.wait()
-        finally:
-            if faults.poll() is None:
-                faults.kill()
+        suite = subprocess.Popen([str(python), "-m", "pytest", "--ignore=tests/faults"], cwd=ROOT, stdout=subprocess.PIPE)
+        assert suite.stdout is not None
+        seen = b""
+        while chunk := os.read(suite.stdout.fileno(), 4096):
+            sys.stdout.buffer.write(chunk)
+            sys.stdout.buffer.flush()
+            seen = (seen + chunk)[-4096:]
+        suite_code, fault_code = suite.wait(), faults.wait()
     fault_text = log.read_text()
     print("\n===== the fault tests (tests/faults), run beside the rest =====", flush=True)
     print(fault_text, end="", flush=True)
     counts = dict.fromkeys(("passed", "failed", "skipped", "error"), 0)
-    for summary in ("".join(tail), "".join(fault_text.splitlines(keepends=True)[-5:])):
-        for number, word in re.findall(r"(\d+) (passed|failed|skipped|errors?)\b", summary):
+    for summary in (seen.decode(errors="replace").splitlines()[-1:], fault_text.splitlines()[-1:]):
+        for number, word in re.findall(r"(\d+) (passed|failed|skipped|errors?)\b", "".join(summary)):
             counts[word.rstrip("s") if word.startswith("error") else word] += int(number)
     print(f"\ntotal: {counts['passed']} passed, {counts['failed'] + counts['error']} failed, {counts['skipped']} skipped")
     return suite_code or fault_code
+
+
+#: Linux's prctl option that makes this process adopt the orphans of its descendants.
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def stop_descendants_on_exit() -> None:
+    """Leave no process behind: whatever the tests started is stopped with this one, however it is stopped.
+
+    The tests start gunicorns, workers and redis-servers in sessions of their own (so that a test can kill a
+    whole tree), which a signal to this process group does not reach, and which outlive a test process that
+    is killed before its fixtures stop them.  As a subreaper (Linux), this process adopts them when their
+    parent dies; on SIGTERM or SIGINT, and at exit, it stops every descendant it has.
+    """
+    if sys.platform != "linux":
+        return
+    import atexit
+    import ctypes
+    import signal
+
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+    def on_signal(number: int, _frame: object) -> None:
+        signal.signal(number, signal.SIG_IGN)  # the rest of the group got it too: stop them once
+        stop_descendants()
+        os._exit(128 + number)
+
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, on_signal)
+    atexit.register(stop_descendants)
+
+
+def descendants() -> list[int]:
+    """The ids of every process below this one (from /proc: parent ids), children first."""
+    parents: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone meanwhile
+        parents.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [os.getpid()]
+    while todo:
+        children = parents.get(todo.pop(), [])
+        found += children
+        todo += children
+    return found
+
+
+def stop_descendants(grace: float = 5.0) -> None:
+    """SIGTERM every descendant, SIGKILL what is left after ``grace`` seconds; reap them, orphans adopted meanwhile too."""
+    import signal
+    import time
+
+    deadline = time.monotonic() + grace
+    while pids := descendants():
+        kill = signal.SIGTERM if time.monotonic() < deadline else signal.SIGKILL
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, kill)
+        time.sleep(0.1)
+        while True:  # reap the children that ended (adopted orphans are our children too)
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    break
+            except ChildProcessError:
+                break
 
 
 def main(argv: list[str]) -> int:
@@ -100,6 +164,7 @@ def main(argv: list[str]) -> int:
         return subprocess.call([str(BIN / "red7"), "serve", "--embedded", *rest])
     if command == "test":
         python = ensure_env()
+        stop_descendants_on_exit()
         lint = checks(python)
         if rest:  # the caller chose what to run
             return subprocess.call([str(python), "-m", "pytest", *rest], cwd=ROOT) or lint
