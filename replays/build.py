@@ -31,7 +31,8 @@ from engine.cards import card_names
 from engine.rules import leading_seat, qualifying_mask
 from engine.state import apply_in_place
 from replays.explain import explain
-from service.game import LOBBY_TYPES, Game, apply, engine_event, redact_envelope, upcast
+from service.game import Game, apply, engine_event, redact_envelope, upcast
+from service.lobby import LOBBY_TYPES
 
 REPLAY_FORMAT = "red7-replay/1"
 FULL = "full"

@@ -2,8 +2,8 @@
 
 A game's stream holds two vocabularies.  *Lobby* events (``game_created``,
 ``seat_taken``, ``seat_left``, ``seat_resigned``, ``turn_timed_out``,
-``game_cancelled``) are the service's; every other event is
-the engine's (see :mod:`engine.events`).  Each stored payload is an
+``game_cancelled``: :mod:`service.lobby`) are the service's; every other
+event is the engine's (see :mod:`engine.events`).  Each stored payload is an
 *envelope*: the event's own fields plus ``type``, ``at`` (when it was
 appended), ``by`` (who caused it) and ``v`` (the schema version it was
 written with; older ones are upcast when read, see :func:`upcast`).  It is
@@ -33,14 +33,12 @@ from engine import (
     redact,
 )
 from engine.snapshot import state_from_dict, state_to_dict
-from engine.state import CorruptHistory, apply_in_place
+from engine.state import apply_in_place
 from service.envelopes import pack, unpack
-
-AI_LEVELS = ("random", "greedy", "expert")
-
-LOBBY_TYPES = frozenset(
-    {"game_created", "seat_taken", "seat_left", "turn_timed_out", "seat_resigned", "game_cancelled"}
-)
+from service.lobby import LOBBY_EVENTS, LOBBY_TYPES, LobbyEvent, Seat
+from service.lobby import event_from_dict as lobby_event_from_dict
+from service.lobby import event_to_dict as lobby_event_to_dict
+from service.lobby import fold as lobby_fold
 
 #: Upcasters: ``UPCASTERS[v]`` turns an envelope written with schema version ``v`` into ``v + 1``.
 UPCASTERS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
@@ -75,20 +73,6 @@ def engine_envelope(event: Event, *, at: str, by: str) -> str:
 def engine_event(data: dict[str, Any]) -> Event:
     """The engine event inside an envelope."""
     return event_from_dict({k: v for k, v in data.items() if k not in ("at", "by", "v", "n")})
-
-
-@dataclass
-class Seat:
-    kind: str  # "human" | "ai"
-    level: str | None = None  # the AI's level
-    player_id: str | None = None
-    name: str | None = None
-    #: The player left; an AI plays the seat from then on (player and name stay, to tell who it was).
-    resigned: bool = False
-
-    @property
-    def open(self) -> bool:
-        return self.kind == "human" and self.player_id is None
 
 
 @dataclass
@@ -198,57 +182,29 @@ class Game:
         return cls(**values)
 
 
-def _lobby_seat(game: Game, data: dict[str, Any], status: str) -> Seat:
-    """The human seat a player leaves, checked: the events may come from an imported file."""
-    number = data.get("seat")
-    if type(number) is not int or not 0 <= number < len(game.seats):
-        raise CorruptHistory(f"{data['type']}: no seat {number!r}")
-    seat = game.seats[number]
-    if seat.kind != "human" or seat.player_id is None:
-        raise CorruptHistory(f"{data['type']}: seat {number} holds no player")
-    if game.status != status:
-        raise CorruptHistory(f"{data['type']}: the game is {game.status}, not {status}")
-    return seat
-
-
 def apply(game: Game, number: int, data: dict[str, Any]) -> None:
     """Fold one stored envelope (already upcast) into ``game``."""
-    kind = data["type"]
-    if kind == "game_created":
-        game.created_by = data["created_by"]
-        game.created_at = data["at"]
-        game.seats = [Seat(s["kind"], s.get("level")) for s in data["seats"]]
-        game.variant = Variant(data["variant"])
-        game.action_rules = data["action_rules"]
-        game.turn_timeout = data.get("turn_timeout")
-        game.timeout_action = data.get("timeout_action", "fold")
-        game.dealing = data["dealing"]
-        game.seed = data["seed"]
-        game.deck = data.get("deck")
-        game.join_code = data.get("join_code", "")
-    elif kind == "seat_taken":
-        seat = game.seats[data["seat"]]
-        seat.player_id = data["player_id"]
-        seat.name = data["name"]
-    elif kind == "seat_left":
-        seat = _lobby_seat(game, data, "waiting")
-        seat.player_id = seat.name = None
-    elif kind == "turn_timed_out":
-        pass  # the fold or AI turn that follows carries the change
-    elif kind == "seat_resigned":
-        seat = _lobby_seat(game, data, "active")
-        if data.get("level") not in AI_LEVELS:
-            raise CorruptHistory(f"event {number}: {data.get('level')!r} is not an AI level")
-        seat.kind, seat.level, seat.resigned = "ai", data["level"], True
-    elif kind == "game_cancelled":
-        if game.status != "waiting":
-            raise CorruptHistory(f"event {number}: only a game still waiting can be called off")
-        game.cancelled = True
+    if data["type"] in LOBBY_TYPES:
+        apply_event(game, number, lobby_event_from_dict(data), data["at"])
     else:
         apply_engine(game, number, engine_event(data), data["at"])
-        return
-    game.version = number
-    game.updated_at = data["at"]
+
+
+def apply_event(game: Game, number: int, event: LobbyEvent | Event, at: str) -> None:
+    """Fold one event of either vocabulary, appended at ``at`` as event ``number``, into ``game``."""
+    if isinstance(event, LOBBY_EVENTS):
+        lobby_fold(game, event, at)
+        game.version = number
+        game.updated_at = at
+    else:
+        apply_engine(game, number, event, at)
+
+
+def event_envelope(event: LobbyEvent | Event, *, at: str, by: str) -> str:
+    """The stored payload of an event of either vocabulary."""
+    if isinstance(event, LOBBY_EVENTS):
+        return envelope(lobby_event_to_dict(event), at=at, by=by)
+    return engine_envelope(event, at=at, by=by)
 
 
 def apply_engine(game: Game, number: int, event: Event, at: str) -> None:

@@ -25,7 +25,8 @@ import redis
 from rq.exceptions import NoSuchJobError
 from rq.job import Job
 
-from service.errors import ApiError
+from service.application.followups import due
+from service.errors import NotFound, Refused
 from service.runtime import Runtime
 
 log = logging.getLogger("red7.ticker")
@@ -110,13 +111,12 @@ class Ticker:
         dispatcher = self.runtime.dispatcher
         try:
             game = self.runtime.games.load(game_id)
-            dispatcher.reoffer(game, seen_ms)
-        except ApiError as error:
-            if error.code == "game_not_found":
-                dispatcher.agenda.reschedule(game_id, seen_ms, None)
-            else:
-                log.warning("ticker: game %s: %s; looking again in a minute", game_id, error.detail)
-                dispatcher.agenda.reschedule(game_id, seen_ms, seen_ms + 60_000)
+            dispatcher.reoffer(game, due(game), seen_ms)
+        except NotFound:
+            dispatcher.agenda.reschedule(game_id, seen_ms, None)
+        except Refused as error:
+            log.warning("ticker: game %s: %s; looking again in a minute", game_id, error.detail)
+            dispatcher.agenda.reschedule(game_id, seen_ms, seen_ms + 60_000)
         except (redis.ConnectionError, redis.TimeoutError):
             raise  # Redis is away: the whole tick waits for it
         except Exception:

@@ -1,40 +1,36 @@
 """The application layer: what a request or a job may do to a game, and nothing else.
 
-Every write follows one path: load the game (snapshot + tail), check who may
-act, let the engine decide, append the events with the version that was
-read, then tell ``on_append`` what the game looks like now (the workers'
-dispatcher enqueues whatever is due next).  Nothing here speaks HTTP; errors
-are :class:`~service.errors.ApiError` with stable codes.
+Every write follows one path (:mod:`service.application.appending`): load
+the game, check who may act, let the engine or the lobby's rules
+(:mod:`service.lobby`) decide, append the events with the version that was
+read, then hand the game to the job system with what it needs next
+(:class:`~service.application.followups.FollowUps`).  Nothing here speaks
+HTTP: a refusal is a :class:`~service.errors.Refused` with a stable code, or
+the engine's :class:`~engine.RuleViolation`.
 """
 
 from __future__ import annotations
 
-import hmac
 import logging
 import secrets
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from engine import (
-    Card,
-    Event,
-    RuleViolation,
-    Start,
-    Step,
-    decide_and_fold,
-    decide_steps,
-)
-from service.application.appending import BeforeAppend, GameWrites, OnAppend, conflict_error, not_replicated_error, rule_error
+from engine import Event, RuleViolation, Step, decide_steps
+from service.application.appending import GameWrites, OnConflict
 from service.application.commands import GamePage, NewGame, Outcome, utc_now
+from service.application.followups import FollowUps, NoFollowUps, due
 from service.application.listing import GameLists
 from service.application.loading import GameLoader
 from service.application.quotas import Quotas
 from service.application.reading import GameFeeds
 from service.config import Settings
-from service.errors import ApiError
-from service.game import Game, apply, decode, engine_envelope, envelope
+from service.errors import Conflict, NotConfirmed, NotFound, Refused
+from service.game import Game
 from service.game import load as load_game
+from service.lobby import Cancel, Join, Leave, LobbyEvent, SeatSpec, SetUp
+from service.lobby import decide as lobby_decide
 from service.storage.events import EventStore, Idempotency, IdempotencyMismatch, NotReplicated
 from service.storage.players import Player, PlayerStore, new_id
 
@@ -53,9 +49,7 @@ class GameService(GameWrites):
         snapshot_every: int = Settings.snapshot_every,
         recover_after: float = Settings.recover_after,
         clock: Callable[[], str] = utc_now,
-        on_append: OnAppend | None = None,
-        before_append: BeforeAppend | None = None,
-        on_quiet_read: Callable[[Game], object] | None = None,
+        followups: FollowUps | None = None,
         max_games_in_play: int = 0,
         max_ai_seats_in_play: int = 0,
     ) -> None:
@@ -64,9 +58,7 @@ class GameService(GameWrites):
         self.allow_custom_decks = allow_custom_decks
         self.recover_after = recover_after
         self.clock = clock
-        self.on_append = on_append
-        self.before_append = before_append
-        self.on_quiet_read = on_quiet_read
+        self.followups: FollowUps = followups if followups is not None else NoFollowUps()
         self.loader = GameLoader(store, snapshot_every=snapshot_every)
         self.lists = GameLists(players, self.loader.load)
         self.feeds = GameFeeds(store)
@@ -107,121 +99,59 @@ class GameService(GameWrites):
     def create(self, creator: Player, request: NewGame) -> Game:
         self.quotas.check_new_game(creator, sum(1 for seat in request.seats if seat.kind == "ai"))
         if request.deck is not None and not self.allow_custom_decks:
-            raise ApiError("custom_decks_disabled", "This server does not accept explicit decks (RED7_ALLOW_CUSTOM_DECKS).")
+            raise Refused("custom_decks_disabled", "This server does not accept explicit decks (RED7_ALLOW_CUSTOM_DECKS).")
         if request.deck is not None and sorted(request.deck) != list(range(49)):
-            raise ApiError("invalid_request", "A deck must list each of the 49 cards exactly once.", errors=[
+            raise Refused("invalid_request", "A deck must list each of the 49 cards exactly once.", errors=[
                 {"field": "deck", "message": "must list each of the 49 cards exactly once", "location": "json"}])
-        game_id = new_id("g")
-        at = self.clock()
-        dealing = "custom" if request.deck is not None else "seeded" if request.seed is not None else "random"
-        seed = request.seed if request.seed is not None else secrets.randbits(53)  # exact in JavaScript too
-        created = {
-            "type": "game_created",
-            "created_by": creator.id,
-            "seats": [{"kind": s.kind, "level": s.level} for s in request.seats],
-            "variant": request.variant.value,
-            "action_rules": request.action_rules,
-            "turn_timeout": request.turn_timeout,
-            "timeout_action": request.timeout_action,
-            "dealing": dealing,
-            "seed": seed,
-            "deck": [str(c) for c in request.deck] if request.deck is not None else None,
-            "join_code": secrets.token_urlsafe(6),
-        }
-        by = f"player:{creator.id}"
-        payloads = [envelope(created, at=at, by=by)]
-        game = Game(game_id)
-        apply(game, 1, {**created, "at": at})
-        first_human = next((i for i, s in enumerate(game.seats) if s.kind == "human"), None)
-        if first_human is not None:
-            payloads.append(self._take_seat(game, first_human, creator, at, by))
-        started = self._start_if_full(game, at, by)
-        self.players.add_game(creator.id, game_id)
-        self._append(game, 0, "", payloads + [p for p, _ in started], [e for _, e in started])
-        return game
+        command = SetUp(
+            creator_id=creator.id,
+            creator_name=creator.name,
+            seats=tuple(SeatSpec(s.kind, s.level) for s in request.seats),
+            variant=request.variant,
+            action_rules=request.action_rules,
+            turn_timeout=request.turn_timeout,
+            timeout_action=request.timeout_action,
+            dealing="custom" if request.deck is not None else "seeded" if request.seed is not None else "random",
+            seed=request.seed if request.seed is not None else secrets.randbits(53),  # exact in JavaScript too
+            deck=tuple(request.deck) if request.deck is not None else None,
+            join_code=secrets.token_urlsafe(6),
+        )
+        new = Game(new_id("g"))
+        events = lobby_decide(new, command)
+        self.players.add_game(creator.id, new.id)  # listed first: a crash before the append lists a game not there
+        outcome = self.append(new, events, f"player:{creator.id}")
+        assert outcome.game is not None
+        return outcome.game
 
-    def join(self, game_id: str, player: Player, code: str, seat: int | None = None, attempts: int = 5) -> Game:
+    def join(self, game_id: str, player: Player, code: str, seat: int | None = None) -> Game:
         """Take an open human seat; the game starts when the last seat is taken."""
-        for _ in range(attempts):
-            game = self.load(game_id).copy()  # seats are taken on it below
-            if game.seat_of(player.id) is not None:
-                raise ApiError("already_seated", f"You already hold seat {game.seat_of(player.id)} of this game.")
-            if game.status != "waiting":
-                raise ApiError("game_not_waiting", f"The game is {game.status}: seats are taken only before it starts.")
-            if not hmac.compare_digest(code.encode(), game.join_code.encode()):
-                raise ApiError("bad_join_code")
+
+        def decide(game: Game) -> Sequence[LobbyEvent | Event]:
+            events = lobby_decide(game, Join(player.id, player.name, code, seat))
             self.quotas.check_join(player)
-            open_seats = [i for i, s in enumerate(game.seats) if s.open]
-            if not open_seats:
-                raise ApiError("game_full")
-            if seat is not None and seat not in open_seats:
-                raise ApiError("seat_not_open", f"Seat {seat} is not open; open seats: {open_seats}.", open_seats=open_seats)
-            chosen = open_seats[0] if seat is None else seat
-            expected, head = game.version, game.head
-            at, by = self.clock(), f"player:{player.id}"
-            payloads = [self._take_seat(game, chosen, player, at, by)]
-            started = self._start_if_full(game, at, by)
             self.players.add_game(player.id, game_id)
-            try:
-                self._append(game, expected, head, payloads + [p for p, _ in started], [e for _, e in started])
-            except ApiError as error:
-                if error.code == "version_conflict":
-                    continue  # someone else joined or acted first: look again
-                raise
-            return game
-        raise ApiError("version_conflict", "The game kept changing; try again.")
+            return events
+
+        return self._lobby_write(game_id, player, decide)
 
     def leave(self, game_id: str, player: Player, level: str = "greedy") -> Game:
         """Give up a seat: before the start it opens again; in play an AI of ``level`` takes it, so the others play on."""
-
-        def change(game: Game) -> dict[str, Any]:
-            seat = game.seat_of(player.id)
-            if seat is None:
-                raise ApiError("not_a_player", "Only seated players leave a game.")
-            if game.seats[seat].resigned:
-                raise ApiError("seat_resigned", "You have already resigned from this game.")
-            if game.status == "waiting":
-                if game.created_by == player.id:
-                    raise ApiError("creator_cannot_leave")
-                return {"type": "seat_left", "seat": seat}
-            if game.status != "active":
-                raise ApiError("game_not_active", f"The game is {game.status}: there is no seat to leave any more.")
-            return {"type": "seat_resigned", "seat": seat, "level": level}
-
-        game = self._lobby_change(game_id, player, change)
+        game = self._lobby_write(game_id, player, lambda game: lobby_decide(game, Leave(player.id, level)))
         if game.seat_of(player.id) is None and self.load(game_id).seat_of(player.id) is None:
             self.players.forget_game({player.id}, game.id)  # left before the start (and not back already)
         return game
 
     def cancel(self, game_id: str, player: Player) -> Game:
         """Call off a game that has not started; it leaves everyone's list of games."""
-
-        def change(game: Game) -> dict[str, Any]:
-            if game.created_by != player.id:
-                raise ApiError("not_the_creator", "Only the player who created the game may call it off.")
-            if game.status != "waiting":
-                raise ApiError("game_not_waiting", f"The game is {game.status}: only a game still waiting can be called off.")
-            return {"type": "game_cancelled"}
-
-        game = self._lobby_change(game_id, player, change)
+        game = self._lobby_write(game_id, player, lambda game: lobby_decide(game, Cancel(player.id)))
         self.lists.forget(game)
         return game
 
-    def _lobby_change(self, game_id: str, player: Player, change: Callable[[Game], dict[str, Any]], attempts: int = 5) -> Game:
-        """Append the lobby event ``change`` decides on the game now (again if the game moved on meanwhile)."""
-        for _ in range(attempts):
-            game = self.load(game_id).copy()  # the change is folded into it below
-            fields = change(game)
-            expected, head, at = game.version, game.head, self.clock()
-            apply(game, expected + 1, {**fields, "at": at})
-            try:
-                self._append(game, expected, head, [envelope(fields, at=at, by=f"player:{player.id}")], [])
-            except ApiError as error:
-                if error.code == "version_conflict":
-                    continue
-                raise
-            return game
-        raise ApiError("version_conflict", "The game kept changing; try again.")
+    def _lobby_write(self, game_id: str, player: Player, decide: Callable[[Game], Sequence[LobbyEvent | Event]]) -> Game:
+        """A lobby command: decided again on the game as it is now if another write came first."""
+        game = self.write(game_id, decide, f"player:{player.id}", OnConflict.RETRY)
+        assert game is not None  # a lobby command either decides events or is refused
+        return game
 
     def act(
         self,
@@ -240,16 +170,17 @@ class GameService(GameWrites):
         The first attempt decides on this process's cached fold of the game,
         which saves reading the stream; the append's version check catches a
         cache that was behind, and any refusal on a cached fold is decided
-        again on the game read afresh.
+        again on the game read afresh.  A conflict on the game read afresh is
+        the caller's to resolve (it decided on what it saw).
         """
         cached = self.loader.cached(game_id)
         if cached is not None and (expected_version is None or expected_version <= cached.version):
             try:
                 return self._act_on(cached, player, steps, expected_version, idempotency)
-            except ApiError as refused:
-                if refused.code == "store_unavailable":
-                    raise  # the append may have happened (unconfirmed by replicas): never decide it a second time
-                # otherwise perhaps only the cache was behind: decide again on the stream itself
+            except NotConfirmed:
+                raise  # the append may have happened (unconfirmed by replicas): never decide it a second time
+            except (Refused, RuleViolation):
+                pass  # perhaps only the cache was behind: decide again on the stream itself
         return self._act_on(self.load(game_id), player, steps, expected_version, idempotency)
 
     def _act_on(
@@ -260,62 +191,62 @@ class GameService(GameWrites):
         expected_version: int | None,
         idempotency: Idempotency | None,
     ) -> Outcome:
-        game_id = game.id
         if idempotency is not None:
             # Checked after loading: a first attempt whose events this load sees has stored its
             # response in the same atomic append, so a retry can never decide on the new state.
             # (A fold older than the first attempt decides as the first attempt did, and the
             # append then finds the stored response first.)
             try:
-                replay = self.store.idempotent_response(game_id, idempotency)
+                replay = self.store.idempotent_response(game.id, idempotency)
             except IdempotencyMismatch as exc:
-                raise ApiError("idempotency_key_reused", str(exc)) from None
+                raise Refused("idempotency_key_reused", str(exc)) from None
             except NotReplicated as short:
-                raise not_replicated_error(short) from None
+                raise NotConfirmed(short.version, short.replicas, short.wanted) from None
             if replay is not None:
                 return Outcome(replayed=replay)
         seat = game.seat_of(player.id)
         if seat is None:
-            raise ApiError("not_a_player", "Only seated players act in a game; you can watch it.")
+            raise Refused("not_a_player", "Only seated players act in a game; you can watch it.")
         if game.seats[seat].resigned:
-            raise ApiError("seat_resigned", "You resigned from this game; an AI plays your seat.")
+            raise Refused("seat_resigned", "You resigned from this game; an AI plays your seat.")
         if expected_version is not None and expected_version != game.version:
-            raise conflict_error(expected_version, game.version)
-        try:
-            events, _ = decide_steps(game.state, steps, seat)
-        except RuleViolation as refusal:
-            raise rule_error(refusal) from None
-        return self._commit(game, events, f"player:{player.id}", idempotency=idempotency)
+            raise Conflict(expected_version, game.version)
+        events, _ = decide_steps(game.state, steps, seat)
+        return self.append(game, events, f"player:{player.id}", idempotency=idempotency)
 
     def advance(
         self,
         game_id: str,
         expected_version: int,
-        decide: Callable[[Game], Sequence[Event]],
+        decide: Callable[[Game], Sequence[LobbyEvent | Event]],
         *,
         by: str,
-        lobby: Sequence[dict[str, Any]] = (),
+        playing_on: bool = False,
     ) -> Game | None:
         """A job's write: only if the game is still at ``expected_version``, else nothing.
 
-        ``decide`` gets the loaded game and returns the engine events to
-        append (empty: nothing to do).  A job that finds the game moved on —
-        a duplicate, a retry, a late deadline — returns ``None`` and appends
-        nothing, which makes every job safe to run twice.
+        ``decide`` gets the loaded game and returns the events to append
+        (empty: nothing to do).  A job that finds the game moved on — a
+        duplicate, a retry, a late deadline — returns ``None`` and appends
+        nothing, which makes every job safe to run twice.  ``playing_on``: the
+        job plays the game's next quick AI turn itself, so it is not queued.
         """
-        game = self.load(game_id)
-        if game.version != expected_version:
-            return None
-        events = decide(game)
-        if not events:
-            return None
-        try:
-            outcome = self._commit(game, events, by, lobby=lobby)
-        except ApiError as error:
-            if error.code == "version_conflict":
-                return None
-            raise
-        return outcome.game
+
+        def still_due(game: Game) -> Sequence[LobbyEvent | Event]:
+            return decide(game) if game.version == expected_version else ()
+
+        return self.write(game_id, still_due, by, OnConflict.GIVE_UP, playing_on=playing_on)
+
+    def ai_turn_finished(self, game: Game, version: int) -> None:
+        """An AI turn of ``game`` queued for ``version`` ran (whatever came of it): the place it held in its owner's
+        share of the workers goes to the first of the owner's games waiting for one that still needs it."""
+        for game_id in self.followups.turn_finished(game, version):
+            try:
+                waiting = self.load(game_id)
+            except NotFound:
+                waiting = Game(game_id)  # gone: nothing is due, so it leaves the line
+            if self.followups.offer_place(waiting, due(waiting)):
+                return
 
     def ensure_progress(self, game: Game) -> None:
         """Re-offer what a game quiet for ``recover_after`` seconds needs: a read must never find it stalled.
@@ -325,32 +256,12 @@ class GameService(GameWrites):
         queued (the dispatcher queues again only what is not on its way).
         Never fails the read: the ticker's sweep does the same a moment later.
         """
-        if game.status != "active" or not game.updated_at or self.on_quiet_read is None:
+        if game.status != "active" or not game.updated_at:
             return
         updated = datetime.fromisoformat(game.updated_at.replace("Z", "+00:00"))
         if (datetime.now(UTC) - updated).total_seconds() < self.recover_after:
             return
         try:
-            self.on_quiet_read(game)
+            self.followups.reoffer(game, due(game))
         except Exception:
             log.exception("could not re-offer what game %s needs at version %s", game.id, game.version)
-
-    def _take_seat(self, game: Game, seat: int, player: Player, at: str, by: str) -> str:
-        fields = {"type": "seat_taken", "seat": seat, "player_id": player.id, "name": player.name}
-        apply(game, game.version + 1, {**fields, "at": at})
-        return envelope(fields, at=at, by=by)
-
-    def _start_if_full(self, game: Game, at: str, by: str) -> list[tuple[str, Event]]:
-        """The first deal once no human seat is open: payloads (folded into ``game``) and their events."""
-        if any(s.open for s in game.seats):
-            return []
-        deck = tuple(Card.parse(c) for c in game.deck) if game.deck else None
-        start = Start(len(game.seats), game.variant, game.action_rules, game.seed, deck)
-        out = []
-        for event in decide_and_fold(game.state, start)[0]:
-            payload = engine_envelope(event, at=at, by=by)
-            apply(game, game.version + 1, decode(payload))
-            out.append((payload, event))
-        return out
-
-

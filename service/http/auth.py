@@ -7,8 +7,8 @@ from typing import Literal, overload
 
 from flask import g, request
 
-from service.errors import ApiError
 from service.http.common import red7_runtime
+from service.http.problems import ApiError
 from service.storage.players import Player, hash_token
 from service.storage.tickets import Ticket
 

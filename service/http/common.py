@@ -22,9 +22,9 @@ from werkzeug.datastructures import MIMEAccept
 
 from replays.ndjson import document_from_lines
 from service.application.games import GameService
-from service.errors import PROBLEM_JSON
 from service.game import Game
 from service.http.examples import problem_example
+from service.http.problems import PROBLEM_JSON
 from service.http.views import game_json
 from service.http.waits import OpenWaits
 from service.runtime import Runtime

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from service.errors import ApiError
+from service.http.problems import ApiError
 
 
 class OpenWaits:

@@ -477,7 +477,7 @@ def test_a_legal_step_is_a_step_and_value_sets_are_named_enums(spec):
 
 def test_every_event_type_is_a_schema_of_the_discriminated_union(spec):
     from engine.events import EVENT_TYPES
-    from service.game import LOBBY_TYPES
+    from service.lobby import LOBBY_TYPES
 
     union = spec["components"]["schemas"]["Event"]
     mapping = union["discriminator"]["mapping"]

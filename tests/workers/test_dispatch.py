@@ -6,8 +6,8 @@ from datetime import datetime, timedelta
 
 from engine import GameFinished, RoundWon, TurnStarted
 from engine.events import Color, Finish
+from service.application.followups import Due, due
 from tests.service.conftest import HUMAN, ai
-from workers.dispatch import Due, due
 
 
 def jobs(items: list[Due]) -> list[str]:

@@ -16,7 +16,8 @@ import pytest
 
 from service.application.loading import FINISHED_SNAPSHOT_TTL
 from service.config import Settings
-from service.game import LOBBY_TYPES, decode
+from service.game import decode
+from service.lobby import LOBBY_TYPES
 from tests.service.conftest import HUMAN, ai
 from tests.service.test_api_games import two_humans
 from workers import context, jobs
@@ -357,7 +358,7 @@ def test_the_expert_job_hands_the_ai_only_its_seats_projection_and_redacted_hist
 
 def notify_through_the_queue(api, receiver: str, status: int) -> None:
     """A player with a webhook that answers ``status``, notified by a queued job run by a worker."""
-    from workers.dispatch import Due
+    from service.application.followups import Due
 
     token = api.player()["token"]
     me = api.call("PATCH", "/v1/players/me", token, json={"webhook_url": receiver}).get_json()

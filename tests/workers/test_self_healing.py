@@ -14,8 +14,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from rq.job import Job, JobStatus
 
+from service.application.followups import Due, due
 from tests.service.conftest import HUMAN, ai
-from workers.dispatch import FAILED_AGAIN_AFTER, QUEUED_LOST_AFTER, RECHECK_AFTER, STARTED_GRACE, Due
+from workers.dispatch import FAILED_AGAIN_AFTER, QUEUED_LOST_AFTER, RECHECK_AFTER, STARTED_GRACE
 from workers.liveness import IDLE, pulse_key, runs
 from workers.ticker import ROLE_TTL, Ticker
 
@@ -52,7 +53,8 @@ def reoffer(api, game_id: str, *, later: float = 0.0) -> None:
     dispatcher = api.runtime.dispatcher
     if later:
         dispatcher.clock = lambda: datetime.now(UTC) + timedelta(seconds=later)
-    dispatcher.reoffer(api.runtime.games.load(game_id))
+    game = api.runtime.games.load(game_id)
+    dispatcher.reoffer(game, due(game))
 
 
 def test_a_job_started_by_a_worker_that_stopped_pulsing_is_taken_over(api):
@@ -230,6 +232,22 @@ def test_a_job_that_failed_for_good_runs_again_but_not_at_every_look(api):
     assert api.runtime.queue.count == 1
 
 
+class DiesAfterTheAppend:
+    """The job system of a process that notes the game before its append, then dies before it queues anything."""
+
+    def __init__(self, dispatcher):
+        self.dispatcher = dispatcher
+
+    def before_append(self, game_id):
+        return self.dispatcher.before_append(game_id)
+
+    def after_append(self, game, items, mark, *, playing_on=False):
+        return None
+
+    def __getattr__(self, name):
+        return getattr(self.dispatcher, name)
+
+
 def test_a_game_is_on_the_agenda_before_its_append_so_a_process_dying_after_it_stalls_nothing(api):
     """The append is stored, then the process dies before it queues the AI's turn: the ticker does."""
     token = api.player()["token"]
@@ -238,7 +256,7 @@ def test_a_game_is_on_the_agenda_before_its_append_so_a_process_dying_after_it_s
     view = api.view(game["id"], token)
     assert view["turn"]["seat"] == 0
     runtime = api.runtime
-    runtime.games.on_append = None  # the process "dies" after the append: nothing is queued
+    runtime.games.followups = DiesAfterTheAppend(runtime.dispatcher)  # nothing is queued after the append
     step = next(s for s in view["legal_steps"] if s["type"] != "fold")
     chosen = {k: step[k] for k in ("type", "card", "draw") if k in step}
     assert api.act(game["id"], token, [chosen]).status_code == 200

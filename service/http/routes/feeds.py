@@ -13,7 +13,6 @@ import redis
 from flask import Response, request, stream_with_context
 from flask.views import MethodView
 
-from service.errors import ApiError
 from service.http.auth import bearer_token, current_player, feed_reader, waiter
 from service.http.common import (
     LAST_EVENT_ID,
@@ -32,6 +31,7 @@ from service.http.common import (
     v1,
 )
 from service.http.examples import example
+from service.http.problems import ApiError
 from service.http.schemas import (
     EventPageSchema,
     EventsQuerySchema,

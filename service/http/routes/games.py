@@ -9,7 +9,6 @@ from flask import Response, request
 from flask.views import MethodView
 
 from service.application.commands import NewGame
-from service.errors import ApiError
 from service.http.auth import current_player, require_api_key
 from service.http.common import (
     IF_NONE_MATCH,
@@ -28,6 +27,7 @@ from service.http.common import (
     v1,
 )
 from service.http.examples import example
+from service.http.problems import ApiError
 from service.http.schemas import (
     ActionSchema,
     GameCreateSchema,

@@ -7,7 +7,6 @@ from typing import Any
 from flask import Response
 from flask.views import MethodView
 
-from service.errors import ApiError
 from service.http.auth import bearer_token, current_player, require_api_key
 from service.http.common import (
     API_KEY,
@@ -22,6 +21,7 @@ from service.http.common import (
     v1,
 )
 from service.http.examples import example
+from service.http.problems import ApiError
 from service.http.schemas import (
     GameListSchema,
     MyGamesQuerySchema,

@@ -11,7 +11,6 @@ from replays.build import state_at
 from replays.ndjson import iter_lines
 from replays.verify import verify_replay
 from replays.viewer import render_viewer
-from service.errors import ApiError
 from service.http.auth import current_player
 from service.http.common import (
     NDJSON,
@@ -30,6 +29,7 @@ from service.http.common import (
     v1,
 )
 from service.http.examples import REPLAY_REF, example, ndjson_example
+from service.http.problems import ApiError
 from service.http.schemas import (
     ImportedSchema,
     ReplayQuerySchema,
