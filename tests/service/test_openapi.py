@@ -271,6 +271,21 @@ def test_an_import_without_a_body_is_answered_422_as_its_document_says(client, c
     assert {"field": "hash", "message": "Missing data for required field.", "location": "json"} in response.get_json()["errors"]
 
 
+def test_request_defaults_are_said_in_words_so_generators_keep_the_members_optional(spec):
+    """openapi-typescript (by default) types a member with a ``default`` as always present, so a client had to send
+    ``variant``, ``action_rules``, ``timeout_action`` and a token's ``label``; the defaults are in the descriptions."""
+    with_default = [f"{name}.{member}" for name, schema in spec["components"]["schemas"].items()
+                    for member, prop in (schema.get("properties") or {}).items() if "default" in prop]
+    assert not with_default
+    create = spec["components"]["schemas"]["GameCreate"]
+    assert create["required"] == ["seats"]
+    described = {member: create["properties"][member]["description"] for member in ("variant", "action_rules", "timeout_action")}
+    assert described == {"variant": 'default: "advanced"', "action_rules": "default: false", "timeout_action": 'default: "fold"'}
+    assert spec["components"]["schemas"]["TokenCreate"]["properties"]["label"]["description"].endswith('(default: "token")')
+    limit = next(p for p in operation(spec, "GET", "/v1/games/{game_id}/events")["parameters"] if p["name"] == "limit")
+    assert limit["schema"]["default"] == 100  # a parameter keeps its default: no generator makes it required for it
+
+
 def test_the_security_schemes_are_declared(spec):
     schemes = spec["components"]["securitySchemes"]
     assert {k: schemes["bearer"][k] for k in ("type", "scheme")} == {"type": "http", "scheme": "bearer"}
