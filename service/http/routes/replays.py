@@ -62,6 +62,26 @@ REPLAY_RESPONSE = {
     },
 }
 
+#: What ``POST /v1/replays`` documents beside the JSON document the schema gives: the NDJSON lines, as a file.
+#:
+#: ``format: binary`` makes the lines a file to openapi-python-client (with its README setting that maps
+#: application/x-ndjson to application/octet-stream), so it sends them as they are; a plain string it would try
+#: to send as a file's ``payload``. ``required: false``, although a request without a body is answered 422: for a
+#: required body in two formats, openapi-python-client 0.29.1 annotates ``body`` with ``Unset`` without importing
+#: it, and the module fails on import (``NameError``); an optional body imports it. openapi-typescript reads the
+#: lines as a string, and openapi-fetch sends them with their Content-Type and an identity ``bodySerializer``.
+IMPORT_BODY = {
+    "description": "the replay file: either format that GET /v1/games/{game_id}/replay/export sends (a request "
+    "without one is answered 422)",
+    "required": False,
+    "content": {
+        NDJSON: {
+            "schema": {"type": "string", "format": "binary", "description": "the replay's lines, as the export sends them"},
+            "example": ndjson_example(),
+        },
+    },
+}
+
 
 def _replay_response(document: dict[str, Any], query: dict[str, Any], filename: str | None = None) -> Response:
     """The replay as JSON (one step with ``at``), as NDJSON (one step per line), or as a download."""
@@ -157,11 +177,7 @@ class Replays(MethodView):
         200, schema=ImportedSchema, description="imported before: that import", headers=response_headers("Location"),
         example=example("Imported"),
     )
-    @v1.doc(
-        operationId="importReplay",
-        security=TOKEN,
-        requestBody={"content": {NDJSON: {"schema": {"type": "string"}, "example": ndjson_example()}}},
-    )
+    @v1.doc(operationId="importReplay", security=TOKEN, requestBody=IMPORT_BODY)
     def post(self, document: dict[str, Any]) -> Response:
         """Import a replay file: it is verified (hash, every state, the deals) and made viewable.
 
