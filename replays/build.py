@@ -29,9 +29,8 @@ from engine import (
 )
 from engine.cards import card_names
 from engine.rules import leading_seat, qualifying_mask
-from engine.state import apply_in_place
 from replays.explain import explain
-from service.game import LOBBY_TYPES, Game, apply, engine_event, redact_envelope, upcast
+from service.game import LOBBY_TYPES, Game, apply, apply_engine, engine_event, redact_envelope, upcast
 
 REPLAY_FORMAT = "red7-replay/1"
 FULL = "full"
@@ -154,8 +153,7 @@ def _fold(game_id: str, stored: Iterable[tuple[int, dict[str, Any]]], perspectiv
             continue
         event = engine_event(data)
         before = game.state.copy()
-        apply_in_place(game.state, event)
-        game.version, game.updated_at = number, data["at"]
+        apply_engine(game, number, event, data["at"])
         shown = _shown(data, perspective, finished)
         replay.events.append(shown)
         text = explain(engine_event(shown) if perspective != FULL else event, before, game.state, replay.names)
