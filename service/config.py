@@ -39,6 +39,9 @@ class Settings:
     rate_limit_token: str = "600 per minute"
     rate_limit_address: str = "1200 per minute"
     rate_limit_signup: str = "30 per minute"
+    #: Replay imports per token (``POST /v1/replays``): each keeps up to its file's bytes for ``imported_replay_ttl``,
+    #: so this bounds what one token can have kept (100 a day: at most 100 files' bytes, 2 MiB each, a day).
+    rate_limit_import: str = "100 per day"
     #: How many proxies in front of the service append to X-Forwarded-For (0: none; the header is ignored).
     trusted_proxy_hops: int = 0
     snapshot_every: int = 64
@@ -47,6 +50,8 @@ class Settings:
     #: ~300 KiB, and verifying a file costs time in proportion to both (bench/replay_bench.py: the worst case).
     max_replay_bytes: int = 2 * 1024 * 1024
     max_replay_events: int = 3000
+    #: How long an imported replay is kept, in seconds from its last import (0: for good).
+    imported_replay_ttl: int = 30 * 24 * 3600
     long_poll_max: float = 60.0
     stream_max_seconds: float = 300.0
     stream_heartbeat: float = 15.0
@@ -112,12 +117,14 @@ class Settings:
             "rate_limit_token": env.get("RED7_RATE_LIMIT_TOKEN", cls.rate_limit_token),
             "rate_limit_address": env.get("RED7_RATE_LIMIT_ADDRESS", cls.rate_limit_address),
             "rate_limit_signup": env.get("RED7_RATE_LIMIT_SIGNUP", cls.rate_limit_signup),
+            "rate_limit_import": env.get("RED7_RATE_LIMIT_IMPORT", cls.rate_limit_import),
             "trusted_proxy_hops": int(env.get("RED7_TRUSTED_PROXY_HOPS", cls.trusted_proxy_hops)),
             "expert_seconds": float(env.get("RED7_EXPERT_SECONDS", cls.expert_seconds)),
             "worker_threads": int(env.get("RED7_WORKER_THREADS", cls.worker_threads)),
             "ai_delay": float(env.get("RED7_AI_DELAY", cls.ai_delay)),
             "max_replay_bytes": int(env.get("RED7_MAX_REPLAY_BYTES", cls.max_replay_bytes)),
             "max_replay_events": int(env.get("RED7_MAX_REPLAY_EVENTS", cls.max_replay_events)),
+            "imported_replay_ttl": int(env.get("RED7_IMPORTED_REPLAY_TTL", cls.imported_replay_ttl)),
             "stream_ticket_seconds": int(env.get("RED7_STREAM_TICKET_SECONDS", cls.stream_ticket_seconds)),
             "max_waits_per_token": int(env.get("RED7_MAX_WAITS_PER_TOKEN", cls.max_waits_per_token)),
             "max_waits_per_address": int(env.get("RED7_MAX_WAITS_PER_ADDRESS", cls.max_waits_per_address)),
