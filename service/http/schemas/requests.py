@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
 
 from engine import Card, Variant, step_from_dict
+from replays.build import AT_RANGE
 from service.application.commands import NewGame, SeatRequest
 from service.game import NAME_LENGTH, unprintable
 from service.http.schemas.vocabulary import ENUMS, Choice
@@ -201,7 +202,10 @@ class EventsQuerySchema(Strict):
 
 
 class ReplayQuerySchema(Strict):
-    at = fields.Integer(validate=validate.Range(0, MAX_EVENT), metadata={"description": "the state after step N (0: the start)"})
+    at = fields.Integer(
+        validate=validate.Range(0, MAX_EVENT, error=AT_RANGE),
+        metadata={"description": "the table after step N, from 1 to the replay's last; 0: before the first step (state null)"},
+    )
 
 
 class StreamQuerySchema(Strict):
