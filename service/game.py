@@ -16,6 +16,7 @@ is the only way a game comes to be.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -23,6 +24,7 @@ from typing import Any
 from engine import (
     EVENT_SCHEMA_VERSION,
     Event,
+    GameStarted,
     GameState,
     Phase,
     RoundDealt,
@@ -37,6 +39,35 @@ from engine.state import CorruptHistory, apply_in_place
 from service.envelopes import pack, unpack
 
 AI_LEVELS = ("random", "greedy", "expert")
+
+#: The longest name a player may have: what the API takes (``POST /v1/players``) and what a replay file may hold,
+#: for a name is shown wherever its seat is named (every sentence of a replay about it).
+NAME_LENGTH = 40
+#: Not printable text: control characters, format characters (bidi overrides and isolates, zero-width characters,
+#: the BOM) and line or paragraph separators.  Others see a name or label as written, so it must look as it reads.
+UNPRINTABLE = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
+def unprintable(text: str) -> str | None:
+    """Why ``text`` is not printable (its first character of :data:`UNPRINTABLE`), or ``None``: letters of any
+    script, spaces, punctuation and emoji pass."""
+    for char in text:
+        if unicodedata.category(char) in UNPRINTABLE:
+            return f"must be printable text; U+{ord(char):04X} is a control, format or separator character"
+    return None
+
+
+def name_problem(name: object) -> str | None:
+    """What makes ``name`` no player's name (a string of 1 to :data:`NAME_LENGTH` printable characters), or ``None``.
+
+    The one rule for names, whoever brings them: the API's request schemas and the replay checker both ask it.
+    """
+    if not isinstance(name, str):
+        return f"must be a string, not {type(name).__name__}"
+    if not 1 <= len(name) <= NAME_LENGTH:
+        return f"must be 1 to {NAME_LENGTH} characters long, not {len(name)}"
+    return unprintable(name)
+
 
 LOBBY_TYPES = frozenset(
     {"game_created", "seat_taken", "seat_left", "turn_timed_out", "seat_resigned", "game_cancelled"}
@@ -211,6 +242,39 @@ def _lobby_seat(game: Game, data: dict[str, Any], status: str) -> Seat:
     return seat
 
 
+def _open_seat(game: Game, data: dict[str, Any]) -> Seat:
+    """The seat a player takes, checked as :func:`_lobby_seat` checks one left: a human seat nobody holds, before the start."""
+    number = data.get("seat")
+    if type(number) is not int or not 0 <= number < len(game.seats):
+        raise CorruptHistory(f"seat_taken: no seat {number!r}")
+    seat = game.seats[number]
+    if not seat.open:
+        raise CorruptHistory(f"seat_taken: seat {number} is not an open human seat")
+    if game.status != "waiting":
+        raise CorruptHistory(f"seat_taken: the game is {game.status}, not waiting")
+    return seat
+
+
+def _check_timeout(game: Game, data: dict[str, Any]) -> None:
+    """A turn times out only for the human seat to move, and does what the game said it would (fold or an AI's turn)."""
+    seat = game.seat_to_move()
+    if seat is None or data.get("seat") != seat or type(data.get("seat")) is not int or game.seats[seat].kind != "human":
+        raise CorruptHistory(f"turn_timed_out: seat {data.get('seat')!r} is not a human seat to move")
+    if data.get("action") != game.timeout_action:
+        raise CorruptHistory(f"turn_timed_out: the game's turns time out to {game.timeout_action!r}, not {data.get('action')!r}")
+
+
+def _check_start(game: Game, event: GameStarted) -> None:
+    """A game starts as it was created, once every human seat is taken (as the service starts it)."""
+    if any(seat.open for seat in game.seats):
+        raise CorruptHistory("game_started: a human seat is still open")
+    created = (len(game.seats), game.variant, game.action_rules, game.seed, game.deck, game.dealing == "custom")
+    started = (event.players, event.variant, event.action_rules, event.seed,
+               [str(card) for card in event.deck] if event.deck is not None else None, event.custom_deal)
+    if created != started:
+        raise CorruptHistory("game_started: the options differ from game_created's (players, variant, rules, seed, deck)")
+
+
 def apply(game: Game, number: int, data: dict[str, Any]) -> None:
     """Fold one stored envelope (already upcast) into ``game``."""
     kind = data["type"]
@@ -227,14 +291,14 @@ def apply(game: Game, number: int, data: dict[str, Any]) -> None:
         game.deck = data.get("deck")
         game.join_code = data.get("join_code", "")
     elif kind == "seat_taken":
-        seat = game.seats[data["seat"]]
+        seat = _open_seat(game, data)
         seat.player_id = data["player_id"]
         seat.name = data["name"]
     elif kind == "seat_left":
         seat = _lobby_seat(game, data, "waiting")
         seat.player_id = seat.name = None
     elif kind == "turn_timed_out":
-        pass  # the fold or AI turn that follows carries the change
+        _check_timeout(game, data)  # the fold or AI turn that follows carries the change
     elif kind == "seat_resigned":
         seat = _lobby_seat(game, data, "active")
         if data.get("level") not in AI_LEVELS:
@@ -253,6 +317,8 @@ def apply(game: Game, number: int, data: dict[str, Any]) -> None:
 
 def apply_engine(game: Game, number: int, event: Event, at: str) -> None:
     """Fold one engine event, appended at ``at`` as event ``number``, into ``game``."""
+    if isinstance(event, GameStarted):
+        _check_start(game, event)
     apply_in_place(game.state, event)
     if isinstance(event, TurnStarted | RoundDealt):
         game.turn_started_at = at

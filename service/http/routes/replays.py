@@ -9,7 +9,6 @@ from flask.views import MethodView
 
 from replays.build import state_at
 from replays.ndjson import iter_lines
-from replays.verify import verify_replay
 from replays.viewer import render_viewer
 from service.errors import ApiError
 from service.http.auth import current_player
@@ -179,31 +178,34 @@ class Replays(MethodView):
     )
     @v1.doc(operationId="importReplay", security=TOKEN, requestBody=IMPORT_BODY)
     def post(self, document: dict[str, Any]) -> Response:
-        """Import a replay file: it is verified (hash, every state, the deals) and made viewable.
+        """Import a replay file: it is verified (hash, every state, the deals, every member) and made viewable for a while.
 
         The file is either export: the JSON document (application/json) or its lines (application/x-ndjson: a header
         line, one line per step, an end line), as GET /v1/games/{id}/replay/export sends them.
 
-        The same content imported again is the same import (200, same id): a retry or a second upload makes no copy."""
+        Every member must be what the service writes: each event's members of the JSON type and range it has (a
+        player's name 1 to 40 printable characters, as POST /v1/players takes it; seats of the game; the engine's AI
+        levels), and the header and every step as the events replay them (step texts are words, retold in today's).
+        Anything else is a 422 invalid_replay naming each field at fault.
+
+        What is kept is the replay's events, no more bytes than the file has; it is told again when read. It is kept
+        RED7_IMPORTED_REPLAY_TTL (30 days; expires_at says until when) and then answers 404. The same content imported
+        again is the same import (200, same id), kept that long from then: a retry or a second upload makes no copy.
+        Imports draw on a budget of their own per token (RED7_RATE_LIMIT_IMPORT, 100 a day)."""
         current_player()
         _within_bounds(document)
-        verdict = verify_replay(document)
-        if not verdict.ok:
-            detail = "The replay does not verify: " + "; ".join(verdict.problems[:5])
-            errors = [{**error, "location": "json"} for error in verdict.errors]
-            raise ApiError("invalid_replay", detail, problems=verdict.problems, errors=errors)
-        kept = verdict.document
-        assert kept is not None  # it verified
-        replay_id, created = red7_runtime().replays.save(kept)
+        imported = red7_runtime().imports.add(document)
+        replay_id = imported.replay_id
         body = {
             "id": replay_id,
-            "game_id": kept["game_id"],
-            "steps": verdict.steps,
-            "hash": kept["hash"],
+            "game_id": imported.document["game_id"],
+            "steps": len(imported.document["steps"]),
+            "hash": imported.document["hash"],
             "url": f"/v1/replays/{replay_id}",
             "view_url": f"/v1/replays/{replay_id}/view",
+            "expires_at": imported.expires_at,
         }
-        return json_response(body, 201 if created else 200, {"Location": body["url"]})
+        return json_response(body, 201 if imported.created else 200, {"Location": body["url"]})
 
 
 def _within_bounds(document: dict[str, Any]) -> None:
@@ -218,9 +220,9 @@ def _within_bounds(document: dict[str, Any]) -> None:
 
 
 def _imported(replay_id: str) -> dict[str, Any]:
-    document = red7_runtime().replays.get(replay_id)
+    document = red7_runtime().imports.get(replay_id)
     if document is None:
-        raise ApiError("not_found", f"There is no imported replay {replay_id!r}.")
+        raise ApiError("not_found", f"There is no imported replay {replay_id!r}: none was made, or it has expired.")
     return document
 
 
@@ -230,7 +232,7 @@ class ImportedReplay(MethodView):
     @v1.arguments(ReplayQuerySchema(), location="query")
     @v1.doc(operationId="getImportedReplay", responses={200: REPLAY_RESPONSE}, security=PUBLIC)
     def get(self, query: dict[str, Any], replay_id: str) -> Response:
-        """An imported replay."""
+        """An imported replay, while it is kept (expires_at of its import; then 404)."""
         return _replay_response(_imported(replay_id), query)
 
 
