@@ -164,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         "RED7_RATE_LIMIT_TOKEN": "",
         "RED7_RATE_LIMIT_ADDRESS": "",
         "RED7_RATE_LIMIT_SIGNUP": "",
+        "RED7_RATE_LIMIT_IMPORT": "",
         "RED7_API_KEYS": "",
         # One player makes the whole pool of games: the per-player quota of games in play is not what is measured.
         "RED7_MAX_GAMES_IN_PLAY": "1000000",

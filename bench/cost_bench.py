@@ -77,11 +77,14 @@ PRODUCTION = {
     "RED7_RATE_LIMIT_TOKEN": DEFAULTS.rate_limit_token,
     "RED7_RATE_LIMIT_ADDRESS": DEFAULTS.rate_limit_address,
     "RED7_RATE_LIMIT_SIGNUP": DEFAULTS.rate_limit_signup,
+    "RED7_RATE_LIMIT_IMPORT": DEFAULTS.rate_limit_import,
     "RED7_KEY_PREFIX": DEFAULTS.key_prefix,
     "RED7_QUEUE_NAME": DEFAULTS.queue_name,
     "RED7_WEBHOOK_PRIVATE_HOSTS": "1",
 }
-NO_LIMITS = {"RED7_RATE_LIMIT_TOKEN": "", "RED7_RATE_LIMIT_ADDRESS": "", "RED7_RATE_LIMIT_SIGNUP": ""}
+NO_LIMITS = {
+    "RED7_RATE_LIMIT_TOKEN": "", "RED7_RATE_LIMIT_ADDRESS": "", "RED7_RATE_LIMIT_SIGNUP": "", "RED7_RATE_LIMIT_IMPORT": "",
+}
 
 
 # --- a webhook receiver -----------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ Then ``POST /v1/replays`` through the app (its test client, the in-memory
 store): the long game's file, and the dearest files the import's bounds
 still let through (``RED7_MAX_REPLAY_BYTES``, ``RED7_MAX_REPLAY_EVENTS``): as
 many events as allowed, and as many bytes as allowed.  What a request may hold a
-worker for is the worst of these.
+worker for is the worst of these.  Last, what the long game's import keeps in Redis.
 """
 
 from __future__ import annotations
@@ -77,8 +77,9 @@ def import_costs(document: dict, repeat: int) -> None:
     from service.http.app import create_app
     from service.runtime import build_runtime
 
-    settings = Settings(rate_limit_token="", rate_limit_address="", rate_limit_signup="")
-    client = create_app(build_runtime(settings)).test_client()
+    settings = Settings(rate_limit_token="", rate_limit_address="", rate_limit_signup="", rate_limit_import="")
+    runtime = build_runtime(settings)
+    client = create_app(runtime).test_client()
     token = client.post("/v1/players", json={"name": "Bench"}).get_json()["token"]
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
     most = settings.max_replay_events
@@ -101,6 +102,9 @@ def import_costs(document: dict, repeat: int) -> None:
               f"(worst {max(times):.0f} ms)")
     over = {**longest, "events": [*longest["events"], {**longest["events"][-1], "n": most + 1}]}
     print(f"    {most + 1} events -> {client.post('/v1/replays', json=over, headers=headers).status_code} (refused)")
+    key = f"{settings.key_prefix}replay:{client.post('/v1/replays', json=document, headers=headers).get_json()['id']}"
+    print(f"  what the long game's import keeps in Redis: {runtime.redis.strlen(key) / 1024:.1f} KiB "
+          f"(its file: {len(json.dumps(document).encode()) / 1024:.0f} KiB)")
 
 
 if __name__ == "__main__":

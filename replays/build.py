@@ -29,9 +29,8 @@ from engine import (
 )
 from engine.cards import card_names
 from engine.rules import leading_seat, qualifying_mask
-from engine.state import apply_in_place
 from replays.explain import explain
-from service.game import Game, apply, engine_event, redact_envelope, upcast
+from service.game import Game, apply, apply_engine, engine_event, redact_envelope, upcast
 from service.lobby import LOBBY_TYPES
 
 REPLAY_FORMAT = "red7-replay/1"
@@ -155,8 +154,7 @@ def _fold(game_id: str, stored: Iterable[tuple[int, dict[str, Any]]], perspectiv
             continue
         event = engine_event(data)
         before = game.state.copy()
-        apply_in_place(game.state, event)
-        game.version, game.updated_at = number, data["at"]
+        apply_engine(game, number, event, data["at"])
         shown = _shown(data, perspective, finished)
         replay.events.append(shown)
         text = explain(engine_event(shown) if perspective != FULL else event, before, game.state, replay.names)
@@ -222,11 +220,24 @@ def finish(replay: Replay) -> dict[str, Any]:
     return document
 
 
+def at_range(last: str) -> str:
+    """What ``?at=`` may be, said the same way by the query's schema (:data:`AT_RANGE`) and by :func:`state_at`."""
+    return f"at is a step number from 0 (the table before the first step) to {last}"
+
+
+AT_RANGE = at_range("the replay's last step")
+
+
 def state_at(document: dict[str, Any], index: int) -> dict[str, Any]:
-    """The step ``index`` (1-based) with its state; 0 is the table before the first step."""
+    """The step ``index`` (1-based) with its state; 0 is the table before the first step (``state`` null).
+
+    0 is kept for a viewer that steps from the start (a slider's first position): the query's schema, the
+    OpenAPI document and this refusal all say 0 to the last step.
+    """
     steps: list[dict[str, Any]] = document["steps"]
     if not 0 <= index <= len(steps):
-        raise IndexError(f"this replay has steps 1 to {len(steps)}")
+        last = f"{len(steps)}, this replay's last step"
+        raise IndexError(f"{at_range(last)}; not {index}")
     if index == 0:
         return {"index": 0, "text": "Before the first step.", "state": None}
     return steps[index - 1]

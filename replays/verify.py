@@ -13,18 +13,31 @@ facts: a file whose sentences read otherwise than today's (an older wording,
 facts, today's words, and nothing else the file carried.  So a file can be
 refused neither for its wording, nor bring words or members of its own into an
 imported replay (a megabyte of padding, say).
+
+Everything else in the file is a fact too, and must be the rebuilt replay's:
+each event is what the service writes, member for member (:mod:`replays.shape`:
+a player's name by the API's rule, seats of the game, the engine's AI levels),
+and the header (options, seats, when it was created) and each step's number,
+event, acting seat and time are the rebuilt ones.  A history that could not
+have happened is refused with the member at fault named, never kept.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import Card, CorruptHistory, EventFormatError
+from engine import EVENT_SCHEMA_VERSION, Card, CorruptHistory, EventFormatError
 from engine.cards import ALL_CARDS, FULL_MASK, cards_in
 from engine.shuffle import deal, shuffled
 from replays.build import FULL, REPLAY_FORMAT, build_replay, content_hash
+from replays.shape import Problem, shape_problems, shown
+from service.game import NAME_LENGTH, unprintable
+
+#: Members of a step that are facts of the event it is (its text is words, its state is compared on its own).
+STEP_FACTS = ("index", "n", "type", "seat", "at")
+#: The longest label a seat may have in a file's header: a name and what became of it ("Ana (resigned; AI expert)").
+LABEL_LENGTH = NAME_LENGTH + 40
 
 
 @dataclass
@@ -49,70 +62,113 @@ class Verdict:
 def verify_replay(document: dict[str, Any]) -> Verdict:
     verdict = Verdict()
     if document.get("format") != REPLAY_FORMAT:
-        verdict.fail(f"not a {REPLAY_FORMAT} document (format {document.get('format')!r})", "format")
+        verdict.fail(f"not a {REPLAY_FORMAT} document (format {shown(document.get('format'))})", "format")
         return verdict
     if document.get("hash") != content_hash(document):
         verdict.fail("the content hash does not match: the file was changed after it was made", "hash")
     if not document.get("complete"):
         verdict.fail("only complete replays (finished games, full perspective) can be verified", "complete")
         return verdict
-    shape = _shape_problem(document)
-    if shape is not None:
-        verdict.fail(shape[1], shape[0])
+    shape = shape_problems(document)
+    if shape:
+        for where, problem in shape:
+            verdict.fail(problem, where)
         return verdict
     stored = [(event["n"], {k: v for k, v in event.items() if k != "n"}) for event in document["events"]]
     try:
         rebuilt = build_replay(document["game_id"], stored, FULL)
     except (CorruptHistory, EventFormatError, KeyError, ValueError, TypeError) as exc:
-        verdict.fail(f"the events do not replay: {exc}", "events")
+        verdict.fail(f"the events do not replay: {_cut(str(exc))}", "events")
         return verdict
     except Exception as exc:  # a file can be anything: one that trips the rebuild is one that does not verify
-        verdict.fail(f"the events do not replay: {type(exc).__name__}: {exc}", "events")
+        verdict.fail(f"the events do not replay: {type(exc).__name__}: {_cut(str(exc))}", "events")
         return verdict
     verdict.steps = len(rebuilt["steps"])
+    for where, problem in _header_differences(document, rebuilt):
+        verdict.fail(problem, where)
     recorded = document.get("steps", [])
     if len(recorded) != len(rebuilt["steps"]):
         verdict.fail(f"{len(recorded)} steps recorded, {len(rebuilt['steps'])} replayed", "steps")
     for position, (mine, theirs) in enumerate(zip(recorded, rebuilt["steps"], strict=False)):
-        if not isinstance(mine, dict) or mine.get("state") != theirs["state"]:
-            where = f"steps.{position}.state"
-            verdict.fail(f"step {theirs['index']} (event {theirs['n']}, {theirs['type']}): the recorded state differs", where)
-        elif mine.get("text") != theirs["text"]:
+        differences = _step_differences(position, mine, theirs)
+        for where, problem in differences:
+            verdict.fail(problem, where)
+        if not differences and mine["text"] != theirs["text"]:
             verdict.retold += 1
     for where, problem in _outcome_differences(document.get("outcome"), rebuilt["outcome"]):
         verdict.fail(problem, where)
     try:
         _check_deals(document, verdict)
     except Exception as exc:  # the events replayed, but a deal's fields are not what a deal holds
-        verdict.fail(f"the deals cannot be checked against the seed: {type(exc).__name__}: {exc}", "events")
+        verdict.fail(f"the deals cannot be checked against the seed: {type(exc).__name__}: {_cut(str(exc))}", "events")
     if verdict.ok:
         verdict.document = rebuilt
     return verdict
 
 
-def _shape_problem(document: dict[str, Any]) -> tuple[str, str] | None:
-    """Where and what makes the document not even a replay's shape (before anything is rebuilt from it), or ``None``."""
-    if not isinstance(document.get("game_id"), str):
-        return "game_id", "game_id is missing or not a string"
-    options = document.get("options")
-    if not isinstance(options, dict):
-        return "options", "options are missing"
-    if type(options.get("players")) is not int or not 2 <= options["players"] <= 4:
-        return "options.players", "options.players must be 2, 3 or 4"
-    if options.get("seed") is not None and type(options["seed"]) is not int:
-        return "options.seed", "options.seed must be a whole number"
-    events = document.get("events")
-    if not isinstance(events, list) or not events:
-        return "events", "events are missing"
-    for number, event in enumerate(events, start=1):
-        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
-            return f"events.{number - 1}", f"event {number} is not an event"
-        if type(event.get("n")) is not int or event["n"] != number:
-            problem = f"event {number} is numbered {event.get('n')!r}: events are numbered 1, 2, 3 ... without gaps"
-            return f"events.{number - 1}.n", problem
-    if not isinstance(document.get("steps", []), list):
-        return "steps", "steps must be a list"
-    return None
+def _cut(message: str, most: int = 200) -> str:
+    """An exception's message, bounded: some quote the event they failed on, and a refusal is no echo of the file."""
+    return message if len(message) <= most else message[: most - 1] + "…"
+
+
+def _differs(where: str, what: str, mine: Any, theirs: Any) -> Problem:
+    """A fact the file says otherwise than its events replay it, in words (each value cut short)."""
+    return where, f"{what} is {shown(mine)} in the file but {shown(theirs)} replayed"
+
+
+def _same(mine: Any, theirs: Any) -> bool:
+    """Equal, and of the same JSON type (Python holds ``1 == 1.0 == True``; JSON does not)."""
+    return bool(mine == theirs) and type(mine) is type(theirs)
+
+
+def _header_differences(document: dict[str, Any], rebuilt: dict[str, Any]) -> list[Problem]:
+    """Where the file's header says otherwise than its events (the seats' labels are words: text is all they must be)."""
+    problems: list[Problem] = []
+    for key in ("game_id", "perspective", "complete", "created_at"):
+        if not _same(document.get(key), rebuilt[key]):
+            problems.append(_differs(key, key, document.get(key), rebuilt[key]))
+    schema = document.get("event_schema")
+    if type(schema) is not int or not 1 <= schema <= EVENT_SCHEMA_VERSION:
+        problems.append(("event_schema", f"event_schema must be 1 to {EVENT_SCHEMA_VERSION}, not {shown(schema)}"))
+    options = document["options"]
+    for key in sorted(set(options) | set(rebuilt["options"])):
+        if key not in rebuilt["options"] or key not in options or not _same(options[key], rebuilt["options"][key]):
+            mine, theirs = shown(options.get(key)) if key in options else "missing", shown(rebuilt["options"].get(key))
+            problems.append((f"options.{key}", f"options.{key} is {mine} in the file but {theirs} replayed"))
+    seats = document.get("seats")
+    if not isinstance(seats, list) or len(seats) != len(rebuilt["seats"]):
+        return [*problems, ("seats", f"seats must list the game's {len(rebuilt['seats'])} seats")]
+    for number, (mine, theirs) in enumerate(zip(seats, rebuilt["seats"], strict=True)):
+        if not isinstance(mine, dict) or set(mine) != set(theirs):
+            problems.append((f"seats.{number}", f"seat {number} must be {{seat, name, kind, level}}, not {shown(mine)}"))
+            continue
+        problems += [
+            _differs(f"seats.{number}.{key}", f"seat {number}'s {key}", mine[key], theirs[key])
+            for key in ("seat", "kind", "level")
+            if not _same(mine[key], theirs[key])
+        ]
+        name = mine["name"]
+        problem = unprintable(name) if isinstance(name, str) and 1 <= len(name) <= LABEL_LENGTH else "must be a short text"
+        if problem is not None:
+            problems.append((f"seats.{number}.name", f"seat {number}'s name {problem}, not {shown(name)}"))
+    return problems
+
+
+def _step_differences(position: int, mine: Any, theirs: dict[str, Any]) -> list[Problem]:
+    """Where a recorded step is not the replayed one: its facts and state must be the same; its text must be text."""
+    where, label = f"steps.{position}", f"step {theirs['index']} (event {theirs['n']}, {theirs['type']})"
+    if not isinstance(mine, dict):
+        return [(where, f"{label} is not a step")]
+    problems = [
+        _differs(f"{where}.{key}", f"{label}: its {key}", mine.get(key), theirs[key])
+        for key in STEP_FACTS
+        if not _same(mine.get(key), theirs[key])
+    ]
+    if mine.get("state") != theirs["state"]:
+        problems.append((f"{where}.state", f"{label}: the recorded state differs"))
+    if not isinstance(mine.get("text"), str):
+        problems.append((f"{where}.text", f"{label}: its text must be a sentence (a string), not {shown(mine.get('text'))}"))
+    return problems
 
 
 def _outcome_differences(recorded: Any, replayed: dict[str, Any]) -> list[tuple[str, str]]:
@@ -131,7 +187,7 @@ def _outcome_differences(recorded: Any, replayed: dict[str, Any]) -> list[tuple[
 
 def _shown(values: dict[str, Any], key: str) -> str:
     """A member as JSON writes it (``null``, ``[24, 37]``, ``"round_won"``), or "missing"."""
-    return json.dumps(values[key]) if key in values else "missing"
+    return shown(values[key], 80) if key in values else "missing"
 
 
 def _check_deals(document: dict[str, Any], verdict: Verdict) -> None:

@@ -41,6 +41,9 @@ class Settings:
     rate_limit_token: str = "600 per minute"
     rate_limit_address: str = "1200 per minute"
     rate_limit_signup: str = "30 per minute"
+    #: Replay imports per token (``POST /v1/replays``): each keeps up to its file's bytes for ``imported_replay_ttl``,
+    #: so this bounds what one token can have kept (100 a day: at most 100 files' bytes, 2 MiB each, a day).
+    rate_limit_import: str = "100 per day"
     #: How many proxies in front of the service append to X-Forwarded-For (0: none; the header is ignored).
     trusted_proxy_hops: int = 0
     snapshot_every: int = 64
@@ -49,6 +52,8 @@ class Settings:
     #: ~300 KiB, and verifying a file costs time in proportion to both (bench/replay_bench.py: the worst case).
     max_replay_bytes: int = 2 * 1024 * 1024
     max_replay_events: int = 3000
+    #: How long an imported replay is kept, in seconds from its last import (0: for good).
+    imported_replay_ttl: int = 30 * 24 * 3600
     long_poll_max: float = 60.0
     stream_max_seconds: float = 300.0
     stream_heartbeat: float = 15.0

@@ -16,6 +16,7 @@ is the only way a game comes to be.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -23,6 +24,7 @@ from typing import Any
 from engine import (
     EVENT_SCHEMA_VERSION,
     Event,
+    GameStarted,
     GameState,
     Phase,
     RoundDealt,
@@ -33,12 +35,40 @@ from engine import (
     redact,
 )
 from engine.snapshot import state_from_dict, state_to_dict
-from engine.state import apply_in_place
+from engine.state import CorruptHistory, apply_in_place
 from service.envelopes import pack, unpack
 from service.lobby import LOBBY_EVENTS, LOBBY_TYPES, LobbyEvent, Seat
 from service.lobby import event_from_dict as lobby_event_from_dict
 from service.lobby import event_to_dict as lobby_event_to_dict
 from service.lobby import fold as lobby_fold
+
+#: The longest name a player may have: what the API takes (``POST /v1/players``) and what a replay file may hold,
+#: for a name is shown wherever its seat is named (every sentence of a replay about it).
+NAME_LENGTH = 40
+#: Not printable text: control characters, format characters (bidi overrides and isolates, zero-width characters,
+#: the BOM) and line or paragraph separators.  Others see a name or label as written, so it must look as it reads.
+UNPRINTABLE = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
+def unprintable(text: str) -> str | None:
+    """Why ``text`` is not printable (its first character of :data:`UNPRINTABLE`), or ``None``: letters of any
+    script, spaces, punctuation and emoji pass."""
+    for char in text:
+        if unicodedata.category(char) in UNPRINTABLE:
+            return f"must be printable text; U+{ord(char):04X} is a control, format or separator character"
+    return None
+
+
+def name_problem(name: object) -> str | None:
+    """What makes ``name`` no player's name (a string of 1 to :data:`NAME_LENGTH` printable characters), or ``None``.
+
+    The one rule for names, whoever brings them: the API's request schemas and the replay checker both ask it.
+    """
+    if not isinstance(name, str):
+        return f"must be a string, not {type(name).__name__}"
+    if not 1 <= len(name) <= NAME_LENGTH:
+        return f"must be 1 to {NAME_LENGTH} characters long, not {len(name)}"
+    return unprintable(name)
 
 #: Upcasters: ``UPCASTERS[v]`` turns an envelope written with schema version ``v`` into ``v + 1``.
 UPCASTERS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
@@ -182,6 +212,17 @@ class Game:
         return cls(**values)
 
 
+def _check_start(game: Game, event: GameStarted) -> None:
+    """A game starts as it was created, once every human seat is taken (as the service starts it)."""
+    if any(seat.open for seat in game.seats):
+        raise CorruptHistory("game_started: a human seat is still open")
+    created = (len(game.seats), game.variant, game.action_rules, game.seed, game.deck, game.dealing == "custom")
+    started = (event.players, event.variant, event.action_rules, event.seed,
+               [str(card) for card in event.deck] if event.deck is not None else None, event.custom_deal)
+    if created != started:
+        raise CorruptHistory("game_started: the options differ from game_created's (players, variant, rules, seed, deck)")
+
+
 def apply(game: Game, number: int, data: dict[str, Any]) -> None:
     """Fold one stored envelope (already upcast) into ``game``."""
     if data["type"] in LOBBY_TYPES:
@@ -209,6 +250,8 @@ def event_envelope(event: LobbyEvent | Event, *, at: str, by: str) -> str:
 
 def apply_engine(game: Game, number: int, event: Event, at: str) -> None:
     """Fold one engine event, appended at ``at`` as event ``number``, into ``game``."""
+    if isinstance(event, GameStarted):
+        _check_start(game, event)
     apply_in_place(game.state, event)
     if isinstance(event, TurnStarted | RoundDealt):
         game.turn_started_at = at

@@ -63,6 +63,8 @@ class Table(Protocol):
 
     def seat_of(self, player_id: str | None) -> int | None: ...
 
+    def seat_to_move(self) -> int | None: ...
+
 
 # --- events -------------------------------------------------------------------------
 
@@ -255,8 +257,12 @@ def fold(table: Table, event: LobbyEvent, at: str) -> None:
     elif isinstance(event, SeatResigned):
         seat = _held_seat(table, event, "active")
         seat.kind, seat.level, seat.resigned = "ai", event.level, True
-    elif isinstance(event, TurnTimedOut):
-        _seat(table, event)  # the fold or AI turn that follows carries the change
+    elif isinstance(event, TurnTimedOut):  # the fold or AI turn that follows carries the change
+        seat = _seat(table, event)
+        if event.seat != table.seat_to_move() or seat.kind != "human":
+            raise CorruptHistory(f"turn_timed_out: seat {event.seat} is not a human seat to move")
+        if event.action != table.timeout_action:
+            raise CorruptHistory(f"turn_timed_out: the game's turns time out to {table.timeout_action!r}, not {event.action!r}")
     elif isinstance(event, GameCancelled):
         if table.status != "waiting":
             raise CorruptHistory("game_cancelled: only a game still waiting can be called off")

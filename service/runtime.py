@@ -17,6 +17,7 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 
 from service.application.games import GameService
+from service.application.imports import ImportedReplays
 from service.config import Settings
 from service.storage.connections import BadRedisUrl, is_cluster, queue_client, store_client
 from service.storage.events import EventStore
@@ -41,6 +42,7 @@ class Runtime:
     webhook_queue: Queue  # webhook deliveries, worked apart (see workers.runner)
     dispatcher: Dispatcher
     tickets: TicketStore  # stream tickets: a browser's read-only pass to its own live feed
+    imports: ImportedReplays  # replay files imported: verified, their facts kept a while, told when read
 
 
 def connect(settings: Settings) -> tuple[redis.Redis, redis.Redis]:
@@ -98,4 +100,5 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
     )
     replays = ReplayStore(text, settings.key_prefix)
     tickets = TicketStore(text, settings.key_prefix, settings.stream_ticket_seconds)
-    return Runtime(settings, text, raw, store, players, games, replays, queue, webhook_queue, dispatcher, tickets)
+    imports = ImportedReplays(replays, settings.imported_replay_ttl)
+    return Runtime(settings, text, raw, store, players, games, replays, queue, webhook_queue, dispatcher, tickets, imports)

@@ -35,10 +35,13 @@ FLAGS = (
 BROWSER_OWN = ("chrome:", "chrome-untrusted:", "devtools:", "about:")
 
 
+NO_CHROMIUM = f"needs {CHROMIUM} and {CHROMEDRIVER} (apt-get install -y chromium chromium-driver)"
+
+
 def skip_without_chromium() -> None:
     """Skip the calling module unless Chromium, its driver and selenium are here."""
     if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
-        pytest.skip(f"needs {CHROMIUM} and {CHROMEDRIVER} (apt-get install -y chromium chromium-driver)", allow_module_level=True)
+        pytest.skip(NO_CHROMIUM, allow_module_level=True)
     pytest.importorskip("selenium.webdriver", reason="needs selenium (pip install selenium)")
 
 

@@ -27,11 +27,12 @@ from tests.deployment import NO_REDIS_CLUSTER, REDIS_CLI, REDIS_SERVER, RedisClu
 from tests.slots import SlotCheckedRedis
 
 REAL_REDIS_URL = os.environ.get("RED7_TEST_REDIS_URL")
+NO_REAL_REDIS_URL = "RED7_TEST_REDIS_URL is not set (CI sets it to the machine's Redis)"
 
 
 def _real_redis_reason() -> str | None:
     if not REAL_REDIS_URL:
-        return "RED7_TEST_REDIS_URL is not set (CI sets it to the machine's Redis)"
+        return NO_REAL_REDIS_URL
     try:
         redis.Redis.from_url(REAL_REDIS_URL, socket_connect_timeout=1).ping()
     except redis.RedisError as exc:

@@ -1,6 +1,7 @@
 """The README's "Integrate in 5 minutes" block runs exactly as written against ``red7 serve --embedded``
 (what ``python3 dev.py run`` starts), with nothing on the PATH but curl and python3; and that server, idle,
-neither logs nor spins.
+neither logs nor spins.  What the README says the tests need is what they skip without, and the client tools'
+versions it names are the ones pinned (its client-generation commands themselves run in tests/clients).
 
 The server is the venv's ``red7``, on a free loopback port (the one change made to the block is that port in
 its ``API=`` line), in a process group of its own, stopped by the fixture whatever the test did.
@@ -8,6 +9,7 @@ its ``API=`` line), in a process group of its own, stopped by the fixture whatev
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -22,6 +24,17 @@ from pathlib import Path
 import pytest
 import requests
 
+from tests.browser import NO_CHROMIUM
+from tests.clients.conftest import (
+    NO_NODE,
+    TYPESCRIPT,
+    no_npm_tool,
+    no_python_generator,
+    readme_blocks,
+    readme_command,
+    readme_section,
+)
+from tests.conftest import NO_REAL_REDIS_URL
 from tests.deployment import free_port, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -131,3 +144,36 @@ def test_an_idle_embedded_server_neither_logs_nor_spins(served: Served) -> None:
     assert served.log_lines() == lines, "an idle server logs nothing"
     assert not [line for line in lines if "scheduler" in line.lower()], lines
     assert share < 0.04, f"idle, the server used {share:.1%} of a core"
+
+
+def test_the_readme_says_what_the_browser_and_client_tests_need() -> None:
+    """Each skip reason as the tests give it, and the client tools' install lines as .ci/run runs them."""
+    section = readme_section("What the tests need")
+    reasons = [NO_REAL_REDIS_URL, NO_CHROMIUM, NO_NODE, no_npm_tool("<tool>"), no_python_generator(ROOT / ".venv-clients")]
+    missing = [reason for reason in reasons if f"`{reason}`" not in section]
+    assert not missing, missing
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "apt-get install" in section and re.search(r"apt-get install\b.*\bchromium chromium-driver\b", ci)
+    (installs,) = readme_blocks(section, "sh")
+    lines = installs.strip().splitlines()
+    assert len(lines) == 3 and all(line in ci.splitlines() for line in lines), lines
+
+
+def test_the_readme_names_the_client_tool_versions_that_are_pinned() -> None:
+    """The versions in "Generated clients" (its table and its install commands) are package.json's, its lock file's
+    and .ci/run's; typescript is a 5.x (openapi-typescript 7 cannot use the 7.x a plain install pulls)."""
+    section = readme_section("Generated clients")
+    table = dict(re.findall(r"^\| ([a-z-]+) \| (\d+\.\d+\.\d+) \|", section, re.MULTILINE))
+    npm = json.loads((TYPESCRIPT / "package.json").read_text())["devDependencies"]
+    lock = json.loads((TYPESCRIPT / "package-lock.json").read_text())["packages"]
+    for tool in ("openapi-typescript", "openapi-fetch", "typescript"):
+        assert table[tool] == npm[tool] == lock[f"node_modules/{tool}"]["version"], tool
+    assert npm["typescript"].startswith("5.") and "typescript@^5.x" in section
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert f'"openapi-python-client=={table["openapi-python-client"]}"' in ci
+    assert f"pip install openapi-python-client=={table['openapi-python-client']}" in section
+    installs = [word for line in ("npm install --save-exact openapi-fetch", "npm install --save-exact --save-dev")
+                for word in readme_command(line) if "@" in word]
+    assert sorted(installs) == sorted(f"{tool}@{table[tool]}" for tool in ("openapi-fetch", "openapi-typescript", "typescript"))
+    generate = readme_command("npx openapi-typescript ")
+    assert not [word for word in generate if word.startswith("--default-non-nullable")], "the default options do"

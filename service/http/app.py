@@ -145,6 +145,13 @@ def _signup_key() -> str | None:
     return request.remote_addr or "unknown"
 
 
+def _import_key() -> str | None:
+    """Replay imports draw on a budget of their own, per token: each keeps its file's facts for a while."""
+    if request.endpoint != "v1.Replays" or request.method != "POST":
+        return None
+    return _token_key()
+
+
 def _check_accept() -> None:
     """406 when the Accept header takes nothing the route answers with (a client would misread what it got)."""
     if request.method == "OPTIONS" or request.blueprint not in ("v1", "health"):
@@ -268,6 +275,7 @@ def create_app(runtime: Runtime | None = None) -> Flask:
             ("address", settings.rate_limit_address, _address_key),
             ("token", settings.rate_limit_token, _token_key),
             ("signup", settings.rate_limit_signup, _signup_key),
+            ("import", settings.rate_limit_import, _import_key),
         )
         if text
     ]

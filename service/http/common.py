@@ -16,7 +16,7 @@ import flask
 from flask import Response, current_app, request
 from flask.views import MethodView
 from flask_smorest import Blueprint
-from marshmallow import Schema
+from marshmallow import Schema, missing
 from webargs.flaskparser import FlaskParser
 from werkzeug.datastructures import MIMEAccept
 
@@ -76,11 +76,14 @@ class _BodyParser(FlaskParser):
     """webargs' parser, reading a replay sent as NDJSON lines (the export's other format) as the document they hold.
 
     The app's body check (``_check_body``) lets NDJSON through to ``POST /v1/replays`` alone (415 elsewhere) and
-    answers 400 to lines that are not a replay's, so only that route's schema ever sees such a body."""
+    answers 400 to lines that are not a replay's, so only that route's schema ever sees such a body. An empty body
+    is no body, in either format (as webargs reads an empty JSON body): the schema answers 422, never the lines'
+    parser a 500."""
 
     def _raw_load_json(self, req: flask.Request) -> Any:
         if req.mimetype == NDJSON:
-            return document_from_lines(req.get_data(cache=True))
+            data = req.get_data(cache=True)
+            return document_from_lines(data) if data else missing
         return super()._raw_load_json(req)
 
 

@@ -9,7 +9,9 @@ openapi-typescript), so the document names everything they name types and functi
   (:mod:`service.http.schemas.events`), so a feed is typed event by event;
 - every operation has a stable ``operationId`` (declared with ``@v1.doc(operationId=...)``; camelCase verbs,
   listed in the README) and its own ``security``: what the route itself asks for, on *this* server
-  (``X-Api-Key`` is asked for only when the server has keys, so the requirement is dropped otherwise).
+  (``X-Api-Key`` is asked for only when the server has keys, so the requirement is dropped otherwise);
+- a schema's defaults are said in its members' descriptions, not as ``default`` (:func:`defaults_in_words`), so
+  openapi-typescript's default options keep a member the request may leave out optional.
 
 A route without an operationId, a summary or a security declaration fails the app's start: the document is
 what clients are built from, and a generated name would change whenever a path does.
@@ -17,6 +19,7 @@ what clients are built from, and a generated name would change whenever a path d
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from apispec import APISpec, BasePlugin
@@ -65,6 +68,23 @@ def security_schemes(api_keys: bool) -> dict[str, dict[str, str]]:
     return schemes
 
 
+def defaults_in_words(schema: dict[str, Any]) -> None:
+    """Move each member's ``default`` into its description (``default: "advanced"``), in place.
+
+    A default in a schema is always a request's: apispec takes it from a field's ``load_default``, what the server
+    assumes when a request leaves the member out. openapi-typescript (7.x) cannot tell a request's component from a
+    response's, and by default (``defaultNonNullable``) types a member with a ``default`` as always present: a
+    client would have to send ``variant``, ``action_rules``, ``timeout_action`` and a token's ``label``. Said in
+    words, the default still shows in the docs, and every generator types the member as one a request may omit
+    (openapi-python-client leaves it unset, and the server applies the default). Parameters keep their ``default``:
+    no generator makes a parameter required for it, and none is a component.
+    """
+    for member in (schema.get("properties") or {}).values():
+        if "default" in member:
+            said = f"default: {json.dumps(member.pop('default'))}"
+            member["description"] = f"{member['description']} ({said})" if member.get("description") else said
+
+
 class Red7Document(BasePlugin):
     """apispec plugin: the shared components, the converter for nullable and enum members, per-server security."""
 
@@ -106,6 +126,10 @@ class Red7Document(BasePlugin):
         )
         spec.components.schema("ReplayAt", schema=ReplayAtSchema)
         spec.components.example("Replay", replay_component())
+
+    def schema_helper(self, name: str, definition: dict[str, Any], **_: Any) -> None:
+        """Every component, as apispec's marshmallow plugin made it (it runs first), with its defaults in words."""
+        defaults_in_words(definition)
 
     def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None, **_: Any) -> None:
         for method, operation in (operations or {}).items():

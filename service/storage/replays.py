@@ -1,8 +1,13 @@
-"""Imported replays: verified documents kept under their content hash (importing twice is harmless)."""
+"""Imported replays: what an import keeps, under an id made of its content hash, for a while.
+
+One key per replay, ``<prefix>replay:<id>``, holding the text the application keeps (the verified facts,
+:mod:`service.application.imports`; an import made before that kept the whole document, read for good).
+It is written with its expiry in one command, so no key is ever left without one; importing the same
+content again writes it again, the same bytes, and keeps it that long from then on.
+"""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import redis
@@ -21,12 +26,22 @@ class ReplayStore:
         digest: str = document["hash"]
         return "r_" + digest.removeprefix("sha256:")[:24]
 
-    def save(self, document: dict[str, Any]) -> tuple[str, bool]:
-        """The replay's id, and whether this stored it (``False``: the same content was imported before, and stays)."""
-        replay_id = self.id_for(document)
-        created = self.redis.set(self._key(replay_id), json.dumps(document, separators=(",", ":")), nx=True)
-        return replay_id, bool(created)
+    def save(self, replay_id: str, kept: str, ttl: int) -> bool:
+        """Keep ``kept`` for ``ttl`` seconds from now (0: for good); whether it is new (``False``: imported before).
 
-    def get(self, replay_id: str) -> dict[str, Any] | None:
+        One transaction on one key: whether it was there, and the write with its expiry (``SET … EX``).
+        """
+        key = self._key(replay_id)
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.exists(key)
+            pipe.set(key, kept, ex=ttl if ttl > 0 else None)
+            existed, _ = pipe.execute()
+        return not existed
+
+    def get(self, replay_id: str) -> str | None:
+        """What an import keeps, while it is kept."""
         stored = self.redis.get(self._key(replay_id))
-        return None if stored is None else json.loads(stored)
+        return None if stored is None else stored.decode() if isinstance(stored, bytes) else str(stored)
+
+    def exists(self, replay_id: str) -> bool:
+        return bool(self.redis.exists(self._key(replay_id)))

@@ -27,7 +27,7 @@ def capture() -> dict[str, Any]:
     server = fakeredis.FakeServer()
     clients = (fakeredis.FakeRedis(server=server, decode_responses=True), fakeredis.FakeRedis(server=server))
     settings = Settings(key_prefix="examples:", rate_limit_token="", rate_limit_address="", rate_limit_signup="",
-                        expert_seconds=0.05, max_games_in_play=0, max_ai_seats_in_play=0)
+                        rate_limit_import="", expert_seconds=0.05, max_games_in_play=0, max_ai_seats_in_play=0)
     runtime = build_runtime(settings, clients=clients)
     client = create_app(runtime).test_client()
     out: dict[str, Any] = {}

@@ -153,6 +153,28 @@ def test_replays_from_the_api(api):
     assert rows[-1]["hash"] == document["hash"] and rows[3]["text"] == document["steps"][2]["text"]
 
 
+def test_at_is_a_step_from_0_to_the_last_and_the_schema_the_spec_and_the_refusal_say_so(api):
+    """?at=0 is the table before the first step (state null), 1 the first step, N the last; N + 1 and -1 are refused,
+    and every refusal says the same range as the OpenAPI document (from 0, not "steps 1 to N")."""
+    token, document = exported_short_game(api)
+    imported = api.call("POST", "/v1/replays", token, json=document).get_json()
+    last = len(document["steps"])
+    for url in (f"/v1/games/{document['game_id']}/replay", imported["url"]):
+        assert api.call("GET", f"{url}?at=0").get_json()["step"] == {"index": 0, "text": "Before the first step.", "state": None}
+        assert api.call("GET", f"{url}?at=1").get_json()["step"] == document["steps"][0]
+        assert api.call("GET", f"{url}?at={last}").get_json()["step"] == document["steps"][-1]
+        for wrong, said in ((last + 1, f"to {last}, this replay's last step; not {last + 1}"), (-1, "to the replay's last step")):
+            refused = api.call("GET", f"{url}?at={wrong}")
+            assert refused.status_code == 422 and refused.get_json()["code"] == "invalid_request"
+            (error,) = refused.get_json()["errors"]
+            assert error["field"] == "at" and error["location"] == "query"
+            assert error["message"].startswith("at is a step number from 0 (the table before the first step) ")
+            assert error["message"].endswith(said), error["message"]
+    spec = api.call("GET", "/v1/openapi.json").get_json()
+    at = next(p for p in spec["paths"]["/v1/replays/{replay_id}"]["get"]["parameters"] if p["name"] == "at")
+    assert at["schema"]["minimum"] == 0 and "0: before the first step" in at["description"]
+
+
 def exported_short_game(api):
     """A player's token and the exported replay of a short finished game (a fold ends it if the AI did not)."""
     token = api.player()["token"]
@@ -218,7 +240,7 @@ def test_a_lobby_event_that_could_not_have_happened_does_not_verify(api, name):
     types = [e["type"] for e in document["events"]]
     index = types.index("game_started") if where == "start" else len(types) - 1
     verdict = verify_replay(_with_event(document, index, event))
-    assert not verdict.ok and any("do not replay" in problem for problem in verdict.problems), verdict.problems
+    assert not verdict.ok and all(error["field"].startswith("events") for error in verdict.errors), verdict.problems
     refused = api.call("POST", "/v1/replays", token, json=_with_event(document, index, event))
     assert refused.status_code == 422 and refused.get_json()["code"] == "invalid_replay"
 

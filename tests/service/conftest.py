@@ -20,6 +20,7 @@ def settings_for(key_prefix: str, **overrides: Any) -> Settings:
         "rate_limit_token": "",
         "rate_limit_address": "",
         "rate_limit_signup": "",
+        "rate_limit_import": "",
         "allow_custom_decks": True,
         "stream_heartbeat": 0.2,
         "stream_max_seconds": 1.5,

@@ -81,12 +81,16 @@ def test_a_stream_ticket_is_redeemed_while_it_lives(redis_client, key_prefix):
 
 
 @pytest.mark.on_cluster
-def test_an_imported_replay_is_kept_once_by_its_content(redis_client, key_prefix):
+def test_an_imported_replay_is_kept_once_by_its_content_and_expires(redis_client, key_prefix):
     replays = ReplayStore(redis_client, key_prefix)
-    document = {"game_id": "g_1", "hash": "ab" * 16, "events": [{"type": "game_created"}]}
-    replay_id, created = replays.save(document)
-    assert created and replays.save(document) == (replay_id, False)
-    assert replays.get(replay_id) == document and replays.get("r_unknown") is None
+    replay_id = ReplayStore.id_for({"hash": "sha256:" + "ab" * 32})
+    key = f"{key_prefix}replay:{replay_id}"
+    assert replays.save(replay_id, "facts", ttl=1) and not replays.save(replay_id, "facts", ttl=1)  # the second: no copy
+    assert replays.get(replay_id) == "facts" and replays.exists(replay_id) and replays.get("r_unknown") is None
+    assert 0 < redis_client.ttl(key) <= 1, "written with its expiry"
+    time.sleep(1.1)
+    assert replays.get(replay_id) is None and not replays.exists(replay_id)
+    assert replays.save(replay_id, "facts", ttl=0) and redis_client.ttl(key) == -1  # 0: kept for good
 
 
 @pytest.mark.slow

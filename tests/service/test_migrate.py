@@ -96,7 +96,7 @@ def test_migrate_moves_every_player_and_the_service_finds_everything(old_store, 
             verdict = verify_replay(document)
             assert verdict.ok and verdict.retold == 0, verdict.problems
     for replay_id in FIXTURE["replays"]:
-        stored = runtime.replays.get(replay_id)
+        stored = runtime.imports.get(replay_id)  # kept as a whole document then: still read
         assert stored is not None and verify_replay(stored).ok
 
 

@@ -9,7 +9,6 @@ from flask.views import MethodView
 
 from replays.build import state_at
 from replays.ndjson import iter_lines
-from replays.verify import verify_replay
 from replays.viewer import render_viewer
 from service.http.auth import current_player
 from service.http.common import (
@@ -59,6 +58,26 @@ REPLAY_RESPONSE = {
             "examples": {**REPLAY_REF, "at": {"summary": "?at=3: the table after step 3", "value": example("ReplayAt")}},
         },
         NDJSON: {"schema": {"type": "string", "description": "one JSON object per line"}, "example": ndjson_example()},
+    },
+}
+
+#: What ``POST /v1/replays`` documents beside the JSON document the schema gives: the NDJSON lines, as a file.
+#:
+#: ``format: binary`` makes the lines a file to openapi-python-client (with its README setting that maps
+#: application/x-ndjson to application/octet-stream), so it sends them as they are; a plain string it would try
+#: to send as a file's ``payload``. ``required: false``, although a request without a body is answered 422: for a
+#: required body in two formats, openapi-python-client 0.29.1 annotates ``body`` with ``Unset`` without importing
+#: it, and the module fails on import (``NameError``); an optional body imports it. openapi-typescript reads the
+#: lines as a string, and openapi-fetch sends them with their Content-Type and an identity ``bodySerializer``.
+IMPORT_BODY = {
+    "description": "the replay file: either format that GET /v1/games/{game_id}/replay/export sends (a request "
+    "without one is answered 422)",
+    "required": False,
+    "content": {
+        NDJSON: {
+            "schema": {"type": "string", "format": "binary", "description": "the replay's lines, as the export sends them"},
+            "example": ndjson_example(),
+        },
     },
 }
 
@@ -157,37 +176,36 @@ class Replays(MethodView):
         200, schema=ImportedSchema, description="imported before: that import", headers=response_headers("Location"),
         example=example("Imported"),
     )
-    @v1.doc(
-        operationId="importReplay",
-        security=TOKEN,
-        requestBody={"content": {NDJSON: {"schema": {"type": "string"}, "example": ndjson_example()}}},
-    )
+    @v1.doc(operationId="importReplay", security=TOKEN, requestBody=IMPORT_BODY)
     def post(self, document: dict[str, Any]) -> Response:
-        """Import a replay file: it is verified (hash, every state, the deals) and made viewable.
+        """Import a replay file: it is verified (hash, every state, the deals, every member) and made viewable for a while.
 
         The file is either export: the JSON document (application/json) or its lines (application/x-ndjson: a header
         line, one line per step, an end line), as GET /v1/games/{id}/replay/export sends them.
 
-        The same content imported again is the same import (200, same id): a retry or a second upload makes no copy."""
+        Every member must be what the service writes: each event's members of the JSON type and range it has (a
+        player's name 1 to 40 printable characters, as POST /v1/players takes it; seats of the game; the engine's AI
+        levels), and the header and every step as the events replay them (step texts are words, retold in today's).
+        Anything else is a 422 invalid_replay naming each field at fault.
+
+        What is kept is the replay's events, no more bytes than the file has; it is told again when read. It is kept
+        RED7_IMPORTED_REPLAY_TTL (30 days; expires_at says until when) and then answers 404. The same content imported
+        again is the same import (200, same id), kept that long from then: a retry or a second upload makes no copy.
+        Imports draw on a budget of their own per token (RED7_RATE_LIMIT_IMPORT, 100 a day)."""
         current_player()
         _within_bounds(document)
-        verdict = verify_replay(document)
-        if not verdict.ok:
-            detail = "The replay does not verify: " + "; ".join(verdict.problems[:5])
-            errors = [{**error, "location": "json"} for error in verdict.errors]
-            raise ApiError("invalid_replay", detail, problems=verdict.problems, errors=errors)
-        kept = verdict.document
-        assert kept is not None  # it verified
-        replay_id, created = red7_runtime().replays.save(kept)
+        imported = red7_runtime().imports.add(document)
+        replay_id = imported.replay_id
         body = {
             "id": replay_id,
-            "game_id": kept["game_id"],
-            "steps": verdict.steps,
-            "hash": kept["hash"],
+            "game_id": imported.document["game_id"],
+            "steps": len(imported.document["steps"]),
+            "hash": imported.document["hash"],
             "url": f"/v1/replays/{replay_id}",
             "view_url": f"/v1/replays/{replay_id}/view",
+            "expires_at": imported.expires_at,
         }
-        return json_response(body, 201 if created else 200, {"Location": body["url"]})
+        return json_response(body, 201 if imported.created else 200, {"Location": body["url"]})
 
 
 def _within_bounds(document: dict[str, Any]) -> None:
@@ -202,9 +220,9 @@ def _within_bounds(document: dict[str, Any]) -> None:
 
 
 def _imported(replay_id: str) -> dict[str, Any]:
-    document = red7_runtime().replays.get(replay_id)
+    document = red7_runtime().imports.get(replay_id)
     if document is None:
-        raise ApiError("not_found", f"There is no imported replay {replay_id!r}.")
+        raise ApiError("not_found", f"There is no imported replay {replay_id!r}: none was made, or it has expired.")
     return document
 
 
@@ -214,7 +232,7 @@ class ImportedReplay(MethodView):
     @v1.arguments(ReplayQuerySchema(), location="query")
     @v1.doc(operationId="getImportedReplay", responses={200: REPLAY_RESPONSE}, security=PUBLIC)
     def get(self, query: dict[str, Any], replay_id: str) -> Response:
-        """An imported replay."""
+        """An imported replay, while it is kept (expires_at of its import; then 404)."""
         return _replay_response(_imported(replay_id), query)
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any, ClassVar
 
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
 
 from engine import Card, Variant, step_from_dict
+from replays.build import AT_RANGE
 from service.application.commands import NewGame, SeatRequest
+from service.game import NAME_LENGTH, unprintable
 from service.http.schemas.vocabulary import ENUMS, Choice
 
 #: No game comes near this many events; larger cursors are refused rather than sent to Redis.
@@ -46,20 +47,15 @@ class Strict(Schema):
 # --- requests ------------------------------------------------------------------------
 
 
-#: Not printable text: control characters, format characters (bidi overrides and isolates, zero-width characters,
-#: the BOM) and line or paragraph separators.  Others see a name or label as written, so it must look as it reads.
-UNPRINTABLE = frozenset({"Cc", "Cf", "Zl", "Zp"})
-
-
 def _printable(value: str) -> None:
-    """Refuse text with a character of :data:`UNPRINTABLE` (letters of any script, spaces, punctuation and emoji pass)."""
-    for char in value:
-        if unicodedata.category(char) in UNPRINTABLE:
-            raise ValidationError(f"must be printable text; U+{ord(char):04X} is a control, format or separator character")
+    """Refuse text others could not read as written (``service.game.unprintable``: the replay checker's rule too)."""
+    problem = unprintable(value)
+    if problem is not None:
+        raise ValidationError(problem)
 
 
 class PlayerCreateSchema(Strict):
-    name = fields.String(required=True, validate=[validate.Length(1, 40), _printable], metadata={"example": "Ana"})
+    name = fields.String(required=True, validate=[validate.Length(1, NAME_LENGTH), _printable], metadata={"example": "Ana"})
 
 
 def _webhook_url(value: str | None) -> None:
@@ -69,7 +65,7 @@ def _webhook_url(value: str | None) -> None:
 
 
 class PlayerUpdateSchema(Strict):
-    name = fields.String(validate=[validate.Length(1, 40), _printable])
+    name = fields.String(validate=[validate.Length(1, NAME_LENGTH), _printable])
     webhook_url = fields.String(
         allow_none=True,
         validate=[validate.Length(max=500), _webhook_url],
@@ -206,7 +202,10 @@ class EventsQuerySchema(Strict):
 
 
 class ReplayQuerySchema(Strict):
-    at = fields.Integer(validate=validate.Range(0, MAX_EVENT), metadata={"description": "the state after step N (0: the start)"})
+    at = fields.Integer(
+        validate=validate.Range(0, MAX_EVENT, error=AT_RANGE),
+        metadata={"description": "the table after step N, from 1 to the replay's last; 0: before the first step (state null)"},
+    )
 
 
 class StreamQuerySchema(Strict):

@@ -303,6 +303,15 @@ class ImportedSchema(Schema):
     hash = fields.String(required=True)
     url = fields.String(required=True)
     view_url = fields.String(required=True)
+    expires_at = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "when the import is no longer kept (its URLs then answer 404): RED7_IMPORTED_REPLAY_TTL (30 days) "
+            "after this import; importing the same replay again keeps it that long from then. null: kept for good",
+            "format": "date-time",
+        },
+    )
 
 
 class HealthSchema(Schema):

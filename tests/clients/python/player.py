@@ -9,11 +9,23 @@ from __future__ import annotations
 
 import sys
 import time
+from http import HTTPStatus
+from io import BytesIO
 from typing import NoReturn
 
 from red7_client import AuthenticatedClient, Client
 from red7_client.api.v1 import act as act_api
-from red7_client.api.v1 import create_game, create_player, get_game, get_replay, list_events, stream_events
+from red7_client.api.v1 import (
+    create_game,
+    create_player,
+    export_replay,
+    get_game,
+    get_imported_replay,
+    get_replay,
+    import_replay,
+    list_events,
+    stream_events,
+)
 from red7_client.models import (
     Action,
     AiLevel,
@@ -23,6 +35,7 @@ from red7_client.models import (
     GameFinishedEvent,
     GameStatus,
     GameView,
+    Imported,
     LegalStep,
     Outcome,
     PlayerCreate,
@@ -36,7 +49,9 @@ from red7_client.models import (
     Variant,
     You,
 )
+from red7_client.types import File
 
+NDJSON = "application/x-ndjson"
 DEADLINE = time.monotonic() + 100
 
 
@@ -130,8 +145,39 @@ def main(base_url: str) -> None:
     stream = stream_events.sync(game_id, client=anonymous)
     if not isinstance(stream, str) or "event: end" not in stream:
         fail("the stream of a finished game", stream)
+    imported = export_and_import(me, game_id)
     print(f"finished: winner seat {view.winner}, {played} steps of ours, {len(final.events)} events, "
-          f"{len(replay.steps)} replay steps")
+          f"{len(replay.steps)} replay steps, imported as {imported}")
+
+
+def export_and_import(me: AuthenticatedClient, game_id: str) -> str:
+    """The finished game's replay exported and imported again: as JSON (201, a new import), then as the export's
+    NDJSON lines (200: the same replay, so the same import); the import's answer is checked each time."""
+    exported = export_replay.sync(game_id, client=me)
+    if not isinstance(exported, Replay):
+        fail("the JSON export", exported)
+    first = import_replay.sync_detailed(client=me, body=exported)
+    imported = first.parsed
+    if first.status_code != HTTPStatus.CREATED or not isinstance(imported, Imported):
+        fail("importing the JSON export", first.content[:500])
+    if (imported.game_id, imported.hash_, imported.steps) != (game_id, exported.hash_, len(exported.steps)):
+        fail("the JSON import's answer", imported)
+    # The lines are not JSON, so the generated export_replay cannot parse them: the client's own httpx client fetches
+    # the file (its base URL and token), as a browser would save it.
+    lines = me.get_httpx_client().get(f"/v1/games/{game_id}/replay/export", headers={"Accept": NDJSON})
+    if lines.status_code != HTTPStatus.OK or lines.headers.get("content-type") != NDJSON:
+        fail("the NDJSON export", lines.text[:500])
+    upload = File(payload=BytesIO(lines.content), file_name=f"red7-{game_id}.ndjson", mime_type=NDJSON)
+    again = import_replay.sync_detailed(client=me, body=upload)
+    same = again.parsed
+    if again.status_code != HTTPStatus.OK or not isinstance(same, Imported):
+        fail("importing the NDJSON export", again.content[:500])
+    if (same.id, same.hash_, same.steps) != (imported.id, imported.hash_, imported.steps):
+        fail("the NDJSON import's answer", same)
+    kept = get_imported_replay.sync(imported.id, client=me)
+    if not isinstance(kept, Replay) or kept.hash_ != exported.hash_:
+        fail("the imported replay", kept)
+    return imported.id
 
 
 if __name__ == "__main__":

@@ -1,12 +1,16 @@
 // A whole game through a client made of openapi-typescript's types (red7.d.ts, generated from the document by
 // the test) and openapi-fetch.  `tsc --strict` compiles it first; it has no casts (no `as`, no `!`): every
-// member is narrowed with checks, so the document has to type what the API sends.  Usage: node player.js BASE_URL
+// member is narrowed with checks, so the document has to type what the API sends.  After the game it exports the
+// replay and imports it again, as JSON and as its NDJSON lines.  Usage: node player.js BASE_URL
 import createClient from "openapi-fetch";
 import type { components, paths } from "./red7.js";
 
 type GameView = components["schemas"]["GameView"];
 type LegalStep = components["schemas"]["LegalStep"];
 type Step = components["schemas"]["Step"];
+type Client = ReturnType<typeof createClient<paths>>;
+
+const NDJSON = "application/x-ndjson";
 
 const baseUrl = process.argv[2];
 const deadline = Date.now() + 100_000;
@@ -94,7 +98,42 @@ async function main(): Promise<void> {
   if (spectator.data === undefined || spectator.data.you !== undefined) fail("the spectator's view", spectator.error);
   const stream = await anonymous.GET("/v1/games/{game_id}/stream", { params: { path: { game_id: gameId } }, parseAs: "text" });
   if (stream.data === undefined || !stream.data.includes("event: end")) fail("the stream of a finished game", stream.error);
-  console.log(`finished: winner seat ${view.winner}, ${played} steps of ours, ${feed.data.events.length} events`);
+  const imported = await exportAndImport(me, gameId);
+  console.log(`finished: winner seat ${view.winner}, ${played} steps of ours, ${feed.data.events.length} events, imported as ${imported}`);
+}
+
+// The finished game's replay exported and imported again: as JSON (201, a new import), then as the export's NDJSON
+// lines (200: the same replay, so the same import); the import's answer is checked each time.
+async function exportAndImport(me: Client, gameId: string): Promise<string> {
+  const path = { game_id: gameId };
+  const exported = await me.GET("/v1/games/{game_id}/replay/export", { params: { path } });
+  if (exported.data === undefined || typeof exported.data === "string") fail("the JSON export", exported.error);
+  const file = exported.data;
+  const first = await me.POST("/v1/replays", { body: file });
+  if (first.data === undefined || first.response.status !== 201) fail("importing the JSON export", first.error);
+  const imported = first.data;
+  if (imported.game_id !== gameId || imported.hash !== file.hash || imported.steps !== file.steps.length) {
+    fail("the JSON import's answer", imported);
+  }
+
+  const lines = await me.GET("/v1/games/{game_id}/replay/export", {
+    params: { path },
+    headers: { Accept: NDJSON },
+    parseAs: "text",
+  });
+  if (lines.data === undefined || lines.response.headers.get("Content-Type") !== NDJSON) fail("the NDJSON export", lines.error);
+  const text = lines.data;
+  // openapi-fetch sends a body as JSON unless told otherwise: the lines go as they are, with their media type.
+  const again = await me.POST("/v1/replays", { body: text, headers: { "Content-Type": NDJSON }, bodySerializer: () => text });
+  if (again.data === undefined || again.response.status !== 200) fail("importing the NDJSON export", again.error);
+  const same = again.data;
+  if (same.id !== imported.id || same.hash !== imported.hash || same.steps !== imported.steps) fail("the NDJSON import's answer", same);
+
+  const kept = await me.GET("/v1/replays/{replay_id}", { params: { path: { replay_id: imported.id } } });
+  if (kept.data === undefined || typeof kept.data === "string" || !("hash" in kept.data) || kept.data.hash !== file.hash) {
+    fail("the imported replay", kept.error);
+  }
+  return imported.id;
 }
 
 main().catch((error: unknown) => {

@@ -1,0 +1,113 @@
+"""Imported replays: a file verified, its facts kept for a while, and the replay told from them when it is read.
+
+An import used to keep the replay rebuilt from the file, every step's sentence and table included.  A
+sentence names the seats it is about, so one long name in a file (700 KB, named in 135 sentences) was
+kept as 100 MB (issue 18).  What is kept now is what the file proves and nothing derived from it: the
+game's id and its events, one stored payload a line as the event store keeps a game's (engine events in
+their compact form, :mod:`service.envelopes`).  A file holds those events and more (every step's table),
+so an import keeps fewer bytes than its file has, whatever the file (a finished game: ~15 KB, as its game
+keeps).  The replay is rebuilt from them when read, as a finished game's is: each sentence names seats
+by names of at most 40 characters (:func:`service.game.name_problem`, held by :mod:`replays.shape`).
+
+An import is kept ``ttl`` seconds (``RED7_IMPORTED_REPLAY_TTL``, 30 days) from the last time its content was
+imported; the few replays read last are kept in memory, rebuilt.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from replays.build import FULL, build_replay
+from replays.verify import verify_replay
+from service.errors import Refused
+from service.game import decode, envelope
+from service.storage.replays import ReplayStore
+
+
+@dataclass(frozen=True, slots=True)
+class Imported:
+    """An import: its id, whether it is new, the replay as it is kept, and when it goes (``None``: never)."""
+
+    replay_id: str
+    created: bool
+    document: dict[str, Any]
+    expires_at: str | None
+
+
+def kept_text(document: dict[str, Any]) -> str:
+    """What an import keeps of a verified replay: a line with the game's id, then each event's stored payload."""
+    lines = [json.dumps({"game_id": document["game_id"]}, separators=(",", ":"), ensure_ascii=False)]
+    for event in document["events"]:
+        fields = {k: v for k, v in event.items() if k not in ("n", "at", "by", "v")}
+        lines.append(envelope(fields, at=event["at"], by=event["by"]))
+    return "\n".join(lines)
+
+
+def told(kept: str) -> dict[str, Any]:
+    """The replay an import keeps, rebuilt (an import made before facts were kept holds the document itself)."""
+    first, _, rest = kept.partition("\n")
+    head = json.loads(first)
+    if "steps" in head:
+        return dict(head)
+    stored = [(number, decode(payload)) for number, payload in enumerate(rest.split("\n"), start=1)]
+    return build_replay(head["game_id"], stored, FULL)
+
+
+class ImportedReplays:
+    """Importing a replay file, and reading an import back while it is kept."""
+
+    def __init__(self, store: ReplayStore, ttl: int, *, clock: Callable[[], float] = time.time, remembered: int = 8) -> None:
+        self.store = store
+        self.ttl = ttl
+        self.clock = clock
+        self.remembered = remembered
+        self._read: OrderedDict[str, dict[str, Any]] = OrderedDict()  # the last replays read, rebuilt
+        self._lock = threading.Lock()  # request threads share them
+
+    def add(self, document: dict[str, Any]) -> Imported:
+        """Verify a file and keep its facts; ``invalid_replay`` (422), every problem with its field, if it does not verify."""
+        verdict = verify_replay(document)
+        if not verdict.ok or verdict.document is None:
+            detail = "The replay does not verify: " + "; ".join(verdict.problems[:5])
+            errors = [{**error, "location": "json"} for error in verdict.errors]
+            raise Refused("invalid_replay", detail, problems=verdict.problems, errors=errors)
+        kept = verdict.document
+        replay_id = self.store.id_for(kept)
+        created = self.store.save(replay_id, kept_text(kept), self.ttl)
+        self._remember(replay_id, kept)
+        expires_at = None
+        if self.ttl > 0:
+            moment = datetime.fromtimestamp(int(self.clock()) + self.ttl, UTC)
+            expires_at = moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+        return Imported(replay_id, created, kept, expires_at)
+
+    def get(self, replay_id: str) -> dict[str, Any] | None:
+        """An import's replay while it is kept; ``None`` once it has expired, or if there never was one."""
+        with self._lock:
+            document = self._read.get(replay_id)
+        if document is not None:
+            if self.store.exists(replay_id):
+                return document
+            with self._lock:  # expired since it was read
+                self._read.pop(replay_id, None)
+            return None
+        kept = self.store.get(replay_id)
+        if kept is None:
+            return None
+        document = told(kept)
+        self._remember(replay_id, document)
+        return document
+
+    def _remember(self, replay_id: str, document: dict[str, Any]) -> None:
+        with self._lock:
+            self._read[replay_id] = document
+            self._read.move_to_end(replay_id)
+            while len(self._read) > self.remembered:
+                self._read.popitem(last=False)
