@@ -169,7 +169,9 @@ SSE_STREAM: dict[str, Any] = {
     "resume), `event: <type>` and `data: <the event as JSON>`, exactly as an item of the events feed (an `Event`). "
     "While nothing happens a `: keep-alive` comment comes every 15 s. `event: end` (data `{}`) says the game is over and "
     "every event was sent: close the stream, or an EventSource reconnects. `event: reset` (data `{\"version\": v}`) "
-    "says the store lost events this stream had sent: reload the view; the stream goes on after version v.",
+    "says the store lost events this stream had sent: reload the view; the stream goes on after version v. "
+    "`event: replaced` (data `{}`) says the token opened more long-polls and streams than it may hold open and this "
+    "one, its oldest, gave its place to the newest: the stream closes.",
 }
 
 

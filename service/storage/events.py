@@ -31,10 +31,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import random
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import redis
 from redis.cluster import RedisCluster
@@ -122,6 +124,21 @@ class Idempotency:
     def fingerprint_of(method: str, path: str, body: Any) -> str:
         canonical = json.dumps([method, path, body], sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class Waiter(Protocol):
+    """Whoever waits on a stream, if it may have to stop before its time (an HTTP client that left).
+
+    A blocking read cannot be interrupted but by an exception raised into it: ``blocking()`` wraps each read, and
+    where the waiter can raise into it (gevent), it does, and swallows what it raised; elsewhere the reads last at
+    most ``every`` seconds and ``over()`` is asked between two.
+    """
+
+    every: float | None
+
+    def over(self) -> bool: ...
+
+    def blocking(self) -> AbstractContextManager[None]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,20 +318,36 @@ class EventStore:
                 return
             after = page[-1].number
 
-    def wait(self, stream: str, after: int, timeout: float) -> bool:
+    def wait(self, stream: str, after: int, timeout: float, waiter: Waiter | None = None) -> bool:
         """Block up to ``timeout`` seconds until the stream holds an event above ``after``.
 
         The blocking read goes in slices shorter than the client's socket
         timeout (redis-py 8 defaults to 5 s): one long ``XREAD BLOCK`` would be
         cut by the client as a dead connection however long the caller waits.
+        With a ``waiter``, the wait stops (``False``) when ``waiter.over()`` says
+        so between two slices, or when ``waiter.blocking()`` cuts a slice short
+        (see :class:`Waiter`).
         """
         if self.version(stream) > after:
             return True
         deadline = time.monotonic() + timeout
         key = self.events_key(stream)
+        first = True
         while (left := deadline - time.monotonic()) > 0:
             block = min(left, self._block_slice) if self._block_slice else left
-            if self.redis.xread({key: f"{after}-0"}, count=1, block=max(1, int(block * 1000))):
+            if waiter is None:
+                if self.redis.xread({key: f"{after}-0"}, count=1, block=max(1, int(block * 1000))):
+                    return True
+                continue
+            if waiter.over():
+                return False
+            if waiter.every:  # the first slice of a random length: waits begun together do not all wake together
+                block = min(block, waiter.every * (random.uniform(0.05, 1.0) if first else 1.0))
+            first = False
+            found = None
+            with waiter.blocking():
+                found = self.redis.xread({key: f"{after}-0"}, count=1, block=max(1, int(block * 1000)))
+            if found:
                 return True
         return False
 
