@@ -278,7 +278,7 @@ def test_an_import_is_bounded_in_bytes_and_in_events(api):
     for part, value in (("events", many), ("steps", (document["steps"] * most)[: most + 1])):
         refused = api.call("POST", "/v1/replays", token, json={**document, part: value})
         assert refused.status_code == 413 and refused.get_json()["code"] == "payload_too_large"
-        assert f"at most {most} {part}" in refused.get_json()["detail"]
+        assert f"at most {most} {part}" in refused.get_json()["detail"] and refused.get_json()[f"max_{part}"] == most
     huge = json.dumps({**document, "padding": "x" * settings.max_replay_bytes})
     too_big = api.call("POST", "/v1/replays", token, data=huge, headers={"Content-Type": "application/json"})
     assert too_big.status_code == 413 and too_big.get_json()["code"] == "payload_too_large"

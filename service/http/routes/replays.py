@@ -198,6 +198,7 @@ def _within_bounds(document: dict[str, Any]) -> None:
             raise ApiError(
                 "payload_too_large",
                 f"A replay may hold at most {most} {part}; this one holds {len(document[part])} (no game is that long).",
+                **{f"max_{part}": most},
             )
 
 
