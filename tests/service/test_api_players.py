@@ -355,3 +355,27 @@ def test_bad_paging_parameters_are_refused_with_the_field(api):
         response = api.call("GET", f"/v1/players/me/games?{query}", token)
         assert response.status_code == 422, query
         assert response.get_json()["errors"][0]["field"] == field
+
+
+def test_names_and_labels_are_trimmed_and_blank_ones_refused_with_the_field(api):
+    """A name of three spaces was stored as it came, and showed as nothing at the table."""
+    created = api.call("POST", "/v1/players", json={"name": "  Ana Lía \t"})
+    assert created.status_code == 201 and created.get_json()["name"] == "Ana Lía"
+    token = created.get_json()["token"]
+    assert api.call("GET", "/v1/players/me", token).get_json()["name"] == "Ana Lía"
+    assert api.call("PATCH", "/v1/players/me", token, json={"name": " Bo "}).get_json()["name"] == "Bo"
+    issued = api.call("POST", "/v1/players/me/tokens", token, json={"label": " phone  "})
+    assert issued.status_code == 201 and issued.get_json()["label"] == "phone"
+    assert api.call("POST", "/v1/players", json={"name": " " + "x" * 40 + " "}).status_code == 201  # 40 once trimmed
+    for blank in ("   ", "\u3000", " \u00a0 "):
+        for method, path, field in (
+            ("POST", "/v1/players", "name"),
+            ("PATCH", "/v1/players/me", "name"),
+            ("POST", "/v1/players/me/tokens", "label"),
+        ):
+            refused = api.call(method, path, token, json={field: blank})
+            problem = refused.get_json()
+            assert refused.status_code == 422 and problem["code"] == "invalid_request", (path, repr(blank), problem)
+            assert problem["errors"][0]["field"] == field and problem["errors"][0]["location"] == "json", problem
+    assert api.call("GET", "/v1/players/me", token).get_json()["name"] == "Bo"
+
