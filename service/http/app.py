@@ -24,6 +24,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from replays.ndjson import NdjsonError, document_from_lines
 from service.errors import PROBLEM_JSON, ApiError, problem
+from service.http import idempotency
 from service.http.api import NDJSON, PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, pages, v1
 from service.http.budgets import Budget, RateBudgets
 from service.http.logs import redact_access_logs
@@ -331,6 +332,7 @@ def create_app(runtime: Runtime | None = None) -> Flask:
 
     app.before_request(_check_accept)
     app.before_request(_check_body)
+    app.before_request(idempotency.refused_here)
 
     @app.get("/v1/docs/static/<filename>")
     def swagger_static(filename: str) -> Response:

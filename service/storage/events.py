@@ -119,6 +119,12 @@ class Idempotency:
     key: str
     fingerprint: str
     ttl: int = 24 * 3600
+    #: Fingerprints the same request had in records written before (what a fingerprint covers changed once).
+    earlier: tuple[str, ...] = ()
+
+    def same_request(self, recorded: str) -> bool:
+        """Whether a record's fingerprint (whole, or the first 128 bits a record keeps) is this request's."""
+        return any(recorded in (mine, short_fingerprint(mine)) for mine in (self.fingerprint, *self.earlier))
 
     @staticmethod
     def fingerprint_of(method: str, path: str, body: Any) -> str:
@@ -216,7 +222,7 @@ class EventStore:
         if idempotency is not None:
             field, legacy = self._idem_field(idempotency), self._legacy_idem_key(stream, idempotency)
             made = expected_version + len(payloads)  # what the append makes, if it appends: the script checks the version
-            record = f"{made} {_short(idempotency.fingerprint)}"
+            record = f"{made} {short_fingerprint(idempotency.fingerprint)}"
         keys = [self._key(stream, "version"), self.events_key(stream), self._key(stream, "idem"), legacy]
         ttl = idempotency.ttl if idempotency else 0
         args: list[int | str] = [expected_version, expected_head, field, record, ttl, *payloads]
@@ -252,11 +258,11 @@ class EventStore:
     def _replay(stored: str, idempotency: Idempotency | None) -> Replayed:
         if not stored.startswith("{"):  # "<version> <fingerprint>", in the game's hash
             version, _, fingerprint = stored.partition(" ")
-            if idempotency is None or fingerprint != _short(idempotency.fingerprint):
+            if idempotency is None or not idempotency.same_request(fingerprint):
                 raise IdempotencyMismatch("this Idempotency-Key was already used for a different request")
             return Replayed(int(version))
         record = json.loads(stored)  # a record kept in a key of its own, from before the hash
-        if idempotency is None or record["fingerprint"] != idempotency.fingerprint:
+        if idempotency is None or not idempotency.same_request(record["fingerprint"]):
             raise IdempotencyMismatch("this Idempotency-Key was already used for a different request")
         if "version" in record:
             return Replayed(int(record["version"]))
@@ -392,7 +398,7 @@ def _block_slice(client: redis.Redis) -> float | None:
     return timeout - 1.0 if timeout >= 2 else timeout / 2
 
 
-def _short(fingerprint: str) -> str:
+def short_fingerprint(fingerprint: str) -> str:
     """What a record keeps of a request's fingerprint (a SHA-256 in hex): its first 128 bits."""
     return fingerprint[:32]
 

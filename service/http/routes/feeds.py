@@ -159,7 +159,7 @@ class Stream(MethodView):
 
 @v1.route("/games/<game_id>/stream-tickets")
 class StreamTickets(MethodView):
-    @documented_errors(401, 404, 429)
+    @documented_errors(400, 401, 404, 429)
     @v1.response(201, StreamTicketSchema, headers=response_headers("Location"), example=example("StreamTicket"))
     @v1.doc(operationId="createStreamTicket", security=TOKEN)
     def post(self, game_id: str) -> Response:
@@ -167,6 +167,9 @@ class StreamTickets(MethodView):
 
         ``EventSource`` cannot send Authorization, and a token must never sit in a URL: a ticket reads this one
         game's feeds as you, writes nothing, and is good for connecting (reconnections included) for a minute.
+
+        Idempotency-Key is refused here (400 `idempotency_key_not_supported`): asking again is as safe as asking
+        once, and an answer kept for a day would hold a ticket long dead.
         """
         player = current_player()
         game_service().load(game_id)  # 404 for a game that does not exist

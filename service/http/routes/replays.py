@@ -30,11 +30,16 @@ from service.http.common import (
     v1,
 )
 from service.http.examples import REPLAY_REF, example, ndjson_example
+from service.http.idempotency import REPLAYED, idempotency
+from service.http.idempotency import parameter as idempotency_parameter
 from service.http.schemas import (
     ImportedSchema,
     ReplayQuerySchema,
     ReplaySchema,
 )
+from service.storage.events import IdempotencyMismatch
+from service.storage.idempotency import CreateRecords
+from service.storage.players import records_key
 
 # --- replays ------------------------------------------------------------------------------
 
@@ -161,6 +166,7 @@ class Replays(MethodView):
         operationId="importReplay",
         security=TOKEN,
         requestBody={"content": {NDJSON: {"schema": {"type": "string"}, "example": ndjson_example()}}},
+        parameters=[idempotency_parameter("is answered as the first upload was (201), not as a second one (200)")],
     )
     def post(self, document: dict[str, Any]) -> Response:
         """Import a replay file: it is verified (hash, every state, the deals) and made viewable.
@@ -169,25 +175,48 @@ class Replays(MethodView):
         line, one line per step, an end line), as GET /v1/games/{id}/replay/export sends them.
 
         The same content imported again is the same import (200, same id): a retry or a second upload makes no copy."""
-        current_player()
-        _within_bounds(document)
-        verdict = verify_replay(document)
-        if not verdict.ok:
-            detail = "The replay does not verify: " + "; ".join(verdict.problems[:5])
-            errors = [{**error, "location": "json"} for error in verdict.errors]
-            raise ApiError("invalid_replay", detail, problems=verdict.problems, errors=errors)
-        kept = verdict.document
-        assert kept is not None  # it verified
-        replay_id, created = red7_runtime().replays.save(kept)
-        body = {
-            "id": replay_id,
-            "game_id": kept["game_id"],
-            "steps": verdict.steps,
-            "hash": kept["hash"],
-            "url": f"/v1/replays/{replay_id}",
-            "view_url": f"/v1/replays/{replay_id}/view",
-        }
-        return json_response(body, 201 if created else 200, {"Location": body["url"]})
+        player = current_player()
+        runtime = red7_runtime()
+        key = idempotency(player.id, runtime.settings.idempotency_ttl)
+        records, mine = CreateRecords(runtime.redis), records_key(runtime.settings.key_prefix, player.id)
+        try:
+            first = records.find(mine, key) if key is not None else None
+            if first is not None and (imported := runtime.replays.get(first["id"])) is not None:
+                return _imported_response(first["id"], imported, first["status"], replayed=True)
+            replay_id, kept, created = _import(document)
+            status = 201 if created else 200
+            if key is not None:  # the import is the same whoever makes it: only its status is this request's
+                first = records.claim(mine, key, {"id": replay_id, "status": status})
+                status = first["status"] if first is not None else status
+        except IdempotencyMismatch as exc:
+            raise ApiError("idempotency_key_reused", str(exc)) from None
+        return _imported_response(replay_id, kept, status, replayed=first is not None)
+
+
+def _import(document: dict[str, Any]) -> tuple[str, dict[str, Any], bool]:
+    """Verify and keep a replay file: its id, the replay kept, and whether it is new."""
+    _within_bounds(document)
+    verdict = verify_replay(document)
+    if not verdict.ok:
+        detail = "The replay does not verify: " + "; ".join(verdict.problems[:5])
+        errors = [{**error, "location": "json"} for error in verdict.errors]
+        raise ApiError("invalid_replay", detail, problems=verdict.problems, errors=errors)
+    kept = verdict.document
+    assert kept is not None  # it verified
+    replay_id, created = red7_runtime().replays.save(kept)
+    return replay_id, kept, created
+
+
+def _imported_response(replay_id: str, kept: dict[str, Any], status: int, *, replayed: bool) -> Response:
+    body = {
+        "id": replay_id,
+        "game_id": kept["game_id"],
+        "steps": len(kept["steps"]),
+        "hash": kept["hash"],
+        "url": f"/v1/replays/{replay_id}",
+        "view_url": f"/v1/replays/{replay_id}/view",
+    }
+    return json_response(body, status, {"Location": body["url"], **(REPLAYED if replayed else {})})
 
 
 def _within_bounds(document: dict[str, Any]) -> None:
