@@ -14,7 +14,9 @@ PROBLEM_JSON = "application/problem+json"
 #: code -> (HTTP status, title)
 SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "malformed_json": (400, "The body is not valid JSON"),
+    "malformed_request": (400, "The request is not well-formed HTTP"),
     "invalid_precondition": (400, "If-Match must hold a game version"),
+    "idempotency_key_not_supported": (400, "This operation takes no Idempotency-Key"),
     "token_required": (401, "This needs a player token (Authorization: Bearer ...)"),
     "invalid_token": (401, "The token is not known"),
     "invalid_ticket": (401, "The stream ticket is not known, has expired, or is for another game"),
@@ -40,7 +42,9 @@ SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "token_limit_reached": (409, "You already hold as many tokens as a player may"),
     "game_limit_reached": (409, "You are in as many unfinished games as a player may be"),
     "ai_seat_limit_reached": (409, "Your games in play hold as many AI seats as a player may have"),
+    "precondition_failed": (412, "If-Match holds only weak tags, which never match"),
     "payload_too_large": (413, "The request body is too large"),
+    "uri_too_long": (414, "The request line is too long"),
     "unsupported_media_type": (415, "Send the body as application/json"),
     "invalid_request": (422, "The request does not match the schema"),
     "invalid_replay": (422, "The replay file does not verify"),
@@ -48,6 +52,7 @@ SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "rule_violation": (422, "The rules do not allow that"),
     "rate_limited": (429, "Too many requests"),
     "too_many_waits": (429, "You hold as many open long-polls and streams as a client may"),
+    "headers_too_large": (431, "The request's header fields are too large"),
     "internal_error": (500, "Something went wrong on our side"),
     "store_unavailable": (503, "The event store cannot be reached"),
 }

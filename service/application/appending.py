@@ -79,21 +79,48 @@ class GameWrites:
         self._stored(after, events, mark)
         return Outcome(game=after)
 
-    def _append(self, game: Game, expected: int, head: str, payloads: list[str], events: Sequence[Event]) -> None:
+    def _append(
+        self,
+        game: Game,
+        expected: int,
+        head: str,
+        payloads: list[str],
+        events: Sequence[Event],
+        idempotency: Idempotency | None = None,
+    ) -> Replayed | None:
         """Append payloads already folded into ``game`` (``events``: the engine events among them).
 
-        ``expected`` and ``head`` name the game the payloads were decided on.
+        ``expected`` and ``head`` name the game the payloads were decided on.  With ``idempotency``, its record
+        goes down with the payloads; a :class:`Replayed` comes back instead if the request was made before.
         """
         game.head = payloads[-1]
         mark = self._mark(game.id)
         try:
-            self.store.append(game.id, expected, payloads, expected_head=head)
+            result = self.store.append(game.id, expected, payloads, expected_head=head, idempotency=idempotency)
         except VersionConflict as conflict:
             raise self._conflict(game.id, conflict) from None
+        except IdempotencyMismatch as exc:
+            raise ApiError("idempotency_key_reused", str(exc)) from None
         except NotReplicated as short:
-            self._stored(game, events, mark)
+            if short.version is not None:  # appended now (not a retry answered from its record)
+                self._stored(game, events, mark)
             raise not_replicated_error(short) from None
+        if isinstance(result, Replayed):
+            return result
         self._stored(game, events, mark)
+        return None
+
+    def _recorded(self, game_id: str, idempotency: Idempotency | None) -> Replayed | None:
+        """What answers this request again, if it was made before (checked after loading the game: a first attempt
+        whose events that load saw stored its record in the same atomic append, so a retry never decides anew)."""
+        if idempotency is None:
+            return None
+        try:
+            return self.store.idempotent_response(game_id, idempotency)
+        except IdempotencyMismatch as exc:
+            raise ApiError("idempotency_key_reused", str(exc)) from None
+        except NotReplicated as short:
+            raise not_replicated_error(short) from None
 
     def _mark(self, game_id: str) -> int | None:
         return self.before_append(game_id) if self.before_append is not None else None

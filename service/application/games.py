@@ -25,7 +25,7 @@ from engine import (
     decide_and_fold,
     decide_steps,
 )
-from service.application.appending import BeforeAppend, GameWrites, OnAppend, conflict_error, not_replicated_error, rule_error
+from service.application.appending import BeforeAppend, GameWrites, OnAppend, conflict_error, rule_error
 from service.application.commands import GamePage, NewGame, Outcome, utc_now
 from service.application.listing import GameLists
 from service.application.loading import GameLoader
@@ -35,8 +35,9 @@ from service.config import Settings
 from service.errors import ApiError
 from service.game import Game, apply, decode, engine_envelope, envelope
 from service.game import load as load_game
-from service.storage.events import EventStore, Idempotency, IdempotencyMismatch, NotReplicated
-from service.storage.players import Player, PlayerStore, new_id
+from service.storage.events import EventStore, Idempotency, IdempotencyMismatch, Replayed
+from service.storage.idempotency import CreateRecords
+from service.storage.players import Player, PlayerStore, games_key, new_id, records_key
 
 log = logging.getLogger("red7.games")
 
@@ -67,6 +68,7 @@ class GameService(GameWrites):
         self.on_append = on_append
         self.before_append = before_append
         self.on_quiet_read = on_quiet_read
+        self.records = CreateRecords(store.redis)  # of games created with an Idempotency-Key
         self.loader = GameLoader(store, snapshot_every=snapshot_every)
         self.lists = GameLists(players, self.loader.load)
         self.feeds = GameFeeds(store)
@@ -104,14 +106,57 @@ class GameService(GameWrites):
 
     # --- writing ----------------------------------------------------------------------
 
-    def create(self, creator: Player, request: NewGame) -> Game:
+    def create(self, creator: Player, request: NewGame, idempotency: Idempotency | None = None) -> Outcome:
+        """A new game (``Outcome.game``); with ``idempotency``, once per key of the creator.
+
+        The key's record (the game's id and the version its creation makes) is claimed on the creator's slot with
+        the game's place in their list, before the game is appended: a retry that finds the game answers with it
+        as it was made (``replayed``), and one that does not (the first attempt stopped, or Redis refused its
+        append) makes it under the recorded id, which only one append can ever do.
+        """
+        try:
+            return self._create(creator, request, idempotency)
+        except IdempotencyMismatch as exc:
+            raise ApiError("idempotency_key_reused", str(exc)) from None
+
+    def _create(self, creator: Player, request: NewGame, idempotency: Idempotency | None) -> Outcome:
+        records = records_key(self.players.prefix, creator.id)
+        if idempotency is not None and (first := self.records.find(records, idempotency)) is not None:
+            return self._create_again(creator, request, first)
         self.quotas.check_new_game(creator, sum(1 for seat in request.seats if seat.kind == "ai"))
         if request.deck is not None and not self.allow_custom_decks:
             raise ApiError("custom_decks_disabled", "This server does not accept explicit decks (RED7_ALLOW_CUSTOM_DECKS).")
         if request.deck is not None and sorted(request.deck) != list(range(49)):
             raise ApiError("invalid_request", "A deck must list each of the 49 cards exactly once.", errors=[
                 {"field": "deck", "message": "must list each of the 49 cards exactly once", "location": "json"}])
-        game_id = new_id("g")
+        game, payloads, events = self._new_game(new_id("g"), creator, request)
+        if idempotency is None:
+            self.players.add_game(creator.id, game.id)
+        else:
+            made = {"id": game.id, "version": game.version}
+            listed = games_key(self.players.prefix, creator.id)
+            first = self.records.claim(records, idempotency, made, also=lambda pipe: pipe.sadd(listed, game.id))
+            if first is not None:  # an attempt with this key beside this one claimed it first
+                return self._create_again(creator, request, first)
+        self._append(game, 0, "", payloads, events)
+        return Outcome(game=game)
+
+    def _create_again(self, creator: Player, request: NewGame, first: dict[str, Any]) -> Outcome:
+        """A retry of a create: the game as its first attempt made it, or made now if that attempt never did."""
+        game_id, version = first["id"], first["version"]
+        if not self.store.exists(game_id):
+            game, payloads, events = self._new_game(game_id, creator, request)
+            try:
+                self._append(game, 0, "", payloads, events)
+                return Outcome(game=game)
+            except ApiError as error:
+                if error.code != "version_conflict":
+                    raise
+                # the first attempt made it meanwhile: its answer, below
+        return Outcome(game=self.as_of(game_id, version), replayed=Replayed(version))
+
+    def _new_game(self, game_id: str, creator: Player, request: NewGame) -> tuple[Game, list[str], list[Event]]:
+        """The game ``request`` creates (its events folded in), its payloads and the engine events among them."""
         at = self.clock()
         dealing = "custom" if request.deck is not None else "seeded" if request.seed is not None else "random"
         seed = request.seed if request.seed is not None else secrets.randbits(53)  # exact in JavaScript too
@@ -136,14 +181,26 @@ class GameService(GameWrites):
         if first_human is not None:
             payloads.append(self._take_seat(game, first_human, creator, at, by))
         started = self._start_if_full(game, at, by)
-        self.players.add_game(creator.id, game_id)
-        self._append(game, 0, "", payloads + [p for p, _ in started], [e for _, e in started])
-        return game
+        return game, payloads + [p for p, _ in started], [e for _, e in started]
 
-    def join(self, game_id: str, player: Player, code: str, seat: int | None = None, attempts: int = 5) -> Game:
-        """Take an open human seat; the game starts when the last seat is taken."""
+    def join(
+        self,
+        game_id: str,
+        player: Player,
+        code: str,
+        seat: int | None = None,
+        attempts: int = 5,
+        idempotency: Idempotency | None = None,
+    ) -> Outcome:
+        """Take an open human seat; the game starts when the last seat is taken.
+
+        With ``idempotency``, a retry gets the game as the first attempt left it (its record goes down in the
+        same append as the seat), not ``already_seated``.
+        """
         for _ in range(attempts):
             game = self.load(game_id).copy()  # seats are taken on it below
+            if (replayed := self._recorded(game_id, idempotency)) is not None:
+                return self._replayed(game_id, replayed)
             if game.seat_of(player.id) is not None:
                 raise ApiError("already_seated", f"You already hold seat {game.seat_of(player.id)} of this game.")
             if game.status != "waiting":
@@ -163,16 +220,23 @@ class GameService(GameWrites):
             started = self._start_if_full(game, at, by)
             self.players.add_game(player.id, game_id)
             try:
-                self._append(game, expected, head, payloads + [p for p, _ in started], [e for _, e in started])
+                replayed = self._append(
+                    game, expected, head, payloads + [p for p, _ in started], [e for _, e in started], idempotency
+                )
             except ApiError as error:
                 if error.code == "version_conflict":
                     continue  # someone else joined or acted first: look again
                 raise
-            return game
+            return Outcome(game=game) if replayed is None else self._replayed(game_id, replayed)
         raise ApiError("version_conflict", "The game kept changing; try again.")
 
-    def leave(self, game_id: str, player: Player, level: str = "greedy") -> Game:
-        """Give up a seat: before the start it opens again; in play an AI of ``level`` takes it, so the others play on."""
+    def leave(
+        self, game_id: str, player: Player, level: str = "greedy", idempotency: Idempotency | None = None
+    ) -> Outcome:
+        """Give up a seat: before the start it opens again; in play an AI of ``level`` takes it, so the others play on.
+
+        With ``idempotency``, a retry gets the game as the first attempt left it, not ``seat_resigned``.
+        """
 
         def change(game: Game) -> dict[str, Any]:
             seat = game.seat_of(player.id)
@@ -188,10 +252,12 @@ class GameService(GameWrites):
                 raise ApiError("game_not_active", f"The game is {game.status}: there is no seat to leave any more.")
             return {"type": "seat_resigned", "seat": seat, "level": level}
 
-        game = self._lobby_change(game_id, player, change)
-        if game.seat_of(player.id) is None and self.load(game_id).seat_of(player.id) is None:
+        outcome = self._lobby_change(game_id, player, change, idempotency)
+        game = outcome.game
+        if outcome.replayed is None and game is not None and game.seat_of(player.id) is None \
+                and self.load(game_id).seat_of(player.id) is None:
             self.players.forget_game({player.id}, game.id)  # left before the start (and not back already)
-        return game
+        return outcome
 
     def cancel(self, game_id: str, player: Player) -> Game:
         """Call off a game that has not started; it leaves everyone's list of games."""
@@ -203,25 +269,41 @@ class GameService(GameWrites):
                 raise ApiError("game_not_waiting", f"The game is {game.status}: only a game still waiting can be called off.")
             return {"type": "game_cancelled"}
 
-        game = self._lobby_change(game_id, player, change)
+        game = self._lobby_change(game_id, player, change).game
+        assert game is not None  # no idempotency: never a replayed answer
         self.lists.forget(game)
         return game
 
-    def _lobby_change(self, game_id: str, player: Player, change: Callable[[Game], dict[str, Any]], attempts: int = 5) -> Game:
+    def _lobby_change(
+        self,
+        game_id: str,
+        player: Player,
+        change: Callable[[Game], dict[str, Any]],
+        idempotency: Idempotency | None = None,
+        attempts: int = 5,
+    ) -> Outcome:
         """Append the lobby event ``change`` decides on the game now (again if the game moved on meanwhile)."""
         for _ in range(attempts):
             game = self.load(game_id).copy()  # the change is folded into it below
+            if (replayed := self._recorded(game_id, idempotency)) is not None:
+                return self._replayed(game_id, replayed)
             fields = change(game)
             expected, head, at = game.version, game.head, self.clock()
             apply(game, expected + 1, {**fields, "at": at})
             try:
-                self._append(game, expected, head, [envelope(fields, at=at, by=f"player:{player.id}")], [])
+                payloads = [envelope(fields, at=at, by=f"player:{player.id}")]
+                replayed = self._append(game, expected, head, payloads, [], idempotency)
             except ApiError as error:
                 if error.code == "version_conflict":
                     continue
                 raise
-            return game
+            return Outcome(game=game) if replayed is None else self._replayed(game_id, replayed)
         raise ApiError("version_conflict", "The game kept changing; try again.")
+
+    def _replayed(self, game_id: str, replayed: Replayed) -> Outcome:
+        """A retry's answer: the game as the first attempt left it."""
+        assert replayed.version is not None  # only the records of actions were ever kept otherwise
+        return Outcome(game=self.as_of(game_id, replayed.version), replayed=replayed)
 
     def act(
         self,
@@ -229,10 +311,12 @@ class GameService(GameWrites):
         player: Player,
         steps: Sequence[Step],
         *,
-        expected_version: int | None = None,
+        expected_version: int | frozenset[int] | None = None,
         idempotency: Idempotency | None = None,
     ) -> Outcome:
         """A player's steps, all or nothing, as one atomic append.
+
+        ``expected_version``: the version the player acted on, or any of several (an If-Match list); ``None``: any.
 
         With ``idempotency``, a retry gets back what the first attempt made (the
         version it appended: :meth:`as_of` gives that game) instead of acting twice.
@@ -242,45 +326,38 @@ class GameService(GameWrites):
         cache that was behind, and any refusal on a cached fold is decided
         again on the game read afresh.
         """
+        expected = frozenset({expected_version}) if isinstance(expected_version, int) else expected_version
         cached = self.loader.cached(game_id)
-        if cached is not None and (expected_version is None or expected_version <= cached.version):
+        if cached is not None and (expected is None or min(expected) <= cached.version):
             try:
-                return self._act_on(cached, player, steps, expected_version, idempotency)
+                return self._act_on(cached, player, steps, expected, idempotency)
             except ApiError as refused:
                 if refused.code == "store_unavailable":
                     raise  # the append may have happened (unconfirmed by replicas): never decide it a second time
                 # otherwise perhaps only the cache was behind: decide again on the stream itself
-        return self._act_on(self.load(game_id), player, steps, expected_version, idempotency)
+        return self._act_on(self.load(game_id), player, steps, expected, idempotency)
 
     def _act_on(
         self,
         game: Game,
         player: Player,
         steps: Sequence[Step],
-        expected_version: int | None,
+        expected: frozenset[int] | None,
         idempotency: Idempotency | None,
     ) -> Outcome:
-        game_id = game.id
-        if idempotency is not None:
-            # Checked after loading: a first attempt whose events this load sees has stored its
-            # response in the same atomic append, so a retry can never decide on the new state.
-            # (A fold older than the first attempt decides as the first attempt did, and the
-            # append then finds the stored response first.)
-            try:
-                replay = self.store.idempotent_response(game_id, idempotency)
-            except IdempotencyMismatch as exc:
-                raise ApiError("idempotency_key_reused", str(exc)) from None
-            except NotReplicated as short:
-                raise not_replicated_error(short) from None
-            if replay is not None:
-                return Outcome(replayed=replay)
+        # Checked after loading: a first attempt whose events this load sees has stored its response in the same
+        # atomic append, so a retry can never decide on the new state.  (A fold older than the first attempt
+        # decides as the first attempt did, and the append then finds the stored response first.)
+        replay = self._recorded(game.id, idempotency)
+        if replay is not None:
+            return Outcome(replayed=replay)
         seat = game.seat_of(player.id)
         if seat is None:
             raise ApiError("not_a_player", "Only seated players act in a game; you can watch it.")
         if game.seats[seat].resigned:
             raise ApiError("seat_resigned", "You resigned from this game; an AI plays your seat.")
-        if expected_version is not None and expected_version != game.version:
-            raise conflict_error(expected_version, game.version)
+        if expected is not None and game.version not in expected:
+            raise conflict_error(max(expected), game.version)
         try:
             events, _ = decide_steps(game.state, steps, seat)
         except RuleViolation as refusal:
