@@ -20,6 +20,7 @@ def local_base_url(host: str, port: int) -> str:
 def _serve(args: argparse.Namespace) -> int:
     from service.config import Settings
     from service.http.app import create_app
+    from service.http.servers import ProblemRequestHandler
     from service.runtime import build_runtime
     from workers.runner import start_embedded
 
@@ -40,7 +41,8 @@ def _serve(args: argparse.Namespace) -> int:
         queue = f" (the queue at {settings.queue_url})" if settings.queue_url else ""
         print(f"red7: using Redis at {settings.redis_url}{queue}; run `red7 worker` for AI seats, scoring and deadlines.")
     print(f"red7: serving {base}/v1  (API docs: {base}/v1/docs, spec: {base}/v1/openapi.json)")
-    app.run(host=args.host, port=args.port, threaded=True, use_reloader=False)
+    # werkzeug's server, answering what it refuses by itself (a header too large ...) as problem+json too
+    app.run(host=args.host, port=args.port, threaded=True, use_reloader=False, request_handler=ProblemRequestHandler)
     return 0
 
 

@@ -7,13 +7,18 @@ gthread's 8 threads, 16 idle long-polls took every thread and another
 player's view waited seconds.)  redis-py and Flask run unchanged on gevent's
 patched sockets.  Settings from the environment: ``RED7_BIND``,
 ``WEB_CONCURRENCY`` (worker processes), ``RED7_WORKER_CONNECTIONS``.
+
+The worker class is gunicorn's gevent worker with one change: what gunicorn
+refuses before the app (a header field over ``limit_request_field_size``, 8190
+bytes) is answered as problem+json, like every other error
+(:mod:`service.gunicorn_worker`).
 """
 
 import os
 
 bind = os.environ.get("RED7_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
-worker_class = "gevent"
+worker_class = "service.gunicorn_worker.ProblemGeventWorker"
 worker_connections = int(os.environ.get("RED7_WORKER_CONNECTIONS", "2000"))
 #: A worker is restarted only if it stops answering gunicorn's heartbeat (gevent keeps it answering while
 #: requests wait), not when a request is long.

@@ -367,6 +367,57 @@ def processes(directory: Path, redis_url: str, **env: str) -> Iterator[Processes
         started.stop()
 
 
+RED7 = Path(sys.executable).parent / "red7"
+
+
+@dataclass
+class Served:
+    """``red7 serve`` running: its port, its process and its log."""
+
+    port: int
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def log_lines(self) -> list[str]:
+        return self.log.read_text(errors="replace").splitlines()
+
+
+@contextmanager
+def red7_serve(directory: Path, **env: str) -> Iterator[Served]:
+    """``red7 serve --embedded`` (werkzeug's server, as ``python3 dev.py run`` starts it) on a free loopback port, in a
+    process group of its own, with no ``RED7_*`` or ``REDIS_URL`` setting but ``env``; stopped when the block ends."""
+    port = free_port()
+    log = directory / f"serve-{port}.log"
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("RED7_", "REDIS_URL"))} | env
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [str(RED7), "serve", "--embedded", "--host", "127.0.0.1", "--port", str(port)],
+            stdout=out, stderr=subprocess.STDOUT, env=environ, cwd=directory, start_new_session=True,
+        )
+    try:
+        def healthy() -> bool:
+            assert process.poll() is None, log.read_text()
+            try:
+                return requests.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200
+            except requests.ConnectionError:
+                return False
+
+        wait_until(healthy, 30, "red7 serve --embedded answers /healthz")
+        yield Served(port, process, log)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(10)
+
+
 @dataclass
 class Answer:
     method: str

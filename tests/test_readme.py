@@ -4,7 +4,7 @@ neither logs nor spins.  What the README says the tests need is what they skip w
 versions it names are the ones pinned (its client-generation commands themselves run in tests/clients).
 
 The server is the venv's ``red7``, on a free loopback port (the one change made to the block is that port in
-its ``API=`` line), in a process group of its own, stopped by the fixture whatever the test did.
+its ``API=`` line), in a process group of its own (``tests.deployment.red7_serve``), stopped whatever the test did.
 """
 
 from __future__ import annotations
@@ -13,16 +13,13 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import requests
 
 from tests.browser import NO_CHROMIUM
 from tests.clients.conftest import (
@@ -35,10 +32,9 @@ from tests.clients.conftest import (
     readme_section,
 )
 from tests.conftest import NO_REAL_REDIS_URL
-from tests.deployment import free_port, wait_until
+from tests.deployment import Served, red7_serve
 
 ROOT = Path(__file__).resolve().parent.parent
-RED7 = Path(sys.executable).parent / "red7"
 API_LINE = "API=http://127.0.0.1:8000/v1"
 CURL = shutil.which("curl")
 PYTHON3 = Path(sys.executable).resolve()  # the interpreter itself (a "python3" on the PATH may be a shim script)
@@ -52,44 +48,10 @@ def readme_block() -> str:
     return match.group(1)
 
 
-@dataclass
-class Served:
-    port: int
-    process: subprocess.Popen[bytes]
-    log: Path
-
-    def log_lines(self) -> list[str]:
-        return self.log.read_text(errors="replace").splitlines()
-
-
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
-    port = free_port()
-    log = tmp_path / "serve.log"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("RED7_", "REDIS_URL"))}
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            [str(RED7), "serve", "--embedded", "--host", "127.0.0.1", "--port", str(port)],
-            stdout=out, stderr=subprocess.STDOUT, env=env, cwd=tmp_path, start_new_session=True,
-        )
-    try:
-        def healthy() -> bool:
-            assert process.poll() is None, log.read_text()
-            try:
-                return requests.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200
-            except requests.ConnectionError:
-                return False
-
-        wait_until(healthy, 30, "red7 serve --embedded answers /healthz")
-        yield Served(port, process, log)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(10)
+    with red7_serve(tmp_path) as server:
+        yield server
 
 
 @pytest.mark.skipif(CURL is None, reason="needs curl (apt-get install curl; .ci/run installs it)")

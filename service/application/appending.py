@@ -22,6 +22,7 @@ from service.application.listing import GameLists
 from service.application.loading import GameLoader
 from service.errors import Conflict, NotConfirmed, Refused
 from service.game import Game, apply_event, event_envelope
+from service.game import load as load_game
 from service.lobby import LOBBY_EVENTS, LobbyEvent
 from service.storage.events import EventStore, Idempotency, IdempotencyMismatch, NotReplicated, Replayed, VersionConflict
 
@@ -56,24 +57,63 @@ class GameWrites:
     followups: FollowUps
 
     def write(
-        self, game_id: str, decide: Callable[[Game], Decided], by: str, on_conflict: OnConflict, *, playing_on: bool = False
-    ) -> Game | None:
-        """Load the game, ``decide`` on it, append what it decided; ``None`` if it decided nothing, or gave up."""
+        self,
+        game_id: str,
+        decide: Callable[[Game], Decided],
+        by: str,
+        on_conflict: OnConflict,
+        *,
+        idempotency: Idempotency | None = None,
+        playing_on: bool = False,
+    ) -> Outcome | None:
+        """Load the game, ``decide`` on it, append what it decided; ``None`` if it decided nothing, or gave up.
+
+        With ``idempotency``, a request made before is answered as its first attempt left the game
+        (``Outcome.replayed``), whatever the game is now: it is not decided a second time.
+        """
         for _ in range(RETRIES):
             game = self.loader.load(game_id)
+            if (replayed := self.recorded(game_id, idempotency)) is not None:
+                return Outcome(game=self.as_of(game_id, replayed.version), replayed=replayed)
             events = decide(game)
             if not events:
                 return None
             try:
-                outcome = self.append(game, events, by, playing_on=playing_on)
+                outcome = self.append(game, events, by, idempotency=idempotency, playing_on=playing_on)
             except Conflict:
                 if on_conflict is OnConflict.RETRY:
                     continue
                 if on_conflict is OnConflict.GIVE_UP:
                     return None
                 raise
-            return outcome.game
+            if outcome.replayed is not None:
+                return Outcome(game=self.as_of(game_id, outcome.replayed.version), replayed=outcome.replayed)
+            return outcome
         raise Conflict(game.version, self.loader.load(game_id).version, "The game kept changing; try again.")
+
+    def recorded(self, game_id: str, idempotency: Idempotency | None) -> Replayed | None:
+        """What answers this request again, if it was made before.
+
+        Checked after loading the game: a first attempt whose events that load saw stored its record in the same
+        atomic append, so a retry never decides anew.  (A fold older than the first attempt decides as the first
+        attempt did, and the append then finds the stored record first.)
+        """
+        if idempotency is None:
+            return None
+        try:
+            return self.store.idempotent_response(game_id, idempotency)
+        except IdempotencyMismatch as exc:
+            raise Refused("idempotency_key_reused", str(exc)) from None
+        except NotReplicated as short:
+            raise NotConfirmed(short.version, short.replicas, short.wanted) from None
+
+    def as_of(self, game_id: str, version: int | None) -> Game:
+        """The game as it was at ``version`` (a retried request is answered with the view its first attempt made)."""
+        game = self.loader.load(game_id)
+        if version is None or game.version == version:
+            return game  # the usual retry: nothing happened since
+        events = self.store.read(game_id, 0, version)
+        return load_game(game_id, [(e.number, e.payload) for e in events])
 
     def append(
         self,

@@ -28,11 +28,11 @@ from service.application.reading import GameFeeds
 from service.config import Settings
 from service.errors import Conflict, NotConfirmed, NotFound, Refused
 from service.game import Game
-from service.game import load as load_game
 from service.lobby import Cancel, Join, Leave, LobbyEvent, SeatSpec, SetUp
 from service.lobby import decide as lobby_decide
-from service.storage.events import EventStore, Idempotency, IdempotencyMismatch, NotReplicated
-from service.storage.players import Player, PlayerStore, new_id
+from service.storage.events import EventStore, Idempotency, IdempotencyMismatch, Replayed
+from service.storage.idempotency import CreateRecords
+from service.storage.players import Player, PlayerStore, games_key, new_id, records_key
 
 log = logging.getLogger("red7.games")
 
@@ -59,6 +59,7 @@ class GameService(GameWrites):
         self.recover_after = recover_after
         self.clock = clock
         self.followups: FollowUps = followups if followups is not None else NoFollowUps()
+        self.records = CreateRecords(store.redis)  # of games created with an Idempotency-Key
         self.loader = GameLoader(store, snapshot_every=snapshot_every)
         self.lists = GameLists(players, self.loader.load)
         self.feeds = GameFeeds(store)
@@ -68,14 +69,6 @@ class GameService(GameWrites):
 
     def load(self, game_id: str) -> Game:
         return self.loader.load(game_id)
-
-    def as_of(self, game_id: str, version: int) -> Game:
-        """The game as it was at ``version`` (a retried request is answered with the view its first attempt made)."""
-        game = self.loader.load(game_id)
-        if game.version == version:
-            return game  # the usual retry: nothing happened since
-        events = self.store.read(game_id, 0, version)
-        return load_game(game_id, [(e.number, e.payload) for e in events])
 
     @property
     def snapshot_every(self) -> int:
@@ -96,14 +89,55 @@ class GameService(GameWrites):
 
     # --- writing ----------------------------------------------------------------------
 
-    def create(self, creator: Player, request: NewGame) -> Game:
+    def create(self, creator: Player, request: NewGame, idempotency: Idempotency | None = None) -> Outcome:
+        """A new game (``Outcome.game``); with ``idempotency``, once per key of the creator.
+
+        The key's record (the game's id and the version its creation makes) is claimed on the creator's slot with
+        the game's place in their list, before the game is appended: a retry that finds the game answers with it
+        as it was made (``replayed``), and one that does not (the first attempt stopped, or Redis refused its
+        append) makes it under the recorded id, which only one append can ever do.
+        """
+        try:
+            return self._create(creator, request, idempotency)
+        except IdempotencyMismatch as exc:
+            raise Refused("idempotency_key_reused", str(exc)) from None
+
+    def _create(self, creator: Player, request: NewGame, idempotency: Idempotency | None) -> Outcome:
+        records = records_key(self.players.prefix, creator.id)
+        if idempotency is not None and (first := self.records.find(records, idempotency)) is not None:
+            return self._create_again(creator, request, first)
         self.quotas.check_new_game(creator, sum(1 for seat in request.seats if seat.kind == "ai"))
         if request.deck is not None and not self.allow_custom_decks:
             raise Refused("custom_decks_disabled", "This server does not accept explicit decks (RED7_ALLOW_CUSTOM_DECKS).")
         if request.deck is not None and sorted(request.deck) != list(range(49)):
             raise Refused("invalid_request", "A deck must list each of the 49 cards exactly once.", errors=[
                 {"field": "deck", "message": "must list each of the 49 cards exactly once", "location": "json"}])
-        command = SetUp(
+        new = Game(new_id("g"))
+        events = lobby_decide(new, self._set_up(creator, request))
+        if idempotency is None:
+            self.players.add_game(creator.id, new.id)  # listed first: a crash before the append lists a game not there
+        else:
+            made = {"id": new.id, "version": len(events)}
+            listed = games_key(self.players.prefix, creator.id)
+            first = self.records.claim(records, idempotency, made, also=lambda pipe: pipe.sadd(listed, new.id))
+            if first is not None:  # an attempt with this key beside this one claimed it first
+                return self._create_again(creator, request, first)
+        return self.append(new, events, f"player:{creator.id}")
+
+    def _create_again(self, creator: Player, request: NewGame, first: dict[str, Any]) -> Outcome:
+        """A retry of a create: the game as its first attempt made it, or made now if that attempt never did."""
+        game_id, version = first["id"], first["version"]
+        if not self.store.exists(game_id):
+            new = Game(game_id)
+            try:
+                return self.append(new, lobby_decide(new, self._set_up(creator, request)), f"player:{creator.id}")
+            except Conflict:
+                pass  # the first attempt made it meanwhile: its answer, below
+        return Outcome(game=self.as_of(game_id, version), replayed=Replayed(version))
+
+    @staticmethod
+    def _set_up(creator: Player, request: NewGame) -> SetUp:
+        return SetUp(
             creator_id=creator.id,
             creator_name=creator.name,
             seats=tuple(SeatSpec(s.kind, s.level) for s in request.seats),
@@ -116,15 +150,15 @@ class GameService(GameWrites):
             deck=tuple(request.deck) if request.deck is not None else None,
             join_code=secrets.token_urlsafe(6),
         )
-        new = Game(new_id("g"))
-        events = lobby_decide(new, command)
-        self.players.add_game(creator.id, new.id)  # listed first: a crash before the append lists a game not there
-        outcome = self.append(new, events, f"player:{creator.id}")
-        assert outcome.game is not None
-        return outcome.game
 
-    def join(self, game_id: str, player: Player, code: str, seat: int | None = None) -> Game:
-        """Take an open human seat; the game starts when the last seat is taken."""
+    def join(
+        self, game_id: str, player: Player, code: str, seat: int | None = None, idempotency: Idempotency | None = None
+    ) -> Outcome:
+        """Take an open human seat; the game starts when the last seat is taken.
+
+        With ``idempotency``, a retry gets the game as the first attempt left it (its record goes down in the
+        same append as the seat), not ``already_seated``.
+        """
 
         def decide(game: Game) -> Sequence[LobbyEvent | Event]:
             events = lobby_decide(game, Join(player.id, player.name, code, seat))
@@ -132,26 +166,40 @@ class GameService(GameWrites):
             self.players.add_game(player.id, game_id)
             return events
 
-        return self._lobby_write(game_id, player, decide)
+        return self._lobby_write(game_id, player, decide, idempotency)
 
-    def leave(self, game_id: str, player: Player, level: str = "greedy") -> Game:
-        """Give up a seat: before the start it opens again; in play an AI of ``level`` takes it, so the others play on."""
-        game = self._lobby_write(game_id, player, lambda game: lobby_decide(game, Leave(player.id, level)))
-        if game.seat_of(player.id) is None and self.load(game_id).seat_of(player.id) is None:
+    def leave(
+        self, game_id: str, player: Player, level: str = "greedy", idempotency: Idempotency | None = None
+    ) -> Outcome:
+        """Give up a seat: before the start it opens again; in play an AI of ``level`` takes it, so the others play on.
+
+        With ``idempotency``, a retry gets the game as the first attempt left it, not ``seat_resigned``.
+        """
+        outcome = self._lobby_write(game_id, player, lambda game: lobby_decide(game, Leave(player.id, level)), idempotency)
+        game = outcome.game
+        if outcome.replayed is None and game is not None and game.seat_of(player.id) is None \
+                and self.load(game_id).seat_of(player.id) is None:
             self.players.forget_game({player.id}, game.id)  # left before the start (and not back already)
-        return game
+        return outcome
 
     def cancel(self, game_id: str, player: Player) -> Game:
         """Call off a game that has not started; it leaves everyone's list of games."""
-        game = self._lobby_write(game_id, player, lambda game: lobby_decide(game, Cancel(player.id)))
+        game = self._lobby_write(game_id, player, lambda game: lobby_decide(game, Cancel(player.id))).game
+        assert game is not None  # no idempotency: never a replayed answer
         self.lists.forget(game)
         return game
 
-    def _lobby_write(self, game_id: str, player: Player, decide: Callable[[Game], Sequence[LobbyEvent | Event]]) -> Game:
+    def _lobby_write(
+        self,
+        game_id: str,
+        player: Player,
+        decide: Callable[[Game], Sequence[LobbyEvent | Event]],
+        idempotency: Idempotency | None = None,
+    ) -> Outcome:
         """A lobby command: decided again on the game as it is now if another write came first."""
-        game = self.write(game_id, decide, f"player:{player.id}", OnConflict.RETRY)
-        assert game is not None  # a lobby command either decides events or is refused
-        return game
+        outcome = self.write(game_id, decide, f"player:{player.id}", OnConflict.RETRY, idempotency=idempotency)
+        assert outcome is not None  # a lobby command either decides events or is refused
+        return outcome
 
     def act(
         self,
@@ -159,10 +207,12 @@ class GameService(GameWrites):
         player: Player,
         steps: Sequence[Step],
         *,
-        expected_version: int | None = None,
+        expected_version: int | frozenset[int] | None = None,
         idempotency: Idempotency | None = None,
     ) -> Outcome:
         """A player's steps, all or nothing, as one atomic append.
+
+        ``expected_version``: the version the player acted on, or any of several (an If-Match list); ``None``: any.
 
         With ``idempotency``, a retry gets back what the first attempt made (the
         version it appended: :meth:`as_of` gives that game) instead of acting twice.
@@ -173,44 +223,34 @@ class GameService(GameWrites):
         again on the game read afresh.  A conflict on the game read afresh is
         the caller's to resolve (it decided on what it saw).
         """
+        expected = frozenset({expected_version}) if isinstance(expected_version, int) else expected_version
         cached = self.loader.cached(game_id)
-        if cached is not None and (expected_version is None or expected_version <= cached.version):
+        if cached is not None and (expected is None or min(expected) <= cached.version):
             try:
-                return self._act_on(cached, player, steps, expected_version, idempotency)
+                return self._act_on(cached, player, steps, expected, idempotency)
             except NotConfirmed:
                 raise  # the append may have happened (unconfirmed by replicas): never decide it a second time
             except (Refused, RuleViolation):
                 pass  # perhaps only the cache was behind: decide again on the stream itself
-        return self._act_on(self.load(game_id), player, steps, expected_version, idempotency)
+        return self._act_on(self.load(game_id), player, steps, expected, idempotency)
 
     def _act_on(
         self,
         game: Game,
         player: Player,
         steps: Sequence[Step],
-        expected_version: int | None,
+        expected: frozenset[int] | None,
         idempotency: Idempotency | None,
     ) -> Outcome:
-        if idempotency is not None:
-            # Checked after loading: a first attempt whose events this load sees has stored its
-            # response in the same atomic append, so a retry can never decide on the new state.
-            # (A fold older than the first attempt decides as the first attempt did, and the
-            # append then finds the stored response first.)
-            try:
-                replay = self.store.idempotent_response(game.id, idempotency)
-            except IdempotencyMismatch as exc:
-                raise Refused("idempotency_key_reused", str(exc)) from None
-            except NotReplicated as short:
-                raise NotConfirmed(short.version, short.replicas, short.wanted) from None
-            if replay is not None:
-                return Outcome(replayed=replay)
+        if (replay := self.recorded(game.id, idempotency)) is not None:
+            return Outcome(replayed=replay)
         seat = game.seat_of(player.id)
         if seat is None:
             raise Refused("not_a_player", "Only seated players act in a game; you can watch it.")
         if game.seats[seat].resigned:
             raise Refused("seat_resigned", "You resigned from this game; an AI plays your seat.")
-        if expected_version is not None and expected_version != game.version:
-            raise Conflict(expected_version, game.version)
+        if expected is not None and game.version not in expected:
+            raise Conflict(max(expected), game.version)
         events, _ = decide_steps(game.state, steps, seat)
         return self.append(game, events, f"player:{player.id}", idempotency=idempotency)
 
@@ -235,7 +275,8 @@ class GameService(GameWrites):
         def still_due(game: Game) -> Sequence[LobbyEvent | Event]:
             return decide(game) if game.version == expected_version else ()
 
-        return self.write(game_id, still_due, by, OnConflict.GIVE_UP, playing_on=playing_on)
+        outcome = self.write(game_id, still_due, by, OnConflict.GIVE_UP, playing_on=playing_on)
+        return outcome.game if outcome is not None else None
 
     def ai_turn_finished(self, game: Game, version: int) -> None:
         """An AI turn of ``game`` queued for ``version`` ran (whatever came of it): the place it held in its owner's

@@ -82,11 +82,19 @@ class ImportedReplays:
         replay_id = self.store.id_for(kept)
         created = self.store.save(replay_id, kept_text(kept), self.ttl)
         self._remember(replay_id, kept)
-        expires_at = None
-        if self.ttl > 0:
-            moment = datetime.fromtimestamp(int(self.clock()) + self.ttl, UTC)
-            expires_at = moment.isoformat(timespec="seconds").replace("+00:00", "Z")
-        return Imported(replay_id, created, kept, expires_at)
+        return Imported(replay_id, created, kept, self._expires_at(self.ttl if self.ttl > 0 else None))
+
+    def find(self, replay_id: str) -> Imported | None:
+        """An import made before, as its answer says it (a retried request is answered with it)."""
+        document = self.get(replay_id)
+        if document is None:
+            return None
+        return Imported(replay_id, False, document, self._expires_at(self.store.seconds_left(replay_id)))
+
+    def _expires_at(self, seconds: int | None) -> str | None:
+        if seconds is None:
+            return None
+        return datetime.fromtimestamp(int(self.clock()) + seconds, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
     def get(self, replay_id: str) -> dict[str, Any] | None:
         """An import's replay while it is kept; ``None`` once it has expired, or if there never was one."""

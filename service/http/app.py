@@ -25,6 +25,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from engine import RuleViolation
 from replays.ndjson import NdjsonError, document_from_lines
 from service.errors import Refused
+from service.http import idempotency
 from service.http.api import NDJSON, PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, pages, v1
 from service.http.budgets import Budget, RateBudgets
 from service.http.logs import redact_access_logs
@@ -117,9 +118,21 @@ def _problem_response_for_http(error: HTTPException) -> Response:
         return _problem_response("invalid_request", 422, detail, headers, errors=errors)
     if status == 429:
         return _problem_response("rate_limited", 429, f"Too many requests: {error.description}", headers)
+    if status == 413:
+        return _too_large(headers)
     code = _HTTP_CODES.get(status, "internal_error" if status >= 500 else "not_found")
     detail = data.get("message") or error.description or error.name
     return _problem_response(code, status, str(detail), headers)
+
+
+def _too_large(headers: dict[str, str]) -> Response:
+    """413, stating the limit (the route's: an imported replay may be larger than any other body)."""
+    limit = request.max_content_length
+    if limit is None:  # no limit: only a server in front of us refuses a body for its size
+        return _problem_response("payload_too_large", 413, "The request body is too large.", headers)
+    sent = f" (this one: {request.content_length} bytes)" if request.content_length else ""
+    detail = f"A request body here may be at most {limit} bytes{sent}."
+    return _problem_response("payload_too_large", 413, detail, headers, max_bytes=limit)
 
 
 def _limited() -> bool:
@@ -244,12 +257,25 @@ def _no_type_without_content(response: Response) -> Response:
     return response
 
 
+class _Flask(Flask):
+    """Flask, answering ``OPTIONS`` (which it answers by itself on every route) with 204 and ``Allow``.
+
+    Flask's own answer is a 200 with an empty ``text/html`` body: a client is told of HTML that is not there.
+    CORS preflights are ``OPTIONS`` too; flask-cors adds its headers to this same answer.
+    """
+
+    def make_default_options_response(self) -> Response:
+        response = super().make_default_options_response()
+        response.status_code = 204
+        return response
+
+
 def create_app(runtime: Runtime | None = None) -> Flask:
     """The WSGI app; ``current_app.extensions["red7"]`` is its :class:`~service.runtime.Runtime`."""
     runtime = runtime or build_runtime()
     settings = runtime.settings
     redact_access_logs()  # stream tickets travel in URLs
-    app = Flask("red7", static_folder=None)
+    app = _Flask("red7", static_folder=None)
     app.config.update(
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
         API_TITLE="Red7",
@@ -316,6 +342,7 @@ def create_app(runtime: Runtime | None = None) -> Flask:
 
     app.before_request(_check_accept)
     app.before_request(_check_body)
+    app.before_request(idempotency.refused_here)
 
     @app.get("/v1/docs/static/<filename>")
     def swagger_static(filename: str) -> Response:

@@ -94,7 +94,7 @@ class _Blueprint(Blueprint):  # type: ignore[misc]  # flask-smorest ships no typ
 v1: ApiBlueprint = _Blueprint("v1", __name__, url_prefix="/v1", description="Players, games, actions and event feeds")
 health: ApiBlueprint = Blueprint("health", __name__, description="Liveness and readiness")
 
-HTTP_REASONS = {code: HTTPStatus(code).phrase for code in (400, 401, 403, 404, 406, 409, 413, 415, 422, 429, 503)}
+HTTP_REASONS = {code: HTTPStatus(code).phrase for code in (400, 401, 403, 404, 406, 409, 412, 413, 415, 422, 429, 503)}
 
 
 def red7_runtime() -> Runtime:
@@ -172,7 +172,9 @@ SSE_STREAM: dict[str, Any] = {
     "resume), `event: <type>` and `data: <the event as JSON>`, exactly as an item of the events feed (an `Event`). "
     "While nothing happens a `: keep-alive` comment comes every 15 s. `event: end` (data `{}`) says the game is over and "
     "every event was sent: close the stream, or an EventSource reconnects. `event: reset` (data `{\"version\": v}`) "
-    "says the store lost events this stream had sent: reload the view; the stream goes on after version v.",
+    "says the store lost events this stream had sent: reload the view; the stream goes on after version v. "
+    "`event: replaced` (data `{}`) says the token opened more long-polls and streams than it may hold open and this "
+    "one, its oldest, gave its place to the newest: the stream closes.",
 }
 
 

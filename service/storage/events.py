@@ -31,10 +31,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import random
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import redis
 from redis.cluster import RedisCluster
@@ -117,11 +119,32 @@ class Idempotency:
     key: str
     fingerprint: str
     ttl: int = 24 * 3600
+    #: Fingerprints the same request had in records written before (what a fingerprint covers changed once).
+    earlier: tuple[str, ...] = ()
+
+    def same_request(self, recorded: str) -> bool:
+        """Whether a record's fingerprint (whole, or the first 128 bits a record keeps) is this request's."""
+        return any(recorded in (mine, short_fingerprint(mine)) for mine in (self.fingerprint, *self.earlier))
 
     @staticmethod
     def fingerprint_of(method: str, path: str, body: Any) -> str:
         canonical = json.dumps([method, path, body], sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class Waiter(Protocol):
+    """Whoever waits on a stream, if it may have to stop before its time (an HTTP client that left).
+
+    A blocking read cannot be interrupted but by an exception raised into it: ``blocking()`` wraps each read, and
+    where the waiter can raise into it (gevent), it does, and swallows what it raised; elsewhere the reads last at
+    most ``every`` seconds and ``over()`` is asked between two.
+    """
+
+    every: float | None
+
+    def over(self) -> bool: ...
+
+    def blocking(self) -> AbstractContextManager[None]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +222,7 @@ class EventStore:
         if idempotency is not None:
             field, legacy = self._idem_field(idempotency), self._legacy_idem_key(stream, idempotency)
             made = expected_version + len(payloads)  # what the append makes, if it appends: the script checks the version
-            record = f"{made} {_short(idempotency.fingerprint)}"
+            record = f"{made} {short_fingerprint(idempotency.fingerprint)}"
         keys = [self._key(stream, "version"), self.events_key(stream), self._key(stream, "idem"), legacy]
         ttl = idempotency.ttl if idempotency else 0
         args: list[int | str] = [expected_version, expected_head, field, record, ttl, *payloads]
@@ -235,11 +258,11 @@ class EventStore:
     def _replay(stored: str, idempotency: Idempotency | None) -> Replayed:
         if not stored.startswith("{"):  # "<version> <fingerprint>", in the game's hash
             version, _, fingerprint = stored.partition(" ")
-            if idempotency is None or fingerprint != _short(idempotency.fingerprint):
+            if idempotency is None or not idempotency.same_request(fingerprint):
                 raise IdempotencyMismatch("this Idempotency-Key was already used for a different request")
             return Replayed(int(version))
         record = json.loads(stored)  # a record kept in a key of its own, from before the hash
-        if idempotency is None or record["fingerprint"] != idempotency.fingerprint:
+        if idempotency is None or not idempotency.same_request(record["fingerprint"]):
             raise IdempotencyMismatch("this Idempotency-Key was already used for a different request")
         if "version" in record:
             return Replayed(int(record["version"]))
@@ -301,20 +324,36 @@ class EventStore:
                 return
             after = page[-1].number
 
-    def wait(self, stream: str, after: int, timeout: float) -> bool:
+    def wait(self, stream: str, after: int, timeout: float, waiter: Waiter | None = None) -> bool:
         """Block up to ``timeout`` seconds until the stream holds an event above ``after``.
 
         The blocking read goes in slices shorter than the client's socket
         timeout (redis-py 8 defaults to 5 s): one long ``XREAD BLOCK`` would be
         cut by the client as a dead connection however long the caller waits.
+        With a ``waiter``, the wait stops (``False``) when ``waiter.over()`` says
+        so between two slices, or when ``waiter.blocking()`` cuts a slice short
+        (see :class:`Waiter`).
         """
         if self.version(stream) > after:
             return True
         deadline = time.monotonic() + timeout
         key = self.events_key(stream)
+        first = True
         while (left := deadline - time.monotonic()) > 0:
             block = min(left, self._block_slice) if self._block_slice else left
-            if self.redis.xread({key: f"{after}-0"}, count=1, block=max(1, int(block * 1000))):
+            if waiter is None:
+                if self.redis.xread({key: f"{after}-0"}, count=1, block=max(1, int(block * 1000))):
+                    return True
+                continue
+            if waiter.over():
+                return False
+            if waiter.every:  # the first slice of a random length: waits begun together do not all wake together
+                block = min(block, waiter.every * (random.uniform(0.05, 1.0) if first else 1.0))
+            first = False
+            found = None
+            with waiter.blocking():
+                found = self.redis.xread({key: f"{after}-0"}, count=1, block=max(1, int(block * 1000)))
+            if found:
                 return True
         return False
 
@@ -359,7 +398,7 @@ def _block_slice(client: redis.Redis) -> float | None:
     return timeout - 1.0 if timeout >= 2 else timeout / 2
 
 
-def _short(fingerprint: str) -> str:
+def short_fingerprint(fingerprint: str) -> str:
     """What a record keeps of a request's fingerprint (a SHA-256 in hex): its first 128 bits."""
     return fingerprint[:32]
 

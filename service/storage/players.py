@@ -14,6 +14,8 @@ Keys (a player's own keys share the hash tag ``{<id>}``: one Redis Cluster slot 
 - ``<prefix>player:{<id>}:games`` the ids of the player's games not yet finished
 - ``<prefix>player:{<id>}:finished`` a sorted set of the finished ones, scored by the time they finished,
   so that a long history is paged, never loaded whole
+- ``<prefix>player:{<id>}:idem`` the idempotency records of the player's creates (a token, a game, an import;
+  :mod:`service.storage.idempotency`), a day each
 - ``<prefix>token:<sha256>`` the player's id: the lookup a request's token is resolved by, on a slot of its own
 
 A token and its player are on two slots, so no write covers both atomically.  The
@@ -40,6 +42,9 @@ from typing import cast
 
 import redis
 from redis.typing import EncodableT, FieldT
+
+from service.storage.events import Idempotency
+from service.storage.idempotency import CreateRecords, made_by, record_field, record_text, seal, signup_records_key, unseal
 
 TOKEN_PREFIX = "r7_"
 MAX_TOKENS = 20  # per player: enough for every device, and a bound on what a stolen token can mint
@@ -98,6 +103,11 @@ def finished_key(prefix: str, player_id: str) -> str:
     return f"{player_key(prefix, player_id)}:finished"
 
 
+def records_key(prefix: str, player_id: str) -> str:
+    """The idempotency records of the player's creates (:mod:`service.storage.idempotency`)."""
+    return f"{player_key(prefix, player_id)}:idem"
+
+
 def token_key(prefix: str, token_hash: str) -> str:
     return f"{prefix}token:{token_hash}"
 
@@ -147,12 +157,38 @@ class PlayerStore:
         """A new player and its first token (the only time the token exists in clear)."""
         player = Player(new_id("p"), name, created_at)
         token, info = _new_token("first token", created_at)
+        self._sign_up(player, info)
+        return player, token
+
+    def create_once(self, name: str, created_at: str, idempotency: Idempotency) -> tuple[Player, str, bool]:
+        """:meth:`create`, once per key of the caller's address (``idempotency.scope``); ``True``: a retry's answer.
+
+        The record (the player's id, time and first token, sealed) is claimed first, on the address's slot, then
+        the player is made as it says: a retry finds the record and makes whatever of the player is not there yet
+        (see :mod:`service.storage.idempotency`), never a second player.
+        """
+        token, info = _new_token("first token", created_at)
+        player = Player(new_id("p"), name, created_at)
+        made = {"id": player.id, "at": created_at, "token_id": info.id, "token": seal(token, idempotency)}
+        first = CreateRecords(self.redis).claim(signup_records_key(self.prefix, idempotency.scope), idempotency, made)
+        if first is None:
+            self._sign_up(player, info)
+            return player, token, False
+        token = unseal(first["token"], idempotency)
+        player = Player(first["id"], name, first["at"])
+        info = TokenInfo(first["token_id"], "first token", first["at"], hash_token(token))
+        if not self.redis.exists(self._player_key(player.id)):
+            self._sign_up(player, info)  # the first attempt stopped before it made the player
+        elif self.redis.hexists(self._tokens_key(player.id), info.id):
+            self._enable_token(player.id, info)  # it may have stopped before the token worked (unless revoked since)
+        return player, token, True
+
+    def _sign_up(self, player: Player, info: TokenInfo) -> None:
         with self.redis.pipeline(transaction=True) as pipe:  # the player's slot: the player and its token, listed
-            pipe.hset(self._player_key(player.id), mapping={"name": name, "created_at": created_at})
+            pipe.hset(self._player_key(player.id), mapping={"name": player.name, "created_at": player.created_at})
             self._list_token(pipe, player.id, info)
             pipe.execute()
         self._enable_token(player.id, info)  # then the token works
-        return player, token
 
     def _list_token(self, pipe: redis.client.Pipeline, player_id: str, info: TokenInfo) -> None:
         record = {"hash": info.digest, "label": info.label, "created_at": info.created_at}
@@ -178,23 +214,50 @@ class PlayerStore:
 
     def issue_token(self, player_id: str, label: str, created_at: str) -> tuple[TokenInfo, str]:
         """Another token for the player, unless they already hold ``MAX_TOKENS``."""
+        info, token, _ = self.issue_token_once(player_id, label, created_at, None)
+        return info, token
+
+    def issue_token_once(
+        self, player_id: str, label: str, created_at: str, idempotency: Idempotency | None
+    ) -> tuple[TokenInfo, str, bool]:
+        """:meth:`issue_token`, once per key (``True``: a retry's answer, the token issued then).
+
+        The record (the token's id, label, time and the token, sealed) is written in the transaction that lists the
+        token, on the player's slot: a retry finds both or neither.
+        """
         self._adopt_legacy_token(player_id)
         token, info = _new_token(label, created_at)
+        records = records_key(self.prefix, player_id)
+        field = record_field(idempotency) if idempotency is not None else ""
+        stored = None
         with self.redis.pipeline(transaction=True) as pipe:
             while True:
                 try:
                     # two issues at once cannot both pass the limit (redis-py leaves Pipeline.watch unannotated)
-                    pipe.watch(self._tokens_key(player_id))  # type: ignore[no-untyped-call]
+                    pipe.watch(self._tokens_key(player_id), records)  # type: ignore[no-untyped-call]
+                    if idempotency is not None and (stored := pipe.hget(records, field)) is not None:
+                        break  # issued before, for this key
                     if pipe.hlen(self._tokens_key(player_id)) >= MAX_TOKENS:
                         raise TooManyTokens
                     pipe.multi()
                     self._list_token(pipe, player_id, info)
+                    if idempotency is not None:
+                        made = {"id": info.id, "label": label, "at": created_at, "token": seal(token, idempotency)}
+                        pipe.hset(records, field, record_text(idempotency, made))
+                        pipe.expire(records, idempotency.ttl)
                     pipe.execute()
                     break
                 except redis.WatchError:
                     continue
-        self._enable_token(player_id, info)
-        return info, token
+        if stored is None or idempotency is None:
+            self._enable_token(player_id, info)
+            return info, token, False
+        first = made_by(_text(stored), idempotency)
+        token = unseal(first["token"], idempotency)
+        info = TokenInfo(first["id"], first["label"], first["at"], hash_token(token))
+        if self.redis.hexists(self._tokens_key(player_id), info.id):
+            self._enable_token(player_id, info)  # the first attempt may have stopped before it worked (not if revoked)
+        return info, token, True
 
     def tokens(self, player_id: str) -> list[TokenInfo]:
         """The player's tokens, oldest first."""

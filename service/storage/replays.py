@@ -43,5 +43,10 @@ class ReplayStore:
         stored = self.redis.get(self._key(replay_id))
         return None if stored is None else stored.decode() if isinstance(stored, bytes) else str(stored)
 
+    def seconds_left(self, replay_id: str) -> int | None:
+        """How long an import is kept from now (``None``: for good, or not kept at all)."""
+        left = int(self.redis.ttl(self._key(replay_id)))
+        return left if left >= 0 else None
+
     def exists(self, replay_id: str) -> bool:
         return bool(self.redis.exists(self._key(replay_id)))

@@ -300,7 +300,7 @@ def test_an_import_is_bounded_in_bytes_and_in_events(api):
     for part, value in (("events", many), ("steps", (document["steps"] * most)[: most + 1])):
         refused = api.call("POST", "/v1/replays", token, json={**document, part: value})
         assert refused.status_code == 413 and refused.get_json()["code"] == "payload_too_large"
-        assert f"at most {most} {part}" in refused.get_json()["detail"]
+        assert f"at most {most} {part}" in refused.get_json()["detail"] and refused.get_json()[f"max_{part}"] == most
     huge = json.dumps({**document, "padding": "x" * settings.max_replay_bytes})
     too_big = api.call("POST", "/v1/replays", token, data=huge, headers={"Content-Type": "application/json"})
     assert too_big.status_code == 413 and too_big.get_json()["code"] == "payload_too_large"
@@ -447,3 +447,16 @@ def test_ndjson_lines_of_a_changed_replay_do_not_verify_and_ndjson_is_for_replay
     assert refused.get_json()["errors"][0]["field"] == "hash"
     elsewhere = api.call("POST", "/v1/games", token, data=lines.get_data(), headers={"Content-Type": "application/x-ndjson"})
     assert elsewhere.status_code == 415 and elsewhere.get_json()["code"] == "unsupported_media_type"
+
+
+def test_an_import_retried_with_its_idempotency_key_is_answered_as_the_first_was(api):
+    token, document = exported_short_game(api)
+    key = {"Idempotency-Key": "import-1"}
+    first = api.call("POST", "/v1/replays", token, json=document, headers=key)
+    retry = api.call("POST", "/v1/replays", token, json=copy.deepcopy(document), headers=key)
+    assert (first.status_code, retry.status_code) == (201, 201)  # a second upload without the key: 200
+    assert retry.get_json() == first.get_json() and retry.headers["Idempotent-Replayed"] == "true"
+    assert retry.headers["Location"] == first.headers["Location"]
+    other = {**copy.deepcopy(document), "padding": "x"}
+    reused = api.call("POST", "/v1/replays", token, json=other, headers=key)
+    assert reused.status_code == 422 and reused.get_json()["code"] == "idempotency_key_reused"

@@ -163,3 +163,37 @@ def test_a_whole_game_against_an_ai_through_the_api(api):
     final = api.view(game["id"], token)
     assert final["status"] == "finished" and final["winner"] in (0, 1)
     assert max(s["score"] for s in final["seats"]) >= 40 or final["finish"] == "deck_exhausted"
+
+
+def test_a_retry_without_its_if_match_is_the_same_request(table):
+    """The key names the method, path and body; the precondition is no part of what the request asks for."""
+    api, ana, _, game_id = table
+    version = api.view(game_id, ana)["version"]
+    steps = [{"type": "discard", "card": "G4", "draw": False}]
+    first = api.act(game_id, ana, steps, headers={"Idempotency-Key": "turn-1", "If-Match": f'"{version}"'})
+    assert first.status_code == 200
+    retry = api.act(game_id, ana, steps, headers={"Idempotency-Key": "turn-1"})
+    assert retry.status_code == 200 and retry.headers["Idempotent-Replayed"] == "true"
+    assert retry.get_json() == first.get_json() and retry.headers["ETag"] == first.headers["ETag"]
+
+
+def test_if_match_compares_entity_tags_strongly_as_rfc_9110_says(table):
+    api, ana, _, game_id = table
+    version = api.view(game_id, ana)["version"]
+    play = [{"type": "play", "card": "R6"}]
+    weak = api.act(game_id, ana, play, headers={"If-Match": f'W/"{version}"'})
+    problem = weak.get_json()
+    assert weak.status_code == 412 and problem["code"] == "precondition_failed", problem
+    assert "strongly" in problem["detail"] and "as you received it" in problem["detail"]
+    for unquoted in (str(version), f"{version}, {version}", f'"{version}", {version}'):
+        refused = api.act(game_id, ana, play, headers={"If-Match": unquoted})
+        assert refused.status_code == 400 and refused.get_json()["code"] == "invalid_precondition", unquoted
+    stale = api.act(game_id, ana, play, headers={"If-Match": f'"{version - 1}", W/"{version}"'})
+    assert stale.status_code == 409 and stale.get_json()["current_version"] == version  # the documented contract
+    assert stream_length(api, game_id) == version
+    listed = api.act(game_id, ana, play, headers={"If-Match": f'"{version - 1}" , "{version}"'})  # any tag of a list
+    assert listed.status_code == 200 and listed.get_json()["version"] == version + 1
+    anything = api.act(game_id, ana, [{"type": "end_turn"}], headers={"If-Match": "*"})  # *: the game exists
+    assert anything.status_code == 200 and anything.get_json()["version"] > version + 1
+    missing = api.act("g_0000000000000000", ana, [{"type": "end_turn"}], headers={"If-Match": "*"})
+    assert missing.status_code == 404

@@ -30,6 +30,20 @@ def test_bodies_must_be_json_objects_of_a_sane_size(api):
     assert huge.status_code == 413 and huge.get_json()["code"] == "payload_too_large"
 
 
+def test_a_body_too_large_is_told_the_limit(api):
+    """413 said "The data value transmitted exceeds the capacity limit." and no more."""
+    token = api.player()["token"]
+    limit = api.runtime.settings.max_body_bytes
+    huge = api.call("POST", "/v1/games", token, data="{" + " " * 70_000 + "}", headers={"Content-Type": "application/json"})
+    problem = huge.get_json()
+    assert huge.status_code == 413 and problem["max_bytes"] == limit == 65536, problem
+    assert f"at most {limit} bytes" in problem["detail"] and "70002" in problem["detail"]
+    replay_limit = api.runtime.settings.max_replay_bytes
+    padded = "{" + " " * replay_limit + "}"
+    too_big = api.call("POST", "/v1/replays", token, data=padded, headers={"Content-Type": "application/json"})
+    assert too_big.status_code == 413 and too_big.get_json()["max_bytes"] == replay_limit  # the route's own limit
+
+
 def test_an_accept_header_that_takes_nothing_a_route_answers_with_is_a_406(api):
     token = api.player()["token"]
     game = api.game(token, [HUMAN, ai()], variant="basic")

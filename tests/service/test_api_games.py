@@ -179,3 +179,45 @@ def test_every_view_says_who_is_winning_and_with_which_cards(api):
     assert after["phase"] == "round_won" and after["leader"] is None and after["round_winner"] is not None
     out = next(s for s in after["seats"] if not s["in_round"])
     assert out["qualifying"] == []
+
+
+def test_creating_a_game_with_an_idempotency_key_makes_one_game(api):
+    """The same key and body made two games: the header was ignored on POST /v1/games."""
+    ana, bo = api.player("Ana"), api.player("Bo")
+    body, key = {"seats": [HUMAN, HUMAN]}, {"Idempotency-Key": "new-game-1"}
+    first = api.call("POST", "/v1/games", ana["token"], json=body, headers=key)
+    retry = api.call("POST", "/v1/games", ana["token"], json=body, headers=key)
+    assert first.status_code == retry.status_code == 201
+    assert retry.headers["Idempotent-Replayed"] == "true" and "Idempotent-Replayed" not in first.headers
+    assert retry.get_json() == first.get_json()
+    assert (retry.headers["Location"], retry.headers["ETag"]) == (first.headers["Location"], first.headers["ETag"])
+    mine = api.call("GET", "/v1/players/me/games", ana["token"]).get_json()["games"]
+    assert [g["id"] for g in mine] == [first.get_json()["id"]]
+    game = first.get_json()
+    assert api.call("POST", f"/v1/games/{game['id']}/join", bo["token"], json={"code": game["join_code"]}).status_code == 200
+    late = api.call("POST", "/v1/games", ana["token"], json=body, headers=key)  # the game moved on: the answer did not
+    assert late.status_code == 201 and late.get_json() == game and late.headers["ETag"] == first.headers["ETag"]
+    reused = api.call("POST", "/v1/games", ana["token"], json={"seats": [HUMAN, ai()]}, headers=key)
+    assert reused.status_code == 422 and reused.get_json()["code"] == "idempotency_key_reused"
+    other = api.call("POST", "/v1/games", bo["token"], json=body, headers=key)  # a key is its caller's own
+    assert other.status_code == 201 and other.get_json()["id"] != game["id"] and "Idempotent-Replayed" not in other.headers
+
+
+def test_a_join_retried_with_its_idempotency_key_is_answered_as_it_was(api):
+    ana, bo = api.player("Ana"), api.player("Bo")
+    game = api.game(ana["token"], [HUMAN, HUMAN])
+    join, key = {"code": game["join_code"]}, {"Idempotency-Key": "join-1"}
+    first = api.call("POST", f"/v1/games/{game['id']}/join", bo["token"], json=join, headers=key)
+    retry = api.call("POST", f"/v1/games/{game['id']}/join", bo["token"], json=join, headers=key)
+    assert first.status_code == retry.status_code == 200, retry.get_json()  # not 409 already_seated
+    assert retry.get_json() == first.get_json() and retry.headers["Idempotent-Replayed"] == "true"
+    assert api.call("POST", f"/v1/games/{game['id']}/join", bo["token"], json=join).get_json()["code"] == "already_seated"
+
+
+@pytest.mark.parametrize("key", ["", "k" * 201])
+def test_an_idempotency_key_is_1_to_200_characters(api, key):
+    token = api.player()["token"]
+    refused = api.call("POST", "/v1/games", token, json={"seats": [HUMAN, HUMAN]}, headers={"Idempotency-Key": key})
+    problem = refused.get_json()
+    assert refused.status_code == 422 and problem["errors"] == [
+        {"field": "Idempotency-Key", "message": "must be 1 to 200 characters", "location": "headers"}]

@@ -174,3 +174,14 @@ def test_a_cancelled_game_left_in_a_list_is_unlisted_by_the_next_listing(api, ru
     listed = api.call("GET", "/v1/players/me/games", ana["token"]).get_json()["games"]
     assert game["id"] not in {g["id"] for g in listed}
     assert runtime.players.game_ids(ana["id"]) == set()
+
+
+def test_a_leave_retried_with_its_idempotency_key_is_answered_as_it_was(api):
+    _, bo, game = two_humans(api, deck=DECK)
+    key = {"Idempotency-Key": "leave-1"}
+    first = api.call("POST", f"/v1/games/{game['id']}/leave", bo["token"], headers=key)
+    retry = api.call("POST", f"/v1/games/{game['id']}/leave", bo["token"], headers=key)
+    assert first.status_code == retry.status_code == 200, retry.get_json()  # not 409 seat_resigned
+    assert retry.get_json() == first.get_json() and retry.headers["Idempotent-Replayed"] == "true"
+    assert len(api.runtime.store.read(game["id"])) == first.get_json()["version"]
+    assert leave(api, game["id"], bo["token"]).get_json()["code"] == "seat_resigned"

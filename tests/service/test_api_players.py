@@ -355,3 +355,80 @@ def test_bad_paging_parameters_are_refused_with_the_field(api):
         response = api.call("GET", f"/v1/players/me/games?{query}", token)
         assert response.status_code == 422, query
         assert response.get_json()["errors"][0]["field"] == field
+
+
+def test_names_and_labels_are_trimmed_and_blank_ones_refused_with_the_field(api):
+    """A name of three spaces was stored as it came, and showed as nothing at the table."""
+    created = api.call("POST", "/v1/players", json={"name": "  Ana Lía \t"})
+    assert created.status_code == 201 and created.get_json()["name"] == "Ana Lía"
+    token = created.get_json()["token"]
+    assert api.call("GET", "/v1/players/me", token).get_json()["name"] == "Ana Lía"
+    assert api.call("PATCH", "/v1/players/me", token, json={"name": " Bo "}).get_json()["name"] == "Bo"
+    issued = api.call("POST", "/v1/players/me/tokens", token, json={"label": " phone  "})
+    assert issued.status_code == 201 and issued.get_json()["label"] == "phone"
+    assert api.call("POST", "/v1/players", json={"name": " " + "x" * 40 + " "}).status_code == 201  # 40 once trimmed
+    for blank in ("   ", "\u3000", " \u00a0 "):
+        for method, path, field in (
+            ("POST", "/v1/players", "name"),
+            ("PATCH", "/v1/players/me", "name"),
+            ("POST", "/v1/players/me/tokens", "label"),
+        ):
+            refused = api.call(method, path, token, json={field: blank})
+            problem = refused.get_json()
+            assert refused.status_code == 422 and problem["code"] == "invalid_request", (path, repr(blank), problem)
+            assert problem["errors"][0]["field"] == field and problem["errors"][0]["location"] == "json", problem
+    assert api.call("GET", "/v1/players/me", token).get_json()["name"] == "Bo"
+
+
+def stored_values(client, prefix: str) -> list[str]:
+    """Every string and hash value under ``prefix``."""
+    values = []
+    for key in client.scan_iter(match=f"{prefix}*"):
+        kind = client.type(key)
+        if kind == "string":
+            values.append(client.get(key))
+        elif kind == "hash":
+            values += [f"{field}={value}" for field, value in client.hgetall(key).items()]
+    return values
+
+
+def sign_up(api, name: str, key: str, address: str = "203.0.113.5"):
+    return api.call("POST", "/v1/players", json={"name": name}, headers={"Idempotency-Key": key},
+                    environ_base={"REMOTE_ADDR": address})
+
+
+def test_a_sign_up_with_an_idempotency_key_makes_one_player_and_answers_a_retry_with_it(api, runtime):
+    first = sign_up(api, "Ana", "signup-1")
+    retry = sign_up(api, "Ana", "signup-1")
+    assert first.status_code == retry.status_code == 201
+    assert retry.get_json() == first.get_json() and retry.headers["Idempotent-Replayed"] == "true"
+    assert "Idempotent-Replayed" not in first.headers and retry.headers["Location"] == first.headers["Location"]
+    token = first.get_json()["token"]
+    assert api.call("GET", "/v1/players/me", token).get_json()["id"] == first.get_json()["id"]
+    prefix = runtime.settings.key_prefix
+    assert len([k for k in runtime.redis.scan_iter(match=f"{prefix}player:*") if k.endswith("}")]) == 1
+    assert not [value for value in stored_values(runtime.redis, prefix) if token in value]  # kept sealed, never in clear
+    reused = sign_up(api, "Bo", "signup-1")
+    assert reused.status_code == 422 and reused.get_json()["code"] == "idempotency_key_reused"
+    elsewhere = sign_up(api, "Ana", "signup-1", address="198.51.100.7")  # keyed by address: another caller's key
+    assert elsewhere.status_code == 201 and elsewhere.get_json()["id"] != first.get_json()["id"]
+
+
+def test_a_token_issued_with_an_idempotency_key_is_issued_once_and_stays_revoked(api, runtime):
+    token = api.player()["token"]
+    key = {"Idempotency-Key": "phone-1"}
+    first = api.call("POST", "/v1/players/me/tokens", token, json={"label": "phone"}, headers=key)
+    retry = api.call("POST", "/v1/players/me/tokens", token, json={"label": "phone"}, headers=key)
+    assert first.status_code == retry.status_code == 201 and retry.headers["Idempotent-Replayed"] == "true"
+    assert retry.get_json() == first.get_json() and retry.headers["Location"] == first.headers["Location"]
+    assert len(api.call("GET", "/v1/players/me/tokens", token).get_json()["tokens"]) == 2
+    phone = first.get_json()["token"]
+    assert api.call("GET", "/v1/players/me", phone).status_code == 200
+    assert not [value for value in stored_values(runtime.redis, runtime.settings.key_prefix) if phone in value]
+    reused = api.call("POST", "/v1/players/me/tokens", token, json={"label": "tablet"}, headers=key)
+    assert reused.status_code == 422 and reused.get_json()["code"] == "idempotency_key_reused"
+    assert api.call("DELETE", f"/v1/players/me/tokens/{first.get_json()['id']}", token).status_code == 204
+    late = api.call("POST", "/v1/players/me/tokens", token, json={"label": "phone"}, headers=key)
+    assert late.status_code == 201 and late.get_json()["token"] == phone  # the answer it had ...
+    assert api.call("GET", "/v1/players/me", phone).get_json()["code"] == "invalid_token"  # ... and it stays revoked
+    assert len(api.call("GET", "/v1/players/me/tokens", token).get_json()["tokens"]) == 1

@@ -133,7 +133,7 @@ def test_every_append_hands_the_job_system_what_is_due_once_with_the_mark_it_not
     recording = Recording()
     games = service(recording)
     ana = games.players.create("Ana", AT)[0]
-    game = games.create(ana, NewGame([SeatRequest("human"), SeatRequest("ai", "greedy")], seed=5))
+    game = games.create(ana, NewGame([SeatRequest("human"), SeatRequest("ai", "greedy")], seed=5)).game
     assert recording.calls[0] == ("before", game.id)
     kind, (version, items, mark, playing_on) = recording.calls[1]
     assert (kind, version, mark, playing_on) == ("after", game.version, 41, False)
@@ -146,7 +146,7 @@ def test_a_job_that_plays_on_says_so_to_the_job_system():
     recording = Recording()
     games = service(recording)
     ana = games.players.create("Ana", AT)[0]
-    game = games.create(ana, NewGame([SeatRequest("ai", "greedy"), SeatRequest("ai", "greedy")], seed=5))
+    game = games.create(ana, NewGame([SeatRequest("ai", "greedy"), SeatRequest("ai", "greedy")], seed=5)).game
     seat = game.seat_to_move()
     after = games.advance(game.id, game.version, lambda g: decide_steps(g.state, [legal_steps(g.state)[0].step], seat)[0],
                           by=f"ai:{seat}", playing_on=True)
@@ -158,5 +158,5 @@ def test_the_application_runs_without_a_job_system():
     games = service()
     assert isinstance(games.followups, NoFollowUps)
     ana = games.players.create("Ana", AT)[0]
-    game = games.create(ana, NewGame([SeatRequest("human"), SeatRequest("ai", "random")], seed=1))
+    game = games.create(ana, NewGame([SeatRequest("human"), SeatRequest("ai", "random")], seed=1)).game
     assert games.load(game.id).version == game.version

@@ -10,7 +10,9 @@ from __future__ import annotations
 import pytest
 from redis.crc import key_slot
 
-from service.storage.players import PlayerStore, player_key, token_key
+from service.application.commands import NewGame, SeatRequest
+from service.storage.events import Idempotency
+from service.storage.players import PlayerStore, player_key, records_key, token_key
 from tests.service.conftest import HUMAN, ai
 
 
@@ -93,3 +95,62 @@ def test_a_revocation_cut_short_has_stopped_the_token_already(players, monkeypat
     assert [info.id for info in players.tokens(player.id)] == [players.tokens(player.id)[0].id, phone.id]
     assert players.revoke_token(player.id, phone.id)  # revoked again, it goes
     assert [info.label for info in players.tokens(player.id)] == ["first token"]
+
+
+SIGNED_UP, RETRIED = "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:05.000Z"
+
+
+@pytest.mark.on_cluster
+@pytest.mark.parametrize("cut", ["_sign_up", "_enable_token"])
+def test_a_sign_up_with_a_key_cut_short_is_made_whole_by_its_retry(players, monkeypatch, cut):
+    """The record (on the address's slot) is claimed first: a retry makes what the first attempt did not, as it said."""
+    key = Idempotency("203.0.113.5", "signup-1", "f" * 64)
+
+    def crash(*args, **kwargs):
+        raise Crash
+
+    monkeypatch.setattr(players, cut, crash)
+    with pytest.raises(Crash):
+        players.create_once("Ana", SIGNED_UP, key)
+    monkeypatch.undo()
+    player, token, replayed = players.create_once("Ana", RETRIED, key)
+    assert replayed and player.created_at == SIGNED_UP  # what the first attempt decided
+    assert players.by_token(token) == player and len(players.tokens(player.id)) == 1
+    assert players.create_once("Ana", RETRIED, key)[:2] == (player, token)
+
+
+def test_a_game_created_with_a_key_cut_short_is_made_by_its_retry_under_the_recorded_id(api, runtime, monkeypatch):
+    token = api.player()["token"]
+    creator = runtime.players.by_token(token)
+    key = Idempotency(creator.id, "game-1", "f" * 64)
+    new_game = NewGame(seats=[SeatRequest("human"), SeatRequest("human")])
+
+    def crash(*args, **kwargs):
+        raise Crash
+
+    monkeypatch.setattr(runtime.games, "append", crash)  # claimed and listed, never appended
+    with pytest.raises(Crash):
+        runtime.games.create(creator, new_game, key)
+    monkeypatch.undo()
+    recorded = runtime.games.records.find(records_key(runtime.settings.key_prefix, creator.id), key)
+    assert recorded is not None and not runtime.store.exists(recorded["id"])
+    made = runtime.games.create(creator, new_game, key)
+    assert made.game is not None and made.game.id == recorded["id"] and made.game.version == recorded["version"]
+    again = runtime.games.create(creator, new_game, key)
+    assert again.replayed is not None and again.game is not None and again.game.id == recorded["id"]
+    listed = api.call("GET", "/v1/players/me/games", token).get_json()["games"]
+    assert [game["id"] for game in listed] == [recorded["id"]]
+
+
+def test_two_creates_with_one_key_at_once_make_one_game(api, runtime, monkeypatch):
+    """The second finds no record when it looks, and the first's when it claims: it answers with the first's game."""
+    token = api.player()["token"]
+    creator = runtime.players.by_token(token)
+    key = Idempotency(creator.id, "game-1", "f" * 64)
+    new_game = NewGame(seats=[SeatRequest("human"), SeatRequest("human")])
+    first = runtime.games.create(creator, new_game, key)
+    monkeypatch.setattr(runtime.games.records, "find", lambda *args: None)
+    second = runtime.games.create(creator, new_game, key)
+    assert second.replayed is not None and second.game is not None and first.game is not None
+    assert second.game.id == first.game.id
+    assert len(api.call("GET", "/v1/players/me/games", token).get_json()["games"]) == 1

@@ -135,3 +135,12 @@ def test_access_logs_never_hold_a_ticket_in_full(api, caplog):
             logger.info('%s - - "%s" %s -', "127.0.0.1", f"GET /v1/games/x/stream?ticket={ticket} HTTP/1.1", 200)
         assert ticket not in caplog.text and "ticket=st_" in caplog.text
         caplog.clear()
+
+
+def test_a_ticket_is_asked_for_without_an_idempotency_key(api):
+    """Every POST honours the header or refuses it, never ignores it: asking for a ticket again is as safe as once."""
+    ana, _, game = two_humans(api)
+    path = f"/v1/games/{game['id']}/stream-tickets"
+    refused = api.call("POST", path, ana["token"], headers={"Idempotency-Key": "ticket-1"})
+    assert refused.status_code == 400 and refused.get_json()["code"] == "idempotency_key_not_supported"
+    assert api.call("POST", path, ana["token"]).status_code == 201

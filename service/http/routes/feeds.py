@@ -65,8 +65,10 @@ class Events(MethodView):
         # Wait only when caught up: over, nothing more will come; behind `after`, Redis lost events the
         # caller saw, and the page's version (below its cursor) tells it at once to reload.
         if game.version == after and query["wait"] > 0 and not game.over:
-            with open_waits().held(*waiter()):
-                games.store.wait(game_id, after, min(query["wait"], red7_runtime().settings.long_poll_max))
+            with open_waits().held(*waiter(), request.environ) as wait:
+                # Until an event comes, or the wait is over; or sooner, when the client left or a newer wait of its
+                # token took the slot (the page then says what there is).
+                games.store.wait(game_id, after, min(query["wait"], red7_runtime().settings.long_poll_max), wait)
             game = games.load(game_id)
         events = games.feed(game, player.id if player else None, after, query["limit"])
         page = {
@@ -112,7 +114,7 @@ class Stream(MethodView):
             after = last_event
 
         waits = open_waits()
-        held = waits.take(*waiter())
+        wait = waits.take(*waiter(), request.environ)
 
         def events() -> Iterator[str]:
             nonlocal after
@@ -120,6 +122,9 @@ class Stream(MethodView):
             try:
                 yield "retry: 2000\n\n"
                 while True:
+                    if wait.replaced:  # a newer wait of this token took the slot: say so, so the client can tell
+                        yield "event: replaced\ndata: {}\n\n"
+                        return
                     game = games.load(game_id)
                     if game.version < after:  # Redis lost events this client was sent: it reloads, then goes on
                         after = game.version
@@ -133,14 +138,20 @@ class Stream(MethodView):
                     left = settings.stream_max_seconds - (time.monotonic() - started)
                     if left <= 0:
                         return
-                    if not games.store.wait(game_id, after, min(settings.stream_heartbeat, left)):
+                    # The wait ends too when the client leaves (a write to a closed socket fails only on the
+                    # second keep-alive: the first goes into the kernel's buffer), or when it is replaced.
+                    if not games.store.wait(game_id, after, min(settings.stream_heartbeat, left), wait):
+                        if wait.gone:
+                            return
+                        if wait.replaced:
+                            continue  # said at the top of the loop
                         games.ensure_progress(game)
                         yield ": keep-alive\n\n"
             except redis.RedisError as error:  # the status line is long gone: end the stream, the client resumes
                 log.warning("stream of game %s ended: the event store is unreachable (%s)", game_id, error)
 
         response = Response(stream_with_context(events()), mimetype="text/event-stream")
-        response.call_on_close(lambda: waits.give_back(held))  # however the stream ends, the client gone included
+        response.call_on_close(lambda: waits.give_back(wait))  # however the stream ends, the client gone included
         response.headers.update(NO_STORE)
         response.headers["X-Accel-Buffering"] = "no"
         return response
@@ -148,7 +159,7 @@ class Stream(MethodView):
 
 @v1.route("/games/<game_id>/stream-tickets")
 class StreamTickets(MethodView):
-    @documented_errors(401, 404, 429)
+    @documented_errors(400, 401, 404, 429)
     @v1.response(201, StreamTicketSchema, headers=response_headers("Location"), example=example("StreamTicket"))
     @v1.doc(operationId="createStreamTicket", security=TOKEN)
     def post(self, game_id: str) -> Response:
@@ -156,6 +167,9 @@ class StreamTickets(MethodView):
 
         ``EventSource`` cannot send Authorization, and a token must never sit in a URL: a ticket reads this one
         game's feeds as you, writes nothing, and is good for connecting (reconnections included) for a minute.
+
+        Idempotency-Key is refused here (400 `idempotency_key_not_supported`): asking again is as safe as asking
+        once, and an answer kept for a day would hold a ticket long dead.
         """
         player = current_player()
         game_service().load(game_id)  # 404 for a game that does not exist

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import replace
 from typing import Any
 
 from flask import Response, request
 from flask.views import MethodView
 
-from service.application.commands import NewGame
+from service.application.commands import NewGame, Outcome
 from service.http.auth import current_player, require_api_key
 from service.http.common import (
     IF_NONE_MATCH,
@@ -27,6 +29,8 @@ from service.http.common import (
     v1,
 )
 from service.http.examples import example
+from service.http.idempotency import idempotency
+from service.http.idempotency import parameter as idempotency_parameter
 from service.http.problems import ApiError
 from service.http.schemas import (
     ActionSchema,
@@ -36,23 +40,41 @@ from service.http.schemas import (
     event_number,
 )
 from service.storage.events import Idempotency
+from service.storage.players import Player
 
 # --- games -------------------------------------------------------------------------------
+
+
+def _answer(outcome: Outcome, player: Player, status: int = 200) -> Response:
+    """The view of the game a write left (a retry's: as its first attempt left it, saying so)."""
+    game = outcome.game
+    assert game is not None  # every write but an action's answers with its game
+    response = game_response(game, player.id, status)
+    if outcome.replayed is not None:
+        response.headers["Idempotent-Replayed"] = "true"
+    return response
+
+
+def _idempotency(player: Player) -> Idempotency | None:
+    return idempotency(player.id, red7_runtime().settings.idempotency_ttl)
 
 
 @v1.route("/games")
 class Games(MethodView):
     @documented_errors(400, 401, 403, 409, 413, 415, 422, 429)
     @v1.arguments(GameCreateSchema(), example=example("GameCreate"))
-    @v1.response(201, GameViewSchema, headers=response_headers("ETag", "Location"), example=example("GameView"))
-    @v1.doc(operationId="createGame", security=TOKEN_AND_API_KEY)
+    @v1.response(
+        201, GameViewSchema, headers=response_headers("ETag", "Location", "Idempotent-Replayed"), example=example("GameView")
+    )
+    @v1.doc(operationId="createGame", security=TOKEN_AND_API_KEY, parameters=[idempotency_parameter("makes no second game")])
     def post(self, new_game: NewGame) -> Response:
         """Create a game; the creator takes the first human seat (or only watches if there is none)."""
         require_api_key()
         player = current_player()
-        game = game_service().create(player, new_game)
-        response = game_response(game, player.id, 201)
-        response.headers["Location"] = f"/v1/games/{game.id}"
+        outcome = game_service().create(player, new_game, _idempotency(player))
+        response = _answer(outcome, player, 201)
+        assert outcome.game is not None
+        response.headers["Location"] = f"/v1/games/{outcome.game.id}"
         return response
 
 
@@ -85,68 +107,84 @@ class GameResource(MethodView):
 
 @v1.route("/games/<game_id>/leave")
 class Leave(MethodView):
-    @documented_errors(400, 401, 403, 404, 409, 413, 415, 429)
-    @v1.response(200, GameViewSchema, headers=response_headers("ETag"), example=example("GameView"))
-    @v1.doc(operationId="leaveGame", security=TOKEN)
+    @documented_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
+    @v1.response(200, GameViewSchema, headers=response_headers("ETag", "Idempotent-Replayed"), example=example("GameView"))
+    @v1.doc(operationId="leaveGame", security=TOKEN, parameters=[idempotency_parameter("does not leave again")])
     def post(self, game_id: str) -> Response:
         """Give up your seat: before the start it opens again; in play a greedy AI takes it and the others play on."""
         player = current_player()
-        return game_response(game_service().leave(game_id, player), player.id)
+        return _answer(game_service().leave(game_id, player, idempotency=_idempotency(player)), player)
 
 
 @v1.route("/games/<game_id>/join")
 class Join(MethodView):
     @documented_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
     @v1.arguments(JoinSchema(), example=example("Join"))
-    @v1.response(200, GameViewSchema, headers=response_headers("ETag"), example=example("GameView"))
-    @v1.doc(operationId="joinGame", security=TOKEN)
+    @v1.response(200, GameViewSchema, headers=response_headers("ETag", "Idempotent-Replayed"), example=example("GameView"))
+    @v1.doc(operationId="joinGame", security=TOKEN, parameters=[idempotency_parameter("takes no second seat")])
     def post(self, body: dict[str, Any], game_id: str) -> Response:
         """Take an open seat with the join code; the game starts when every seat is taken."""
         player = current_player()
-        game = game_service().join(game_id, player, body["code"], body.get("seat"))
-        return game_response(game, player.id)
+        outcome = game_service().join(game_id, player, body["code"], body.get("seat"), idempotency=_idempotency(player))
+        return _answer(outcome, player)
 
 
-def _expected_version(body: dict[str, Any]) -> int | None:
+IF_MATCH = {
+    "in": "header",
+    "name": "If-Match",
+    "schema": {"type": "string"},
+    "description": 'The ETag of the view you acted on, as received ("12"). Compared strongly (RFC 9110 13.1.1): a weak '
+    'tag (W/"12") never matches (412 `precondition_failed`); a version that is not quoted is no entity-tag (400 '
+    '`invalid_precondition`); a list ("11", "12") matches if any of its tags does; `*` matches any version of the '
+    "game (the steps apply to the game as it is). A quoted version that is not the game's is 409 `version_conflict`, "
+    "with `current_version` and the ETag.",
+}
+
+#: RFC 9110's entity-tags, as a list: ``[W/]"opaque"`` (etagc: any visible character but the quote).
+_ENTITY_TAG = r'[ \t]*(W/)?"([\x21\x23-\x7e\x80-\xff]*)"[ \t]*'
+_ENTITY_TAGS = re.compile(rf"{_ENTITY_TAG}(?:,{_ENTITY_TAG})*")
+
+
+def _expected_versions(body: dict[str, Any]) -> frozenset[int] | None:
+    """The versions the If-Match header (or ``expected_version``) accepts; ``None``: any (none sent, or ``*``).
+
+    RFC 9110 13.1.1: If-Match compares strongly, so a weak tag never matches; the ETag is a version in quotes.
+    """
+    in_body = body.get("expected_version")
     header = request.headers.get("If-Match")
-    if header is None or header.strip() == "*":
-        return body.get("expected_version")
-    version = event_number(header.strip().removeprefix("W/").strip('"'))
-    if version is None:
-        raise ApiError("invalid_precondition", f"If-Match should be the game version, like \"12\", not {header[:40]!r}.")
-    if "expected_version" in body and body["expected_version"] != version:
+    if header is None or header.strip() == "*":  # "*": true while the game exists (a missing game is a 404)
+        return frozenset({in_body}) if in_body is not None else None
+    if _ENTITY_TAGS.fullmatch(header) is None:
+        raise ApiError("invalid_precondition", f'If-Match holds entity-tags, the game version in quotes like "12", not '
+                                               f"{header[:40]!r}.")
+    tags = re.findall(_ENTITY_TAG, header)
+    versions = {event_number(opaque) for weak, opaque in tags if not weak}
+    if None in versions:
+        raise ApiError("invalid_precondition", f'If-Match should hold game versions, like "12", not {header[:40]!r}.')
+    if not versions:
+        raise ApiError("precondition_failed", 'If-Match compares entity-tags strongly (RFC 9110 13.1.1), so a weak one '
+                                              '(W/"12") never matches: send the ETag as you received it, "12".')
+    strong = frozenset(v for v in versions if v is not None)
+    if in_body is not None and in_body not in strong:
         raise ApiError("invalid_precondition", "If-Match and expected_version disagree.")
-    return version
+    return strong
 
 
 @v1.route("/games/<game_id>/actions")
 class Actions(MethodView):
-    @documented_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
+    @documented_errors(400, 401, 403, 404, 409, 412, 413, 415, 422, 429)
     @v1.arguments(ActionSchema(), example=example("Action"))
     @v1.response(200, GameViewSchema, headers=response_headers("ETag", "Idempotent-Replayed"), example=example("GameView"))
-    @v1.doc(operationId="act",
-        security=TOKEN,
-        parameters=[
-            {"in": "header", "name": "If-Match", "schema": {"type": "string"}, "description": "the game version you acted on"},
-            {
-                "in": "header",
-                "name": "Idempotency-Key",
-                "schema": {"type": "string", "maxLength": 200},
-                "description": "makes a retry safe",
-            },
-        ],
-    )
+    @v1.doc(operationId="act", security=TOKEN, parameters=[IF_MATCH, idempotency_parameter("takes no step twice")])
     def post(self, body: dict[str, Any], game_id: str) -> Response:
         """Steps of your turn, all or nothing, in one atomic append."""
         player = current_player()
-        expected = _expected_version(body)
-        key = request.headers.get("Idempotency-Key")
-        idempotency = None
-        if key:
-            if len(key) > 200:
-                raise ApiError("invalid_request", "Idempotency-Key is at most 200 characters.")
-            fingerprint = Idempotency.fingerprint_of("POST", request.path, [request.get_json(silent=True), expected])
-            idempotency = Idempotency(player.id, key, fingerprint, red7_runtime().settings.idempotency_ttl)
+        expected = _expected_versions(body)
+        idempotency = _idempotency(player)
+        if idempotency is not None:  # records from before fingerprinted the precondition too
+            single = next(iter(expected)) if expected is not None and len(expected) == 1 else None
+            before = Idempotency.fingerprint_of("POST", request.path, [request.get_json(silent=True), single])
+            idempotency = replace(idempotency, earlier=(before,))
 
         games = game_service()
         outcome = games.act(game_id, player, body["steps"], expected_version=expected, idempotency=idempotency)

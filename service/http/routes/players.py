@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response
+from flask import Response, request
 from flask.views import MethodView
 
 from service.http.auth import bearer_token, current_player, require_api_key
@@ -17,10 +17,13 @@ from service.http.common import (
     game_service,
     json_response,
     player_store,
+    red7_runtime,
     response_headers,
     v1,
 )
 from service.http.examples import example
+from service.http.idempotency import REPLAYED, idempotency
+from service.http.idempotency import parameter as idempotency_parameter
 from service.http.problems import ApiError
 from service.http.schemas import (
     GameListSchema,
@@ -34,6 +37,7 @@ from service.http.schemas import (
     TokenListSchema,
 )
 from service.http.views import summary_json
+from service.storage.events import IdempotencyMismatch
 from service.storage.players import Player, TokenInfo, TooManyTokens, hash_token
 
 # --- players -----------------------------------------------------------------------------
@@ -43,14 +47,29 @@ from service.storage.players import Player, TokenInfo, TooManyTokens, hash_token
 class Players(MethodView):
     @documented_errors(400, 401, 413, 415, 422, 429)
     @v1.arguments(PlayerCreateSchema(), example=example("PlayerCreate"))
-    @v1.response(201, PlayerCreatedSchema, headers=response_headers("Location"), example=example("PlayerCreated"))
-    @v1.doc(operationId="createPlayer", security=API_KEY)
+    @v1.response(
+        201, PlayerCreatedSchema, headers=response_headers("Location", "Idempotent-Replayed"), example=example("PlayerCreated")
+    )
+    @v1.doc(
+        operationId="createPlayer",
+        security=API_KEY,
+        parameters=[idempotency_parameter("makes no second player (keyed by your address: there is no token yet)")],
+    )
     def post(self, body: dict[str, Any]) -> Response:
-        """Create a player; the token in the answer is shown only once."""
+        """Create a player; the token in the answer is shown only once (and to a retry with the same Idempotency-Key)."""
         require_api_key()
-        player, token = player_store().create(body["name"], game_service().clock())
+        replayed = False
+        key = idempotency(request.remote_addr or "unknown", red7_runtime().settings.idempotency_ttl)
+        if key is None:
+            player, token = player_store().create(body["name"], game_service().clock())
+        else:
+            try:
+                player, token, replayed = player_store().create_once(body["name"], game_service().clock(), key)
+            except IdempotencyMismatch as exc:
+                raise ApiError("idempotency_key_reused", str(exc)) from None
         created = {"id": player.id, "name": player.name, "token": token, "created_at": player.created_at}
-        return json_response(created, 201, {"Location": "/v1/players/me", **NO_STORE})  # as the new token sees itself
+        headers = {"Location": "/v1/players/me", **NO_STORE, **(REPLAYED if replayed else {})}  # as the new token sees itself
+        return json_response(created, 201, headers)
 
 
 def _player_json(player: Player, *, show_secret: bool = False) -> dict[str, Any]:
@@ -114,17 +133,24 @@ class Tokens(MethodView):
 
     @documented_errors(400, 401, 409, 413, 415, 422, 429)
     @v1.arguments(TokenCreateSchema(), example=example("TokenCreate"))
-    @v1.response(201, TokenIssuedSchema, headers=response_headers("Location"), example=example("TokenIssued"))
-    @v1.doc(operationId="createToken", security=TOKEN)
+    @v1.response(
+        201, TokenIssuedSchema, headers=response_headers("Location", "Idempotent-Replayed"), example=example("TokenIssued")
+    )
+    @v1.doc(operationId="createToken", security=TOKEN, parameters=[idempotency_parameter("issues no second token")])
     def post(self, body: dict[str, Any]) -> Response:
-        """Issue another token; the answer holds it, once.  The tokens already issued keep working."""
+        """Issue another token; the answer holds it, once (and to a retry with the same Idempotency-Key).  The tokens
+        already issued keep working."""
         player = current_player()
+        key = idempotency(player.id, red7_runtime().settings.idempotency_ttl)
         try:
-            info, token = player_store().issue_token(player.id, body["label"], game_service().clock())
+            info, token, replayed = player_store().issue_token_once(player.id, body["label"], game_service().clock(), key)
         except TooManyTokens:
             raise ApiError("token_limit_reached", "Revoke a token you no longer use first.") from None
+        except IdempotencyMismatch as exc:
+            raise ApiError("idempotency_key_reused", str(exc)) from None
         issued = {**_token_json(info), "token": token}
-        return json_response(issued, 201, {"Location": f"/v1/players/me/tokens/{info.id}", **NO_STORE})
+        headers = {"Location": f"/v1/players/me/tokens/{info.id}", **NO_STORE, **(REPLAYED if replayed else {})}
+        return json_response(issued, 201, headers)
 
 
 @v1.route("/players/me/tokens/<token_id>")

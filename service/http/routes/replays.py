@@ -10,6 +10,7 @@ from flask.views import MethodView
 from replays.build import state_at
 from replays.ndjson import iter_lines
 from replays.viewer import render_viewer
+from service.application.imports import Imported
 from service.http.auth import current_player
 from service.http.common import (
     NDJSON,
@@ -28,12 +29,17 @@ from service.http.common import (
     v1,
 )
 from service.http.examples import REPLAY_REF, example, ndjson_example
+from service.http.idempotency import REPLAYED, idempotency
+from service.http.idempotency import parameter as idempotency_parameter
 from service.http.problems import ApiError
 from service.http.schemas import (
     ImportedSchema,
     ReplayQuerySchema,
     ReplaySchema,
 )
+from service.storage.events import IdempotencyMismatch
+from service.storage.idempotency import CreateRecords
+from service.storage.players import records_key
 
 # --- replays ------------------------------------------------------------------------------
 
@@ -176,7 +182,12 @@ class Replays(MethodView):
         200, schema=ImportedSchema, description="imported before: that import", headers=response_headers("Location"),
         example=example("Imported"),
     )
-    @v1.doc(operationId="importReplay", security=TOKEN, requestBody=IMPORT_BODY)
+    @v1.doc(
+        operationId="importReplay",
+        security=TOKEN,
+        requestBody=IMPORT_BODY,
+        parameters=[idempotency_parameter("is answered as the first upload was (201), not as a second one (200)")],
+    )
     def post(self, document: dict[str, Any]) -> Response:
         """Import a replay file: it is verified (hash, every state, the deals, every member) and made viewable for a while.
 
@@ -192,20 +203,37 @@ class Replays(MethodView):
         RED7_IMPORTED_REPLAY_TTL (30 days; expires_at says until when) and then answers 404. The same content imported
         again is the same import (200, same id), kept that long from then: a retry or a second upload makes no copy.
         Imports draw on a budget of their own per token (RED7_RATE_LIMIT_IMPORT, 100 a day)."""
-        current_player()
-        _within_bounds(document)
-        imported = red7_runtime().imports.add(document)
-        replay_id = imported.replay_id
-        body = {
-            "id": replay_id,
-            "game_id": imported.document["game_id"],
-            "steps": len(imported.document["steps"]),
-            "hash": imported.document["hash"],
-            "url": f"/v1/replays/{replay_id}",
-            "view_url": f"/v1/replays/{replay_id}/view",
-            "expires_at": imported.expires_at,
-        }
-        return json_response(body, 201 if imported.created else 200, {"Location": body["url"]})
+        player = current_player()
+        runtime = red7_runtime()
+        key = idempotency(player.id, runtime.settings.idempotency_ttl)
+        records, mine = CreateRecords(runtime.redis), records_key(runtime.settings.key_prefix, player.id)
+        try:
+            first = records.find(mine, key) if key is not None else None
+            if first is not None and (again := runtime.imports.find(first["id"])) is not None:
+                return _imported_response(again, first["status"], replayed=True)
+            _within_bounds(document)
+            imported = runtime.imports.add(document)
+            status = 201 if imported.created else 200
+            if key is not None:  # the import is the same whoever makes it: only its status is this request's
+                first = records.claim(mine, key, {"id": imported.replay_id, "status": status})
+                status = first["status"] if first is not None else status
+        except IdempotencyMismatch as exc:
+            raise ApiError("idempotency_key_reused", str(exc)) from None
+        return _imported_response(imported, status, replayed=first is not None)
+
+
+def _imported_response(imported: Imported, status: int, *, replayed: bool) -> Response:
+    replay_id, kept = imported.replay_id, imported.document
+    body = {
+        "id": replay_id,
+        "game_id": kept["game_id"],
+        "steps": len(kept["steps"]),
+        "hash": kept["hash"],
+        "url": f"/v1/replays/{replay_id}",
+        "view_url": f"/v1/replays/{replay_id}/view",
+        "expires_at": imported.expires_at,
+    }
+    return json_response(body, status, {"Location": body["url"], **(REPLAYED if replayed else {})})
 
 
 def _within_bounds(document: dict[str, Any]) -> None:
@@ -216,6 +244,7 @@ def _within_bounds(document: dict[str, Any]) -> None:
             raise ApiError(
                 "payload_too_large",
                 f"A replay may hold at most {most} {part}; this one holds {len(document[part])} (no game is that long).",
+                **{f"max_{part}": most},
             )
 
 

@@ -54,8 +54,34 @@ def _printable(value: str) -> None:
         raise ValidationError(problem)
 
 
+class Text(fields.String):
+    """A name or label others read: printable, 1 to ``NAME_LENGTH`` (40) characters, without the spaces around it.
+
+    Leading and trailing white space is dropped before anything else (" Ana " is "Ana"), so that a name of spaces,
+    which shows as nothing at all, is refused as empty (422, naming the field) instead of being kept as it came.
+    """
+
+    #: Some character that is not white space (ECMAScript's ``\S``: the document's pattern, read by generators
+    #: and fuzzers, for what :meth:`_deserialize` requires of the trimmed text).
+    PATTERN = r"\S"
+
+    def __init__(self, **kwargs: Any) -> None:
+        metadata = {"pattern": self.PATTERN, **kwargs.pop("metadata", {})}
+        description = metadata.get("description")
+        trimmed = "white space around it is dropped, and what is left may not be empty"
+        metadata["description"] = f"{description}; {trimmed}" if description else trimmed[0].upper() + trimmed[1:]
+        super().__init__(validate=[validate.Length(1, NAME_LENGTH), _printable], metadata=metadata, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        text: str = super()._deserialize(value, attr, data, **kwargs)
+        trimmed = text.strip()
+        if not trimmed:
+            raise ValidationError("must not be empty or only white space")
+        return trimmed
+
+
 class PlayerCreateSchema(Strict):
-    name = fields.String(required=True, validate=[validate.Length(1, NAME_LENGTH), _printable], metadata={"example": "Ana"})
+    name = Text(required=True, metadata={"example": "Ana"})
 
 
 def _webhook_url(value: str | None) -> None:
@@ -65,7 +91,7 @@ def _webhook_url(value: str | None) -> None:
 
 
 class PlayerUpdateSchema(Strict):
-    name = fields.String(validate=[validate.Length(1, NAME_LENGTH), _printable])
+    name = Text()
     webhook_url = fields.String(
         allow_none=True,
         validate=[validate.Length(max=500), _webhook_url],
@@ -74,11 +100,7 @@ class PlayerUpdateSchema(Strict):
 
 
 class TokenCreateSchema(Strict):
-    label = fields.String(
-        load_default="token",
-        validate=[validate.Length(1, 40), _printable],
-        metadata={"example": "phone", "description": "to tell your tokens apart"},
-    )
+    label = Text(load_default="token", metadata={"example": "phone", "description": "to tell your tokens apart"})
 
 
 class MyGamesQuerySchema(Strict):

@@ -33,6 +33,10 @@ class ProblemSchema(Schema):
     errors = fields.List(fields.Nested(FieldErrorSchema), metadata={"description": "invalid_request: what is wrong where"})
     current_version = fields.Integer(metadata={"description": "version_conflict: the game's version now"})
     step = fields.Integer(metadata={"description": "a rule refusal: the index of the step refused"})
+    max_bytes = fields.Integer(
+        metadata={"description": "payload_too_large, headers_too_large, uri_too_long: the limit broken, in bytes"}
+    )
+    max_fields = fields.Integer(metadata={"description": "headers_too_large: how many header fields a request may carry"})
 
 
 class PlayerCreatedSchema(Schema):
