@@ -208,8 +208,10 @@ class JobThread:
     def _run(self) -> None:
         failures = 0
         while not self.stop.is_set():
-            self.current = worker = thread_worker(self.runtime, [self.queue])
             try:
+                # Inside the ``try``: building RQ's worker talks to Redis (CLIENT SETNAME), and a thread that let
+                # that error out died for good, on every Redis restart, with the webhook deliveries among them.
+                self.current = worker = thread_worker(self.runtime, [self.queue])
                 worker.work(logging_level="WARNING")
                 failures = 0
                 continue
@@ -217,6 +219,7 @@ class JobThread:
                 pass  # the main worker says so in the log; this one waits, trying again with backoff
             except Exception:  # a job's failure is RQ's business; never let the loop die
                 log.exception("red7 worker: job thread %s", self.thread.name)
+            self.current = None  # no worker to pulse for until another is built
             self.stop.wait(RECONNECT_PAUSES[min(failures, len(RECONNECT_PAUSES) - 1)])
             failures += 1
 
@@ -253,17 +256,20 @@ def run_forever(runtime: Runtime, *, burst: bool = False, threads: int | None = 
              runtime.webhook_queue.name, len(helpers) + 1)
     try:
         while not stop.is_set():
-            worker = process_worker(runtime)
-            current[:] = [worker]
+            worker: ProcessWorker | None = None
             try:
+                worker = process_worker(runtime)  # talks to Redis (CLIENT SETNAME): at start, Redis may not be there yet
+                current[:] = [worker]
                 worker.work(burst=burst, with_scheduler=False, **options)
             except redis.RedisError as error:
                 log.warning("red7 worker: lost Redis (%s)", error)
             except StopRequested:  # a signal between two of RQ's workers: the one that got it asks to stop
                 return
-            if worker.stop_asked or (burst and _redis_answers(runtime.raw_redis)):
+            if worker is not None and (worker.stop_asked or (burst and _redis_answers(runtime.raw_redis))):
                 return
-            log.warning("red7 worker: RQ's worker stopped without being asked to (Redis went away?); starting another")
+            if worker is not None:
+                log.warning("red7 worker: RQ's worker stopped without being asked to (Redis went away?); starting another")
+            current.clear()  # no worker to pulse for until another is built
             with _stop_on_signals(stop):
                 wait_for_redis(runtime.raw_redis, stop)
     finally:
