@@ -78,6 +78,10 @@ class Settings:
     #: process idled at a fifth of a core while ~60 turns queued behind it (64 clients, bench/load_bench.py);
     #: threads overlap those waits.  8 keep about one core busy, the most a process gets with the GIL.
     worker_threads: int = 8
+    #: RQ's worker TTL (seconds): an idle job runner waits for a job in one blocking read of this less 15 s, then
+    #: renews its registration (kept this plus 60 s) and waits again.  Its connections answer within the wait (see
+    #: ``service.storage.connections.blocking_client``).  Lower, an idle worker sends a few more commands.
+    worker_ttl: int = 420
     #: Seconds before an AI seat moves (lets a human watch the table change); 0 in tests.
     ai_delay: float = 0.0
     #: Where clients reach the API (``https://red7.example.com``): webhooks link to games with it.
@@ -115,6 +119,7 @@ class Settings:
             "trusted_proxy_hops": int(env.get("RED7_TRUSTED_PROXY_HOPS", cls.trusted_proxy_hops)),
             "expert_seconds": float(env.get("RED7_EXPERT_SECONDS", cls.expert_seconds)),
             "worker_threads": int(env.get("RED7_WORKER_THREADS", cls.worker_threads)),
+            "worker_ttl": int(env.get("RED7_WORKER_TTL", cls.worker_ttl)),
             "ai_delay": float(env.get("RED7_AI_DELAY", cls.ai_delay)),
             "max_replay_bytes": int(env.get("RED7_MAX_REPLAY_BYTES", cls.max_replay_bytes)),
             "max_replay_events": int(env.get("RED7_MAX_REPLAY_EVENTS", cls.max_replay_events)),

@@ -81,10 +81,15 @@ class ProcessWorker(TracksRunningJob, SimpleWorker):
 
 
 def _worker(kind: type[W], runtime: Runtime, queues: list[Queue]) -> W:
-    """A worker of ``kind`` on ``queues``, its jobs finding ``runtime`` (installed for the whole process)."""
+    """A worker of ``kind`` on ``queues``, its jobs finding ``runtime`` (installed for the whole process).
+
+    RQ's bookkeeping and its blocking wait for a job go through ``runtime.worker_redis``, whose connections outlast
+    that wait (``RED7_WORKER_TTL`` less 15 s); the jobs use the runtime's clients.
+    """
     context.install(runtime)
     handlers = [fail_fast_on_permanent_errors]
-    return kind(queues, connection=runtime.raw_redis, serializer=JSONSerializer, exception_handlers=handlers)
+    return kind(queues, connection=runtime.worker_redis, serializer=JSONSerializer, exception_handlers=handlers,
+                worker_ttl=runtime.settings.worker_ttl)
 
 
 def process_worker(runtime: Runtime) -> ProcessWorker:
