@@ -91,6 +91,15 @@ class Settings:
     #: network).  Off in production, so that a player's webhook URL cannot make the workers call
     #: internal services; on by default for the embedded server, which runs on a developer's machine.
     webhook_private_hosts: bool = False
+    #: Webhook deliveries one ``red7 worker`` runs at once, each in a thread of its own: as many receivers may be
+    #: called at once, so that one that hangs leaves the others to the rest.
+    webhook_threads: int = 4
+    #: Deliveries to one receiver (host and port) on their way at once, across every worker; the rest wait in that
+    #: receiver's line, retries too, where they hold up no other receiver's (0: no lines).
+    webhooks_per_receiver: int = 1
+    #: How long a delivery waits to connect to its receiver, and then for each read of its answer (seconds).
+    webhook_connect_timeout: float = 3.0
+    webhook_read_timeout: float = 5.0
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -134,6 +143,10 @@ class Settings:
             "wait_replicas_timeout_ms": int(env.get("RED7_WAIT_TIMEOUT_MS", cls.wait_replicas_timeout_ms)),
             "public_url": env.get("RED7_PUBLIC_URL", "").rstrip("/"),
             "webhook_private_hosts": _bool(env.get("RED7_WEBHOOK_PRIVATE_HOSTS"), default=not env.get("REDIS_URL")),
+            "webhook_threads": int(env.get("RED7_WEBHOOK_THREADS", cls.webhook_threads)),
+            "webhooks_per_receiver": int(env.get("RED7_WEBHOOKS_PER_RECEIVER", cls.webhooks_per_receiver)),
+            "webhook_connect_timeout": float(env.get("RED7_WEBHOOK_CONNECT_TIMEOUT", cls.webhook_connect_timeout)),
+            "webhook_read_timeout": float(env.get("RED7_WEBHOOK_READ_TIMEOUT", cls.webhook_read_timeout)),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]

@@ -99,7 +99,8 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
         marker_prefix=settings.key_prefix,
         namespace=namespace,
         ai_delay=settings.ai_delay,
-        notifiable=players.has_webhook,
+        webhook_of=players.webhook_url,
+        per_receiver=settings.webhooks_per_receiver,
         shares=Shares(raw, settings.key_prefix, settings.ai_turns_per_player) if settings.ai_turns_per_player else None,
     )
     games = GameService(

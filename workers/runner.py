@@ -196,7 +196,8 @@ JOB_THREAD_STOP_WAIT = 30.0
 
 class JobThread:
     """One more of a ``red7 worker``'s job runners: an RQ worker of its own on ``queue``, in a thread (the process's
-    pulse names it).  The webhook deliveries are one, on their own queue: a slow receiver holds up no game.
+    pulse names it).  The webhook deliveries have their own (``RED7_WEBHOOK_THREADS``), on their own queue: a slow
+    receiver holds up no game, and, in its own line (``workers.dispatch.Dispatcher.line_of``), no other receiver.
 
     It outlives Redis outages as the main worker does: when RQ's worker gives up, another takes its place once
     Redis answers.  Idle, it waits on the queue as long as RQ's worker does (no return every few seconds, each
@@ -242,8 +243,9 @@ def run_forever(runtime: Runtime, *, burst: bool = False, threads: int | None = 
 
     The games' jobs run in the main thread and in ``threads - 1`` more (``RED7_WORKER_THREADS``, 8): a job
     mostly waits for Redis, and one at a time left turns queued behind it while the process idled.  The pulse,
-    the ticker and the webhook deliveries run in threads beside them, on the same runtime (nothing forks, and
-    its clients and caches are thread-safe, as the API's are).  ``burst`` runs one thread, until the queue is empty.
+    the ticker and the webhook deliveries (``RED7_WEBHOOK_THREADS``, 4) run in threads beside them, on the same
+    runtime (nothing forks, and its clients and caches are thread-safe, as the API's are).  ``burst`` runs one
+    thread, until the queue is empty.
     """
     identity = f"{socket.gethostname()}-{os.getpid()}"
     stop = threading.Event()
@@ -252,13 +254,14 @@ def run_forever(runtime: Runtime, *, burst: bool = False, threads: int | None = 
     deliveries: list[JobThread] = []
     if not burst:
         start_ticker(runtime, identity, stop)
-        deliveries = [JobThread(runtime, stop, "red7-webhooks", runtime.webhook_queue)]
+        deliveries = [JobThread(runtime, stop, f"red7-webhooks-{n}", runtime.webhook_queue)
+                      for n in range(1, max(1, runtime.settings.webhook_threads) + 1)]
         count = max(1, threads if threads is not None else runtime.settings.worker_threads)
         helpers = [JobThread(runtime, stop, f"red7-jobs-{n}", runtime.queue) for n in range(1, count)]
     runners = [*helpers, *deliveries]
     start_pulse(runtime.raw_redis, runtime.settings.key_prefix, lambda: [*current[-1:], *(r.current for r in runners)], stop)
-    log.info("red7 worker %s on queues %s and %s, %d job(s) at once", identity, runtime.queue.name,
-             runtime.webhook_queue.name, len(helpers) + 1)
+    log.info("red7 worker %s on queues %s and %s, %d job(s) and %d webhook delivery(ies) at once", identity,
+             runtime.queue.name, runtime.webhook_queue.name, len(helpers) + 1, len(deliveries))
     try:
         while not stop.is_set():
             worker: ProcessWorker | None = None
