@@ -1,9 +1,12 @@
-"""A webhook receiver that hangs delays no game: deliveries have a queue and a thread of their own.
+"""A webhook receiver that hangs delays no game, and no other receiver's deliveries.
 
 One `red7 worker` only.  Ana's webhook points at a receiver that takes
 HANG seconds to answer, and she plays a game whose every turn of hers is
 notified; meanwhile Bo's all-AI game plays on.  Had the deliveries shared the
 games' queue and worker, each would hold Bo's AI turns for HANG seconds.
+And with Ana's receiver never answering, Bo's own webhook hears of each of his
+turns within a second: Ana's deliveries wait in her receiver's line, not in
+the delivery threads everyone shares.
 """
 
 from __future__ import annotations
