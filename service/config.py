@@ -85,6 +85,10 @@ class Settings:
     #: process idled at a fifth of a core while ~60 turns queued behind it (64 clients, bench/load_bench.py);
     #: threads overlap those waits.  8 keep about one core busy, the most a process gets with the GIL.
     worker_threads: int = 8
+    #: RQ's worker TTL (seconds): an idle job runner waits for a job in one blocking read of this less 15 s, then
+    #: renews its registration (kept this plus 60 s) and waits again.  Its connections answer within the wait (see
+    #: ``service.storage.connections.blocking_client``).  Lower, an idle worker sends a few more commands.
+    worker_ttl: int = 420
     #: Seconds before an AI seat moves (lets a human watch the table change); 0 in tests.
     ai_delay: float = 0.0
     #: Where clients reach the API (``https://red7.example.com``): webhooks link to games with it.
@@ -94,6 +98,15 @@ class Settings:
     #: network).  Off in production, so that a player's webhook URL cannot make the workers call
     #: internal services; on by default for the embedded server, which runs on a developer's machine.
     webhook_private_hosts: bool = False
+    #: Webhook deliveries one ``red7 worker`` runs at once, each in a thread of its own: as many receivers may be
+    #: called at once, so that one that hangs leaves the others to the rest.
+    webhook_threads: int = 4
+    #: Deliveries to one receiver (host and port) on their way at once, across every worker; the rest wait in that
+    #: receiver's line, retries too, where they hold up no other receiver's (0: no lines).
+    webhooks_per_receiver: int = 1
+    #: How long a delivery waits to connect to its receiver, and then for each read of its answer (seconds).
+    webhook_connect_timeout: float = 3.0
+    webhook_read_timeout: float = 5.0
 
     @property
     def webhook_queue_name(self) -> str:

@@ -19,7 +19,7 @@ from rq.serializers import JSONSerializer
 from service.application.games import GameService
 from service.application.imports import ImportedReplays
 from service.config import Settings
-from service.storage.connections import BadRedisUrl, is_cluster, queue_client, store_client
+from service.storage.connections import BadRedisUrl, blocking_client, is_cluster, queue_client, store_client
 from service.storage.events import EventStore
 from service.storage.players import PlayerStore
 from service.storage.replays import ReplayStore
@@ -43,6 +43,9 @@ class Runtime:
     dispatcher: Dispatcher
     tickets: TicketStore  # stream tickets: a browser's read-only pass to its own live feed
     imports: ImportedReplays  # replay files imported: verified, their facts kept a while, told when read
+    #: bytes: the queue's Redis for RQ's workers (workers.runner), whose blocking wait for a job outlasts the socket
+    #: timeout of ``raw_redis``: a pool of its own with a longer one (the in-memory store has none: ``raw_redis``)
+    worker_redis: Redis
 
 
 def connect(settings: Settings) -> tuple[redis.Redis, redis.Redis]:
@@ -68,6 +71,19 @@ def connect(settings: Settings) -> tuple[redis.Redis, redis.Redis]:
     )
 
 
+#: How much longer than RQ's blocking wait for a job its workers' connections wait for a reply (s): RQ's own margin.
+BLOCKING_MARGIN = 10
+
+
+def worker_client(settings: Settings, raw: redis.Redis) -> redis.Redis:
+    """The client of RQ's workers: the queue's Redis, on connections that outlast their blocking wait for a job
+    (RQ's ``dequeue_timeout``: the worker TTL less 15 s, at least 1 s)."""
+    if settings.embedded:
+        return raw  # in memory: no socket, no timeout
+    wait = max(1, settings.worker_ttl - 15)
+    return blocking_client(settings.queue_url or settings.redis_url, settings.redis_max_connections, wait + BLOCKING_MARGIN)
+
+
 def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, redis.Redis] | None = None) -> Runtime:
     settings = settings or Settings.from_env()
     text, raw = clients or connect(settings)
@@ -85,7 +101,8 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
         marker_prefix=settings.key_prefix,
         namespace=namespace,
         ai_delay=settings.ai_delay,
-        notifiable=players.has_webhook,
+        webhook_of=players.webhook_url,
+        per_receiver=settings.webhooks_per_receiver,
         shares=Shares(raw, settings.key_prefix, settings.ai_turns_per_player) if settings.ai_turns_per_player else None,
     )
     games = GameService(
@@ -101,4 +118,7 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
     replays = ReplayStore(text, settings.key_prefix)
     tickets = TicketStore(text, settings.key_prefix, settings.stream_ticket_seconds)
     imports = ImportedReplays(replays, settings.imported_replay_ttl)
-    return Runtime(settings, text, raw, store, players, games, replays, queue, webhook_queue, dispatcher, tickets, imports)
+    worker_redis = raw if clients else worker_client(settings, raw)
+    return Runtime(
+        settings, text, raw, store, players, games, replays, queue, webhook_queue, dispatcher, tickets, imports, worker_redis
+    )

@@ -136,7 +136,12 @@ def test_the_api_runs_gunicorn_with_gevent_workers_on_an_importable_wsgi_app(ser
     monkeypatch.delenv("WEB_CONCURRENCY", raising=False)
     settings = importlib.import_module(config.removeprefix("python:"))
     assert settings.bind == "0.0.0.0:8000" and settings.workers == 2
-    assert settings.worker_class == "gevent" and settings.worker_connections >= 1000  # waits hold greenlets, not threads
+    worker = settings.worker_class  # gevent's worker (waits hold greenlets, not threads), answering in problem+json
+    module, _, name = worker.rpartition(".")
+    from gunicorn.workers.ggevent import GeventWorker
+
+    assert issubclass(getattr(importlib.import_module(module), name), GeventWorker), worker
+    assert settings.worker_connections >= 1000
     target = args[-1]
     assert target == "service.wsgi:app", target
     module_name, _, attribute = target.partition(":")

@@ -13,11 +13,12 @@ is how a game stalled by a lost job recovers on its next read.
 from __future__ import annotations
 
 import logging
+import urllib.parse
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from rq import Queue, Retry
+from rq import Queue, RateLimit, Retry
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
@@ -34,6 +35,24 @@ FAILURE_TTL = 7 * 24 * 3600
 
 #: Transient failures (a Redis hiccup, a timeout) are retried with these pauses (seconds).
 RETRY = Retry(max=4, interval=[1, 3, 10, 30])
+
+#: The longest a webhook delivery may take (seconds), however slowly its receiver trickles its answer: then it is
+#: retried, and its receiver's line moves on.
+NOTIFY_TIMEOUT = 60
+
+
+def receiver(url: str) -> str:
+    """Who a webhook URL calls, as its line of deliveries knows it: the host and port (``hooks.example:443``).
+
+    Every URL on one host shares its line, whoever's it is: a receiver that hangs hangs for all of them.
+    """
+    try:
+        parts = urllib.parse.urlsplit(url.strip())
+        host = (parts.hostname or "").encode("idna").decode("ascii")
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except (UnicodeError, ValueError):
+        return url  # undeliverable: its one delivery fails at once
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 #: After queueing a job that moves a game on, look at the game again this long after (seconds) in
@@ -78,8 +97,11 @@ class Dispatcher:
     marker_ttl: int = 5
     #: A pause before AI moves, so that people at the table can follow them (seconds).
     ai_delay: float = 0.0
-    #: Whether a player wants notifications (has a webhook); without it every "your turn" is queued.
-    notifiable: Callable[[str], bool] | None = None
+    #: A player's webhook URL, ``None`` if they want no notifications; without it every "your turn" is queued, in no
+    #: receiver's line.
+    webhook_of: Callable[[str], str | None] | None = None
+    #: Deliveries to one receiver on their way at once (queued or running); the rest wait in its line (0: no lines).
+    per_receiver: int = 1
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     #: Each player's share of AI turns on their way at once (None: no limit): see :mod:`workers.shares`.
     shares: Shares | None = None
@@ -100,7 +122,7 @@ class Dispatcher:
         the job that appended plays the next quick AI turn itself; it is not queued (the agenda still looks).
         """
         for item in items:
-            if item.job == "notify" and (self.notifiable is None or self.notifiable(item.args[0])):
+            if item.job == "notify" and (self.webhook_of is None or self.webhook_of(item.args[0])):
                 self.enqueue(item)
         queued_now, next_look = self._offer(game, [i for i in items if i.job in MOVES_GAME], playing_on=playing_on)
         if next_look is None:
@@ -192,6 +214,21 @@ class Dispatcher:
     def queue_of(self, item: Due) -> Queue:
         return self.webhook_queue if item.job == "notify" and self.webhook_queue is not None else self.queue
 
+    def line_of(self, item: Due) -> RateLimit | None:
+        """A delivery's line: its receiver's, which lets ``per_receiver`` of them be on their way at once.
+
+        The others wait in it (RQ's rate limit: status ``rate_limited``), and each delivery that ends — delivered,
+        failed for good, or waiting out a retry's pause — hands its place to the first of them.  A retry whose
+        pause is over queues at the back of the line.  So a receiver that hangs holds that many delivery threads
+        and no more, whatever it is owed, and everyone else's deliveries find the others free.  A delivery whose
+        worker died keeps its place until RQ's maintenance finds it abandoned (its heartbeat, :data:`NOTIFY_TIMEOUT`
+        and a minute, lapsed) and retries it: its receiver's line waits minutes then, no other.
+        """
+        if item.job != "notify" or self.webhook_of is None or self.per_receiver <= 0:
+            return None
+        url = self.webhook_of(item.args[0])
+        return RateLimit(f"{self.namespace}-webhooks-{receiver(url)}", self.per_receiver) if url else None
+
     def enqueue(self, item: Due) -> bool:
         """Queue ``item`` now unless the same job is on its way already; ``True`` if queued now."""
         job_id = item.job_id(self.namespace)
@@ -214,7 +251,10 @@ class Dispatcher:
         args = (item.game_id, item.version, *item.args)
         # A job that succeeded is deleted at once (result_ttl=0): nothing reads its result, and a job due again
         # is queued again whether or not its twin's hash is still there.  A failure is kept a week, to be read.
-        queue.enqueue(func, *args, job_id=job_id, retry=RETRY, failure_ttl=FAILURE_TTL, result_ttl=0)
+        line = self.line_of(item)
+        timeout = NOTIFY_TIMEOUT if item.job == "notify" else None  # None: RQ's default (180 s)
+        queue.enqueue(func, *args, job_id=job_id, retry=RETRY, failure_ttl=FAILURE_TTL, result_ttl=0, rate_limit=line,
+                      job_timeout=timeout)
         return True
 
     def _on_its_way(self, job: Job, queue: Queue) -> bool:
@@ -240,6 +280,6 @@ class Dispatcher:
         if status == JobStatus.FAILED and job.ended_at is not None:
             # Failed for good (retries spent, or a permanent error): again, but not at every look.
             return (now - job.ended_at.replace(tzinfo=UTC)).total_seconds() < FAILED_AGAIN_AFTER
-        # Deferred waits on another job; finished (without moving the game, or it would not be due),
-        # stopped and canceled ones will not run again by themselves.
-        return status == JobStatus.DEFERRED
+        # Deferred waits on another job, rate-limited in its receiver's line (see line_of); finished (without moving
+        # the game, or it would not be due), stopped and canceled ones will not run again by themselves.
+        return status in (JobStatus.DEFERRED, JobStatus.RATE_LIMITED)

@@ -150,7 +150,11 @@ def sign(secret: str, timestamp: str, body: bytes) -> str:
 
 
 def notify(game_id: str, version: int, player_id: str, kind: str) -> str:
-    """POST a signed event to the player's webhook; an error is retried by RQ with backoff."""
+    """POST a signed event to the player's webhook; an error is retried by RQ with backoff.
+
+    It runs when its turn in its receiver's line comes (``workers.dispatch.Dispatcher.line_of``), so that a receiver
+    that hangs holds up its own deliveries only.
+    """
     rt = runtime()
     player = rt.players.get(player_id)
     if player is None or not player.webhook_url or not player.webhook_secret:
@@ -179,7 +183,12 @@ def notify(game_id: str, version: int, player_id: str, kind: str) -> str:
         },
     )
     try:
-        status = webhooks.post(request, private_hosts=rt.settings.webhook_private_hosts)
+        status = webhooks.post(
+            request,
+            private_hosts=rt.settings.webhook_private_hosts,
+            timeout=rt.settings.webhook_read_timeout,
+            connect_timeout=rt.settings.webhook_connect_timeout,
+        )
     except webhooks.UndeliverableWebhook as exc:
         raise PermanentJobError(str(exc)) from None
     return f"delivered ({status})"

@@ -81,10 +81,15 @@ class ProcessWorker(TracksRunningJob, SimpleWorker):
 
 
 def _worker(kind: type[W], runtime: Runtime, queues: list[Queue]) -> W:
-    """A worker of ``kind`` on ``queues``, its jobs finding ``runtime`` (installed for the whole process)."""
+    """A worker of ``kind`` on ``queues``, its jobs finding ``runtime`` (installed for the whole process).
+
+    RQ's bookkeeping and its blocking wait for a job go through ``runtime.worker_redis``, whose connections outlast
+    that wait (``RED7_WORKER_TTL`` less 15 s); the jobs use the runtime's clients.
+    """
     context.install(runtime)
     handlers = [fail_fast_on_permanent_errors]
-    return kind(queues, connection=runtime.raw_redis, serializer=JSONSerializer, exception_handlers=handlers)
+    return kind(queues, connection=runtime.worker_redis, serializer=JSONSerializer, exception_handlers=handlers,
+                worker_ttl=runtime.settings.worker_ttl)
 
 
 def process_worker(runtime: Runtime) -> ProcessWorker:
@@ -191,7 +196,8 @@ JOB_THREAD_STOP_WAIT = 30.0
 
 class JobThread:
     """One more of a ``red7 worker``'s job runners: an RQ worker of its own on ``queue``, in a thread (the process's
-    pulse names it).  The webhook deliveries are one, on their own queue: a slow receiver holds up no game.
+    pulse names it).  The webhook deliveries have their own (``RED7_WEBHOOK_THREADS``), on their own queue: a slow
+    receiver holds up no game, and, in its own line (``workers.dispatch.Dispatcher.line_of``), no other receiver.
 
     It outlives Redis outages as the main worker does: when RQ's worker gives up, another takes its place once
     Redis answers.  Idle, it waits on the queue as long as RQ's worker does (no return every few seconds, each
@@ -208,8 +214,10 @@ class JobThread:
     def _run(self) -> None:
         failures = 0
         while not self.stop.is_set():
-            self.current = worker = thread_worker(self.runtime, [self.queue])
             try:
+                # Inside the ``try``: building RQ's worker talks to Redis (CLIENT SETNAME), and a thread that let
+                # that error out died for good, on every Redis restart, with the webhook deliveries among them.
+                self.current = worker = thread_worker(self.runtime, [self.queue])
                 worker.work(logging_level="WARNING")
                 failures = 0
                 continue
@@ -217,6 +225,7 @@ class JobThread:
                 pass  # the main worker says so in the log; this one waits, trying again with backoff
             except Exception:  # a job's failure is RQ's business; never let the loop die
                 log.exception("red7 worker: job thread %s", self.thread.name)
+            self.current = None  # no worker to pulse for until another is built
             self.stop.wait(RECONNECT_PAUSES[min(failures, len(RECONNECT_PAUSES) - 1)])
             failures += 1
 
@@ -234,8 +243,9 @@ def run_forever(runtime: Runtime, *, burst: bool = False, threads: int | None = 
 
     The games' jobs run in the main thread and in ``threads - 1`` more (``RED7_WORKER_THREADS``, 8): a job
     mostly waits for Redis, and one at a time left turns queued behind it while the process idled.  The pulse,
-    the ticker and the webhook deliveries run in threads beside them, on the same runtime (nothing forks, and
-    its clients and caches are thread-safe, as the API's are).  ``burst`` runs one thread, until the queue is empty.
+    the ticker and the webhook deliveries (``RED7_WEBHOOK_THREADS``, 4) run in threads beside them, on the same
+    runtime (nothing forks, and its clients and caches are thread-safe, as the API's are).  ``burst`` runs one
+    thread, until the queue is empty.
     """
     identity = f"{socket.gethostname()}-{os.getpid()}"
     stop = threading.Event()
@@ -244,26 +254,30 @@ def run_forever(runtime: Runtime, *, burst: bool = False, threads: int | None = 
     deliveries: list[JobThread] = []
     if not burst:
         start_ticker(runtime, identity, stop)
-        deliveries = [JobThread(runtime, stop, "red7-webhooks", runtime.webhook_queue)]
+        deliveries = [JobThread(runtime, stop, f"red7-webhooks-{n}", runtime.webhook_queue)
+                      for n in range(1, max(1, runtime.settings.webhook_threads) + 1)]
         count = max(1, threads if threads is not None else runtime.settings.worker_threads)
         helpers = [JobThread(runtime, stop, f"red7-jobs-{n}", runtime.queue) for n in range(1, count)]
     runners = [*helpers, *deliveries]
     start_pulse(runtime.raw_redis, runtime.settings.key_prefix, lambda: [*current[-1:], *(r.current for r in runners)], stop)
-    log.info("red7 worker %s on queues %s and %s, %d job(s) at once", identity, runtime.queue.name,
-             runtime.webhook_queue.name, len(helpers) + 1)
+    log.info("red7 worker %s on queues %s and %s, %d job(s) and %d webhook delivery(ies) at once", identity,
+             runtime.queue.name, runtime.webhook_queue.name, len(helpers) + 1, len(deliveries))
     try:
         while not stop.is_set():
-            worker = process_worker(runtime)
-            current[:] = [worker]
+            worker: ProcessWorker | None = None
             try:
+                worker = process_worker(runtime)  # talks to Redis (CLIENT SETNAME): at start, Redis may not be there yet
+                current[:] = [worker]
                 worker.work(burst=burst, with_scheduler=False, **options)
             except redis.RedisError as error:
                 log.warning("red7 worker: lost Redis (%s)", error)
             except StopRequested:  # a signal between two of RQ's workers: the one that got it asks to stop
                 return
-            if worker.stop_asked or (burst and _redis_answers(runtime.raw_redis)):
+            if worker is not None and (worker.stop_asked or (burst and _redis_answers(runtime.raw_redis))):
                 return
-            log.warning("red7 worker: RQ's worker stopped without being asked to (Redis went away?); starting another")
+            if worker is not None:
+                log.warning("red7 worker: RQ's worker stopped without being asked to (Redis went away?); starting another")
+            current.clear()  # no worker to pulse for until another is built
             with _stop_on_signals(stop):
                 wait_for_redis(runtime.raw_redis, stop)
     finally:

@@ -30,39 +30,45 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
         return None  # urllib then raises the 3xx as an HTTPError
 
 
-def _connect_to(address: str, destination: tuple[str, int], *args: Any) -> socket.socket:
-    """``socket.create_connection`` to ``address`` instead of the host name it is given."""
-    return socket.create_connection((address, destination[1]), *args)
+def _connect_to(
+    address: str, connect_timeout: float | None, destination: tuple[str, int], timeout: Any, *args: Any
+) -> socket.socket:
+    """``socket.create_connection`` to ``address`` instead of the host name it is given, within ``connect_timeout``
+    (``None``: ``timeout``); its reads then wait up to ``timeout`` each (http.client passes its own)."""
+    sock = socket.create_connection((address, destination[1]), timeout if connect_timeout is None else connect_timeout, *args)
+    if timeout is None or isinstance(timeout, int | float):  # not socket's "global default" marker
+        sock.settimeout(timeout)
+    return sock
 
 
 class _PinnedHTTPConnection(http.client.HTTPConnection):
     """An HTTP connection to a checked address; the Host header still names the host of the URL."""
 
-    def __init__(self, host: str, *, address: str, **kwargs: Any) -> None:
+    def __init__(self, host: str, *, address: str, connect_timeout: float | None = None, **kwargs: Any) -> None:
         super().__init__(host, **kwargs)
-        self._create_connection = partial(_connect_to, address)  # http.client opens its socket through this
+        self._create_connection = partial(_connect_to, address, connect_timeout)  # http.client opens its socket so
 
 
 class _PinnedHTTPSConnection(http.client.HTTPSConnection):
     """An HTTPS connection to a checked address; SNI and the certificate check use the host of the URL (``self.host``)."""
 
-    def __init__(self, host: str, *, address: str, **kwargs: Any) -> None:
+    def __init__(self, host: str, *, address: str, connect_timeout: float | None = None, **kwargs: Any) -> None:
         super().__init__(host, **kwargs)
-        self._create_connection = partial(_connect_to, address)
+        self._create_connection = partial(_connect_to, address, connect_timeout)
 
 
 class _Pinned(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
     """urllib's http and https handlers, connecting to ``address`` whatever the host name resolves to by now."""
 
-    def __init__(self, address: str) -> None:
+    def __init__(self, address: str, connect_timeout: float | None = None) -> None:
         super().__init__()
-        self.address = address
+        self.address, self.connect_timeout = address, connect_timeout
 
     def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        return self.do_open(partial(_PinnedHTTPConnection, address=self.address), req)
+        return self.do_open(partial(_PinnedHTTPConnection, address=self.address, connect_timeout=self.connect_timeout), req)
 
     def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        return self.do_open(partial(_PinnedHTTPSConnection, address=self.address), req)
+        return self.do_open(partial(_PinnedHTTPSConnection, address=self.address, connect_timeout=self.connect_timeout), req)
 
 
 def check_destination(url: str, *, private_hosts: bool) -> str:
@@ -109,11 +115,16 @@ def _is_public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     return all(v4 is None or v4.is_global for v4 in carried)
 
 
-def post(request: urllib.request.Request, *, private_hosts: bool, timeout: float = 5.0) -> int:
-    """POST ``request``; the receiver's status.  4xx (but 408 and 429) and 3xx are undeliverable; the rest retryable."""
+def post(
+    request: urllib.request.Request, *, private_hosts: bool, timeout: float = 5.0, connect_timeout: float | None = None
+) -> int:
+    """POST ``request``; the receiver's status.  4xx (but 408 and 429) and 3xx are undeliverable; the rest retryable.
+
+    ``connect_timeout`` bounds the connection (``None``: ``timeout``), ``timeout`` each read after it.
+    """
     address = check_destination(request.full_url, private_hosts=private_hosts)
     # No proxy: it would look the name up again itself, and the connection must go to the address checked.
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirects, _Pinned(address))
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirects, _Pinned(address, connect_timeout))
     try:
         with opener.open(request, timeout=timeout) as response:
             status: int = response.status  # an http.client.HTTPResponse (typeshed: Any, for any URL scheme)

@@ -158,3 +158,21 @@ def queue_client(url: str, max_connections: int) -> redis.Redis:
         return cast(redis.Redis, primary)
     options = {} if "max_connections=" in url else {"max_connections": max_connections}
     return redis.Redis.from_url(url, **options)
+
+
+def blocking_client(url: str, max_connections: int, socket_timeout: float) -> redis.Redis:
+    """The queue's client again, for commands that block (RQ's workers wait for a job in one ``BLPOP`` of minutes):
+    a pool of its own, whose connections wait up to ``socket_timeout`` for a reply.
+
+    The queue's client gives up on a reply after 5 s (redis-py 8's default): a longer blocking read on it ends in a
+    timeout error, which RQ logs as an ERROR before it pauses.  RQ raises the socket timeout of the pool it is given,
+    but only for the connections made after that, and for every other user of the pool too.  This pool is new, so
+    every connection it makes has the timeout, and only the commands that need it wait that long.  A timeout the URL
+    sets higher (or none) is kept.
+    """
+    client = queue_client(url, max_connections)
+    options = client.connection_pool.connection_kwargs
+    current = options.get("socket_timeout", 0)  # not given: redis-py's default (5 s from 8.0 on); None: no timeout
+    if current is not None and current < socket_timeout:
+        options["socket_timeout"] = socket_timeout
+    return client

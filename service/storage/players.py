@@ -134,7 +134,7 @@ class PlayerStore:
         self.prefix = prefix
         self.cache_seconds = cache_seconds
         self._by_token: dict[str, tuple[float, Player]] = {}
-        self._webhooks: dict[str, tuple[float, bool]] = {}
+        self._webhooks: dict[str, tuple[float, str | None]] = {}
         self._revocations = 0  # revocations in this process, so that a lookup racing one is not cached
         self._lock = threading.Lock()
 
@@ -297,19 +297,20 @@ class PlayerStore:
             data.get("webhook_secret") or None,
         )
 
-    def has_webhook(self, player_id: str) -> bool:
-        """Whether the player wants notifications (cached like token lookups)."""
+    def webhook_url(self, player_id: str) -> str | None:
+        """Where the player wants notifications, if anywhere (cached like token lookups)."""
         now = time.monotonic()
         with self._lock:
             hit = self._webhooks.get(player_id)
         if hit is not None and hit[0] > now:
             return hit[1]
-        wanted = bool(self.redis.hget(self._player_key(player_id), "webhook_url"))
+        stored = self.redis.hget(self._player_key(player_id), "webhook_url")
+        url = _text(stored) if stored else None
         with self._lock:
             if len(self._webhooks) > 50_000:
                 self._webhooks.clear()
-            self._webhooks[player_id] = (now + self.cache_seconds, wanted)
-        return wanted
+            self._webhooks[player_id] = (now + self.cache_seconds, url)
+        return url
 
     def by_token(self, token: str) -> Player | None:
         return self.by_token_digest(hash_token(token))

@@ -15,6 +15,7 @@ from datetime import datetime
 
 from tests.deployment import Client, stored_version, stream_events, wait_until
 from tests.faults.players import Human, assert_every_ack_kept, play_all, play_out
+from workers.liveness import IDLE
 
 OUTAGE = 20.0  # longer than RQ's own reconnection backoff would wait out (it doubles to a minute)
 PROGRESS_BOUND = 10.0
@@ -89,3 +90,63 @@ def test_play_goes_on_after_redis_is_killed_and_restarted(deployment, server):
     unanswered = sum(c.statuses().count(503) + c.statuses().count(0) for c in clients)
     print(f"{sum(len(h.acks) for h in humans)} actions acknowledged, every one in its stream; "
           f"{unanswered} requests answered 503 or not at all while Redis was away; no 500")
+
+
+#: Seconds an expert thinks in the tests below: long enough for every job runner of a worker to be caught mid-turn.
+LONG_TURN = "4.0"
+#: Longer than redis-py 8 retries a command for (ten tries, backing off up to a second each): every runner loses Redis
+#: mid-job, and tries again while it is away.
+RUNNERS_OUTAGE = 10.0
+#: Job runners a `red7 worker` has for the games by default (RED7_WORKER_THREADS): the main thread and seven more.
+GAME_RUNNERS = 8
+
+
+def busy_runners(text, prefix: str) -> dict[str, str]:
+    """Seen from outside the worker: each job runner whose pulse says it runs a job, by worker name."""
+    said = {key.removeprefix(f"{prefix}alive:"): text.get(key) for key in text.scan_iter(match=f"{prefix}alive:*")}
+    return {name: job for name, job in said.items() if job not in (None, IDLE)}
+
+
+def expert_tables(base: str, count: int) -> list[str]:
+    """``count`` all-expert games, each of a player of its own (one AI turn on its way per player)."""
+    lobby, seats = Client(base), [{"kind": "ai", "level": "expert"}] * 2
+    return [lobby.sign_up(f"Host{n}").json("POST", "/games", expect=201, json={"seats": seats})["id"] for n in range(count)]
+
+
+def test_every_job_thread_outlives_a_redis_restart_under_long_ai_turns(deployment, server):
+    """Each of a worker's job threads was mid-turn when Redis went; each must run a turn again once it is back.
+
+    A job thread that built its RQ worker outside its loop's ``try`` died of the connection error that
+    building it raised while Redis was away (6 of 7 in one process), and the process ran one or two turns at
+    a time ever after.
+    """
+    base = deployment.api()
+    worker = deployment.worker(RED7_EXPERT_SECONDS=LONG_TURN)
+    expert_tables(base, GAME_RUNNERS)
+    text = server.client()
+    before = wait_until(lambda: len(busy := busy_runners(text, deployment.prefix)) == GAME_RUNNERS and busy, 60,
+                        "every job runner thinks over a turn")
+    server.kill()
+    time.sleep(RUNNERS_OUTAGE)
+    server.start()
+    text = server.client()
+    after = wait_until(lambda: len(busy := busy_runners(text, deployment.prefix)) == GAME_RUNNERS and busy, 60,
+                       f"all {GAME_RUNNERS} job runners run a turn at once again")
+    print(f"\n{len(before)} runners busy before Redis was killed, {len(after)} at once after it came back")
+    assert worker.poll() is None
+
+
+def test_a_worker_started_before_its_redis_waits_for_it_and_then_serves(deployment, server):
+    """`red7 worker` started while its Redis is down waits for it (it exited 1), then runs every job runner."""
+    server.stop()
+    worker = deployment.worker(RED7_EXPERT_SECONDS=LONG_TURN)
+    time.sleep(4.0)
+    assert worker.poll() is None, f"red7 worker exited with {worker.returncode}: {deployment.log_of(worker)}"
+    assert "Redis is unreachable" in deployment.log_of(worker)
+    server.start()
+    base = deployment.api()
+    expert_tables(base, GAME_RUNNERS)
+    text = server.client()
+    wait_until(lambda: len(busy_runners(text, deployment.prefix)) == GAME_RUNNERS, 60,
+               f"all {GAME_RUNNERS} job runners run a turn at once")
+    assert worker.poll() is None

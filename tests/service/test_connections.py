@@ -9,7 +9,7 @@ from redis.sentinel import SentinelConnectionPool
 from service.cli import main
 from service.config import Settings
 from service.runtime import build_runtime, connect
-from service.storage.connections import BadRedisUrl, Locations, parse_locations, queue_client
+from service.storage.connections import BadRedisUrl, Locations, blocking_client, parse_locations, queue_client
 
 
 @pytest.mark.parametrize(
@@ -46,6 +46,25 @@ def test_the_queue_on_sentinel_asks_the_sentinels_for_the_primary_of_its_service
             for c in pool.sentinel_manager.sentinels] == [("127.0.0.1", 1), ("127.0.0.1", 2)]
     with pytest.raises(BadRedisUrl, match="names no service"):
         queue_client("redis+sentinel://127.0.0.1:1", 10)
+
+
+@pytest.mark.parametrize("url", ["redis://127.0.0.1:1/0", "redis+sentinel://127.0.0.1:1/red7-queue"])
+def test_the_workers_wait_for_jobs_on_connections_of_their_own_that_outlast_the_wait(url):
+    """RQ's workers block for minutes on BLPOP: their pool's connections wait longer than that; the queue's do not."""
+    queue = queue_client(url, 10)
+    worker = blocking_client(url, 10, 415)
+    assert worker.connection_pool is not queue.connection_pool
+    assert worker.connection_pool.connection_kwargs["socket_timeout"] == 415
+    assert queue.connection_pool.connection_kwargs.get("socket_timeout") != 415
+    assert blocking_client("redis://127.0.0.1:1/0?socket_timeout=900", 10, 415).connection_pool.connection_kwargs[
+        "socket_timeout"] == 900  # a longer one that the URL asks for is kept
+
+
+def test_the_runtime_gives_rq_s_workers_that_client():
+    settings = Settings.from_env({"REDIS_URL": "redis://127.0.0.1:1/0", "RED7_WORKER_TTL": "60"})
+    runtime = build_runtime(settings)
+    assert runtime.worker_redis.connection_pool is not runtime.raw_redis.connection_pool
+    assert runtime.worker_redis.connection_pool.connection_kwargs["socket_timeout"] == 60 - 15 + 10  # RQ's wait, and more
 
 
 def test_the_queue_cannot_be_a_cluster():

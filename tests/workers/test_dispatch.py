@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+import pytest
+
 from engine import GameFinished, RoundWon, TurnStarted
 from engine.events import Color, Finish
 from service.application.followups import Due, due
 from tests.service.conftest import HUMAN, ai
+from workers.dispatch import receiver
 
 
 def jobs(items: list[Due]) -> list[str]:
@@ -86,3 +89,14 @@ def test_deadlines_wait_on_the_agenda_at_their_exact_time_not_in_the_queue(api):
     assert api.runtime.queue.scheduled_job_registry.count == 0  # RQ's scheduler keeps whole seconds, rounded down
     deadline = datetime.fromisoformat(api.view(game["id"], token)["turn"]["deadline"].replace("Z", "+00:00"))
     assert api.runtime.dispatcher.agenda.when(game["id"]) == int(deadline.timestamp() * 1000)
+
+
+@pytest.mark.parametrize(
+    ("url", "line"),
+    [("https://Hooks.Example.com/a?x=1", "hooks.example.com:443"), ("http://hooks.example.com/b", "hooks.example.com:80"),
+     ("https://hooks.example.com:8443/", "hooks.example.com:8443"), ("http://[::1]:9/", "[::1]:9"),
+     ("https://bücher.example/", "xn--bcher-kva.example:443")],
+)
+def test_a_webhook_s_line_is_its_receiver_s_host_and_port(url, line):
+    """Every URL on one host and port waits in one line, whoever's it is (a receiver that hangs hangs for all of them)."""
+    assert receiver(url) == line

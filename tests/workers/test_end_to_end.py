@@ -35,7 +35,7 @@ def real(key_prefix, tmp_path):
     runtime = build_runtime(settings, clients=(text, raw))
     processes: list[subprocess.Popen] = []
 
-    def start_worker(expert_seconds: float = 0.05, threads: int | None = None) -> subprocess.Popen:
+    def start_worker(expert_seconds: float = 0.05, threads: int | None = None, **more: str) -> subprocess.Popen:
         env = {
             **os.environ,
             "REDIS_URL": REAL_REDIS_URL,
@@ -44,6 +44,7 @@ def real(key_prefix, tmp_path):
             "RED7_EXPERT_SECONDS": str(expert_seconds),
             "RED7_WEBHOOK_PRIVATE_HOSTS": "1",  # the receiver listens on 127.0.0.1
             **({"RED7_WORKER_THREADS": str(threads)} if threads else {}),
+            **more,
         }
         log = open(tmp_path / f"worker-{len(processes)}.log", "w")  # noqa: SIM115 (closed with the process)
         process = subprocess.Popen(
@@ -226,3 +227,25 @@ def test_a_stalled_human_times_out_and_the_game_goes_on(real):
     types = [e["type"] for e in api.call("GET", f"/v1/games/{game['id']}/events?limit=500", token).get_json()["events"]]
     assert "turn_timed_out" in types and final["winner"] == 1
     assert time.monotonic() - started >= 4.5
+
+
+#: RQ's worker TTL for the idle test: each job runner waits for a job in blocking reads of 10 s (the TTL less 15),
+#: twice the 5 s socket timeout of redis-py 8's clients, and renews its registration between them.
+IDLE_WORKER_TTL = 25
+#: How long the worker idles: three of those waits, where production's (405 s) come once or twice in 10 minutes.
+IDLE_SECONDS = 32.0
+
+
+def test_an_idle_worker_logs_nothing(real, tmp_path):
+    """Idle, a worker's job runners wait for jobs without a word: no ERROR or WARNING in its log.
+
+    RQ's blocking wait for a job ran on a pooled connection that kept redis-py 8's 5 s socket timeout: every
+    few seconds a runner logged ``rq.worker ERROR ... Timeout reading from socket`` and paused for two.
+    """
+    _, start_worker = real
+    worker = start_worker(RED7_WORKER_TTL=str(IDLE_WORKER_TTL), RED7_PUBLIC_URL="http://127.0.0.1")
+    time.sleep(IDLE_SECONDS)
+    assert worker.poll() is None
+    log = (tmp_path / "worker-0.log").read_text()
+    said = [line for line in log.splitlines() if " ERROR " in line or " WARNING " in line]
+    assert not said, log

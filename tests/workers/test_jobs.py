@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import json
 import threading
+import time
 import zlib
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -383,3 +384,64 @@ def test_a_transient_failure_is_retried_later(api, receiver):
     # One of four retries used, the next after the backoff: or two, as RQ rounds the 1 s retry's time
     # down to a whole second, which the drain may already find due.
     assert job.retries_left in (2, 3)
+
+
+def _listening(api, url: str) -> str:
+    """A new player whose webhook is ``url``: their id."""
+    token = api.player()["token"]
+    return api.call("PATCH", "/v1/players/me", token, json={"webhook_url": url}).get_json()["id"]
+
+
+def _statuses(api, items) -> list[str]:
+    from rq.job import Job
+
+    queue, namespace = api.runtime.webhook_queue, api.runtime.dispatcher.namespace
+    return [Job.fetch(item.job_id(namespace), connection=queue.connection, serializer=queue.serializer).get_status()
+            for item in items]
+
+
+def test_a_receiver_s_deliveries_wait_in_its_line_and_no_other_receiver_s_do(api, receiver):
+    """One delivery to a receiver (host and port) on its way at a time, whoever it is for: the rest wait in its line,
+    and each that ends hands its place to the next; another receiver's delivery is queued at once."""
+    from workers.dispatch import Due
+    from workers.runner import thread_worker
+
+    port = receiver.split(":")[2].split("/")[0]
+    ana, bo = _listening(api, receiver), _listening(api, receiver.replace("/hook", "/bo"))  # one host and port
+    cy = _listening(api, f"http://127.0.0.2:{port}/hook")  # another receiver (nobody listens there)
+    items = [Due("notify", "g_a", 1, (ana, "your_turn")), Due("notify", "g_a", 2, (ana, "round_over")),
+             Due("notify", "g_b", 3, (bo, "your_turn")), Due("notify", "g_c", 4, (cy, "your_turn"))]
+    dispatcher, queue = api.runtime.dispatcher, api.runtime.webhook_queue
+    assert all(dispatcher.enqueue(item) for item in items)
+    assert _statuses(api, items) == ["queued", "rate_limited", "rate_limited", "queued"]
+    assert queue.job_ids == [items[0].job_id(dispatcher.namespace), items[3].job_id(dispatcher.namespace)]
+    assert not dispatcher.enqueue(items[1]), "a delivery waiting in its line is on its way: not queued twice"
+
+    thread_worker(api.runtime, [queue]).work(burst=True, max_jobs=1, logging_level="WARNING")
+    assert [json.loads(body)["version"] for _, body in Receiver.received] == [1]
+    assert _statuses(api, items[1:3]) == ["queued", "rate_limited"], "the first delivery handed its place on"
+    api.run_jobs()
+    assert [json.loads(body)["version"] for _, body in Receiver.received] == [1, 2, 3]
+
+
+def test_a_delivery_waiting_out_a_retry_leaves_its_place_and_comes_back_to_the_end_of_the_line(api, receiver):
+    from workers.dispatch import Due
+    from workers.runner import thread_worker
+    from workers.ticker import Ticker
+
+    ana = _listening(api, receiver)
+    first, second = Due("notify", "g_a", 1, (ana, "your_turn")), Due("notify", "g_a", 2, (ana, "your_turn"))
+    dispatcher, queue = api.runtime.dispatcher, api.runtime.webhook_queue
+    assert dispatcher.enqueue(first) and dispatcher.enqueue(second)
+    Receiver.status = 503
+    thread_worker(api.runtime, [queue]).work(burst=True, max_jobs=1, logging_level="CRITICAL")
+    assert _statuses(api, [first, second]) == ["scheduled", "queued"], "the failed one left its place to the next"
+    ticker = Ticker(api.runtime, "test-ticker")
+    deadline = time.monotonic() + 5
+    while _statuses(api, [first])[0] == "scheduled" and time.monotonic() < deadline:
+        ticker.enqueue_scheduled()  # RQ's retry, due after its pause (whole seconds)
+        time.sleep(0.1)
+    assert _statuses(api, [first, second]) == ["rate_limited", "queued"], "back, at the end of its receiver's line"
+    Receiver.status = 204
+    api.run_jobs()
+    assert [json.loads(body)["version"] for _, body in Receiver.received] == [1, 2, 1]

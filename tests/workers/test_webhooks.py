@@ -6,6 +6,7 @@ from __future__ import annotations
 import socket
 import ssl
 import threading
+import time
 import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -129,3 +130,24 @@ def test_a_pinned_delivery_reaches_the_checked_receiver_with_the_hosts_own_name(
         server.shutdown()
         server.server_close()
     assert _Receiver.hosts == [f"hooks.example:{server.server_port}"]
+
+
+def test_a_delivery_waits_the_connect_timeout_to_connect_and_the_read_timeout_for_an_answer(monkeypatch):
+    """Two settings (RED7_WEBHOOK_CONNECT_TIMEOUT, RED7_WEBHOOK_READ_TIMEOUT): a receiver that takes the connection
+    and never answers is given up on after the read timeout, however long the connect timeout."""
+    listener = socket.create_server(("127.0.0.1", 0))  # the kernel accepts; nobody ever answers
+    real, timeouts = socket.create_connection, []
+
+    def connect(address, timeout, *args):
+        timeouts.append(timeout)
+        return real(address, timeout, *args)
+
+    monkeypatch.setattr(socket, "create_connection", connect)
+    request = urllib.request.Request(f"http://127.0.0.1:{listener.getsockname()[1]}/hook", data=b"{}", method="POST")
+    started = time.monotonic()
+    try:
+        with pytest.raises((TimeoutError, urllib.error.URLError)):
+            webhooks.post(request, private_hosts=True, timeout=0.3, connect_timeout=7.0)
+    finally:
+        listener.close()
+    assert timeouts == [7.0] and time.monotonic() - started < 3.0
