@@ -13,8 +13,6 @@ from dataclasses import dataclass
 import fakeredis
 import redis
 from redis import Redis  # for Runtime's fields: in its body, ``redis`` is the field of that name
-from rq import Queue
-from rq.serializers import JSONSerializer
 
 from service.application.games import GameService
 from service.application.imports import ImportedReplays
@@ -26,6 +24,7 @@ from service.storage.replays import ReplayStore
 from service.storage.tickets import TicketStore
 from workers.agenda import Agenda
 from workers.dispatch import Dispatcher
+from workers.queues import JobQueue, new_queue
 from workers.shares import Shares
 
 
@@ -38,8 +37,8 @@ class Runtime:
     players: PlayerStore
     games: GameService
     replays: ReplayStore
-    queue: Queue  # the games' jobs: AI turns, scoring and dealing, deadlines
-    webhook_queue: Queue  # webhook deliveries, worked apart (see workers.runner)
+    queue: JobQueue  # the games' jobs: AI turns, scoring and dealing, deadlines
+    webhook_queue: JobQueue  # webhook deliveries, worked apart (see workers.runner)
     dispatcher: Dispatcher
     tickets: TicketStore  # stream tickets: a browser's read-only pass to its own live feed
     imports: ImportedReplays  # replay files imported: verified, their facts kept a while, told when read
@@ -91,8 +90,8 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
         text, settings.key_prefix, replicas=settings.wait_replicas, replica_timeout_ms=settings.wait_replicas_timeout_ms
     )
     players = PlayerStore(text, settings.key_prefix)
-    queue = Queue(settings.queue_name, connection=raw, serializer=JSONSerializer)
-    webhook_queue = Queue(settings.webhook_queue_name, connection=raw, serializer=JSONSerializer)
+    queue = new_queue(settings.queue_name, raw)
+    webhook_queue = new_queue(settings.webhook_queue_name, raw)
     namespace = re.sub(r"[^A-Za-z0-9_-]", "_", settings.key_prefix).strip("_") or "red7"
     dispatcher = Dispatcher(
         queue,

@@ -18,23 +18,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from rq import Queue, RateLimit, Retry
-from rq.exceptions import NoSuchJobError
-from rq.job import Job, JobStatus
-
 from service.application.followups import MOVES_GAME, Due, quick_turn
 from service.game import Game
 from workers.agenda import Agenda
 from workers.liveness import PULSE_EVERY, runs
+from workers.queues import JobQueue, JobRecord, enqueue, find, scheduled_at, waits_in
 from workers.shares import Shares
 
 log = logging.getLogger("red7.dispatch")
-
-#: How long a job that failed for good is kept in RQ's failed registry (seconds), for whoever looks into it.
-FAILURE_TTL = 7 * 24 * 3600
-
-#: Transient failures (a Redis hiccup, a timeout) are retried with these pauses (seconds).
-RETRY = Retry(max=4, interval=[1, 3, 10, 30])
 
 #: The longest a webhook delivery may take (seconds), however slowly its receiver trickles its answer: then it is
 #: retried, and its receiver's line moves on.
@@ -87,10 +78,10 @@ class Dispatcher:
     pulsing, or it fell out of its queue or schedule.
     """
 
-    queue: Queue
+    queue: JobQueue
     agenda: Agenda
     #: Where notifications go (default: ``queue``): apart from the games' jobs, a slow receiver delays no game.
-    webhook_queue: Queue | None = None
+    webhook_queue: JobQueue | None = None
     marker_prefix: str = "red7:"
     #: Prepended to job ids (letters, digits, _ and - only), so that several deployments can share a Redis.
     namespace: str = "red7"
@@ -205,16 +196,15 @@ class Dispatcher:
         """Whether a job holding a place in a player's share will still run (or is running)."""
         if _ms(now) - since_ms < STARTED_GRACE * 1000:
             return True  # admitted a moment ago: perhaps not queued yet
-        try:
-            job = Job.fetch(job_id, connection=self.queue.connection, serializer=self.queue.serializer)
-        except NoSuchJobError:
+        record = find(self.queue, job_id)
+        if record is None:
             return False  # done (and deleted) without giving the place back, or never queued
-        return self._on_its_way(job, self.queue)
+        return self._on_its_way(record, self.queue)
 
-    def queue_of(self, item: Due) -> Queue:
+    def queue_of(self, item: Due) -> JobQueue:
         return self.webhook_queue if item.job == "notify" and self.webhook_queue is not None else self.queue
 
-    def line_of(self, item: Due) -> RateLimit | None:
+    def line_of(self, item: Due) -> tuple[str, int] | None:
         """A delivery's line: its receiver's, which lets ``per_receiver`` of them be on their way at once.
 
         The others wait in it (RQ's rate limit: status ``rate_limited``), and each delivery that ends — delivered,
@@ -227,59 +217,43 @@ class Dispatcher:
         if item.job != "notify" or self.webhook_of is None or self.per_receiver <= 0:
             return None
         url = self.webhook_of(item.args[0])
-        return RateLimit(f"{self.namespace}-webhooks-{receiver(url)}", self.per_receiver) if url else None
+        return (f"{self.namespace}-webhooks-{receiver(url)}", self.per_receiver) if url else None
 
     def enqueue(self, item: Due) -> bool:
         """Queue ``item`` now unless the same job is on its way already; ``True`` if queued now."""
         job_id = item.job_id(self.namespace)
         queue = self.queue_of(item)
-        # Job.fetch, not Queue.fetch_job: the latter LREMs ids whose hash it cannot find yet,
-        # which drops a job that another process is enqueueing at that very moment.
-        try:
-            existing = Job.fetch(job_id, connection=queue.connection, serializer=queue.serializer)
-        except NoSuchJobError:
-            existing = None
+        existing = find(queue, job_id)
         if existing is not None and self._on_its_way(existing, queue):
             return False
         marker = f"{self.marker_prefix}jobs:{{{item.game_id}}}:{job_id}"
         if not queue.connection.set(marker, b"1", nx=True, ex=self.marker_ttl):
             return False
         if existing is not None:
-            log.info("job %s (%s) will not run as it is; queueing it again", job_id, existing.get_status(refresh=False))
-            existing.delete(remove_from_queue=True)  # its registries too, so RQ does not clean up after it later
-        func = f"workers.jobs.{item.job}"
-        args = (item.game_id, item.version, *item.args)
-        # A job that succeeded is deleted at once (result_ttl=0): nothing reads its result, and a job due again
-        # is queued again whether or not its twin's hash is still there.  A failure is kept a week, to be read.
-        line = self.line_of(item)
+            log.info("job %s (%s) will not run as it is; queueing it again", job_id, existing.status)
+            existing.delete()
         timeout = NOTIFY_TIMEOUT if item.job == "notify" else None  # None: RQ's default (180 s)
-        queue.enqueue(func, *args, job_id=job_id, retry=RETRY, failure_ttl=FAILURE_TTL, result_ttl=0, rate_limit=line,
-                      job_timeout=timeout)
+        enqueue(queue, item.job, (item.game_id, item.version, *item.args), job_id=job_id, line=self.line_of(item),
+                timeout=timeout)
         return True
 
-    def _on_its_way(self, job: Job, queue: Queue) -> bool:
+    def _on_its_way(self, job: JobRecord, queue: JobQueue) -> bool:
         """Whether the job will still run, or is running on a live worker."""
-        status = job.get_status(refresh=False)
         now = self.clock()
-        if status == JobStatus.STARTED:
-            started = job.started_at.replace(tzinfo=UTC) if job.started_at else now
-            if (now - started).total_seconds() < STARTED_GRACE:
+        if job.status == "started":
+            if (now - (job.started_at or now)).total_seconds() < STARTED_GRACE:
                 return True  # its worker's pulse may not name it yet
             return runs(queue.connection, self.marker_prefix, job.worker_name, job.id)
-        if status == JobStatus.QUEUED:
-            enqueued = job.enqueued_at.replace(tzinfo=UTC) if job.enqueued_at else now
-            if (now - enqueued).total_seconds() < QUEUED_LOST_AFTER:
+        if job.status == "queued":
+            if (now - (job.enqueued_at or now)).total_seconds() < QUEUED_LOST_AFTER:
                 return True
-            return queue.connection.lpos(queue.key, job.id) is not None  # a long queue, or lost on its way
-        if status == JobStatus.SCHEDULED:
-            try:
-                at: datetime = queue.scheduled_job_registry.get_scheduled_time(job)  # rq's property is unannotated
-            except NoSuchJobError:
-                return False
-            return (now - at).total_seconds() < SCHEDULED_LOST_AFTER
-        if status == JobStatus.FAILED and job.ended_at is not None:
+            return waits_in(queue, job)  # a long queue, or lost on its way
+        if job.status == "scheduled":
+            at = scheduled_at(queue, job)
+            return at is not None and (now - at).total_seconds() < SCHEDULED_LOST_AFTER
+        if job.status == "failed" and job.ended_at is not None:
             # Failed for good (retries spent, or a permanent error): again, but not at every look.
-            return (now - job.ended_at.replace(tzinfo=UTC)).total_seconds() < FAILED_AGAIN_AFTER
+            return (now - job.ended_at).total_seconds() < FAILED_AGAIN_AFTER
         # Deferred waits on another job, rate-limited in its receiver's line (see line_of); finished (without moving
         # the game, or it would not be due), stopped and canceled ones will not run again by themselves.
-        return status in (JobStatus.DEFERRED, JobStatus.RATE_LIMITED)
+        return job.status in ("deferred", "rate_limited")

@@ -14,7 +14,7 @@ import json
 import logging
 import time
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,15 +25,12 @@ from service.lobby import LobbyEvent, TurnTimedOut
 from workers import webhooks
 from workers.ai import choose_steps
 from workers.context import runtime
+from workers.queues import PermanentJobError
 
 log = logging.getLogger("red7.jobs")
 
 SIGNATURE_HEADER = "X-Red7-Signature"
 TIMESTAMP_HEADER = "X-Red7-Timestamp"
-
-
-class PermanentJobError(Exception):
-    """A job that cannot succeed by being retried; it lands in RQ's failed registry."""
 
 
 def _history(game_id: str) -> list[dict[str, Any]]:
@@ -192,3 +189,12 @@ def notify(game_id: str, version: int, player_id: str, kind: str) -> str:
     except webhooks.UndeliverableWebhook as exc:
         raise PermanentJobError(str(exc)) from None
     return f"delivered ({status})"
+
+
+#: The jobs a worker runs, by the names the dispatcher queues them under (``workers.dispatch``).
+JOBS: dict[str, Callable[..., str]] = {
+    "ai_turn": ai_turn,
+    "score_round": score_round,
+    "turn_deadline": turn_deadline,
+    "notify": notify,
+}

@@ -26,7 +26,7 @@ def waiting_on_an_ai(api):
     token = api.player()["token"]
     game = api.game(token, [ai("random"), ai("greedy")])
     item = Due("ai_turn", game["id"], game["version"])
-    job = Job.fetch(item.job_id(api.runtime.dispatcher.namespace), connection=api.runtime.raw_redis,
+    job = api.runtime.queue.job_class.fetch(item.job_id(api.runtime.dispatcher.namespace), connection=api.runtime.raw_redis,
                     serializer=api.runtime.queue.serializer)
     return token, game, job
 
@@ -204,7 +204,7 @@ def test_a_deadline_is_queued_by_the_ticker_once_it_comes(api):
     api.runtime.dispatcher.agenda.look_at(game["id"], 0)
     api.runtime.dispatcher.clock = lambda: datetime.now(UTC) + timedelta(seconds=601)
     ticker.tick()
-    assert [j.func_name for j in api.runtime.queue.get_jobs()] == ["workers.jobs.turn_deadline"]
+    assert [j.func_name for j in api.runtime.queue.get_jobs()] == ["turn_deadline"]
 
 
 def test_one_ticker_holds_the_role_and_another_takes_it_when_the_holder_stops(api):
@@ -268,7 +268,7 @@ def test_a_game_is_on_the_agenda_before_its_append_so_a_process_dying_after_it_s
         runtime.dispatcher.agenda.look_at(game["id"], 0)  # its time has come
         runtime.dispatcher.clock = lambda: datetime.now(UTC)
         assert Ticker(runtime, "test").tick() == 1
-        assert [j.func_name for j in runtime.queue.get_jobs()] in (["workers.jobs.ai_turn"], ["workers.jobs.score_round"])
+        assert [j.func_name for j in runtime.queue.get_jobs()] in (["ai_turn"], ["score_round"])
 
 
 def test_a_late_after_append_does_not_undo_a_newer_appends_look(api):
