@@ -107,10 +107,10 @@ class GameWrites:
         except NotReplicated as short:
             raise NotConfirmed(short.version, short.replicas, short.wanted) from None
 
-    def as_of(self, game_id: str, version: int | None) -> Game:
+    def as_of(self, game_id: str, version: int) -> Game:
         """The game as it was at ``version`` (a retried request is answered with the view its first attempt made)."""
         game = self.loader.load(game_id)
-        if version is None or game.version == version:
+        if game.version == version:
             return game  # the usual retry: nothing happened since
         events = self.store.read(game_id, 0, version)
         return load_game(game_id, [(e.number, e.payload) for e in events])
