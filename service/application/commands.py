@@ -36,6 +36,12 @@ class NewGame:
     deck: Sequence[Card] | None = None
     turn_timeout: int | None = None
     timeout_action: str = "fold"
+    listed: bool = False
+    rated: bool = False
+    #: A correspondence game: each turn may take this many days (then ``turn_timeout`` is ignored).
+    days_per_turn: int | None = None
+    origin: str = "direct"
+    rematch_of: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -135,16 +135,40 @@ class GameService(GameWrites):
                 pass  # the first attempt made it meanwhile: its answer, below
         return Outcome(game=self.as_of(game_id, version), replayed=Replayed(version))
 
+    def set_up(
+        self, creator: Player, request: NewGame, seated: Sequence[tuple[int, Player]] = (), *, game_id: str | None = None
+    ) -> Game | None:
+        """A game with players seated at once (a match, an accepted challenge, a rematch): ``creator`` on the first
+        human seat (it owns the AI seats), each of ``seated`` on theirs.  Under ``game_id``, a second set-up of the
+        same game makes nothing (``None``): whoever finishes a set-up that stopped half-way may simply do it again.
+        """
+        new = Game(game_id or new_id("g"))
+        events = lobby_decide(new, self._set_up(creator, request, seated))
+        for player in (creator, *(player for _, player in seated)):
+            self.players.add_game(player.id, new.id)  # listed first: a crash before the append lists a game not there
+        try:
+            return self.append(new, events, f"player:{creator.id}").game
+        except Conflict:
+            return None  # made already, by this set-up's first attempt
+
     @staticmethod
-    def _set_up(creator: Player, request: NewGame) -> SetUp:
+    def _set_up(creator: Player, request: NewGame, seated: Sequence[tuple[int, Player]] = ()) -> SetUp:
+        """The lobby's command for ``request``: the creator on the first human seat, ``seated`` on theirs."""
+        turn_timeout = request.days_per_turn * 24 * 3600 if request.days_per_turn else request.turn_timeout
         return SetUp(
             creator_id=creator.id,
             creator_name=creator.name,
             seats=tuple(SeatSpec(s.kind, s.level) for s in request.seats),
             variant=request.variant,
             action_rules=request.action_rules,
-            turn_timeout=request.turn_timeout,
+            turn_timeout=turn_timeout,
             timeout_action=request.timeout_action,
+            listed=request.listed,
+            rated=request.rated,
+            days_per_turn=request.days_per_turn,
+            origin=request.origin,
+            rematch_of=request.rematch_of,
+            seated=tuple((seat, player.id, player.name) for seat, player in seated),
             dealing="custom" if request.deck is not None else "seeded" if request.seed is not None else "random",
             seed=request.seed if request.seed is not None else secrets.randbits(53),  # exact in JavaScript too
             deck=tuple(request.deck) if request.deck is not None else None,
