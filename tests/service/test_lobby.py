@@ -192,8 +192,8 @@ def test_a_set_up_seats_each_player_once_on_a_human_seat_of_their_own(seated):
 
 def test_a_game_created_before_the_new_options_reads_with_their_defaults_and_is_stored_as_it_was():
     seats = [{"kind": "human", "level": None}, {"kind": "ai", "level": "greedy"}]
-    old = {"type": "game_created", "created_by": "p", "seats": seats, "variant": "advanced", "action_rules": False, "turn_timeout": None, "timeout_action": "fold", "dealing": "random",
-           "seed": 1, "deck": None, "join_code": "c"}
+    old = {"type": "game_created", "created_by": "p", "seats": seats, "variant": "advanced", "action_rules": False,
+           "turn_timeout": None, "timeout_action": "fold", "dealing": "random", "seed": 1, "deck": None, "join_code": "c"}
     event = event_from_dict(old)
     options = (event.listed, event.rated, event.days_per_turn, event.origin, event.rematch_of)
     assert options == (False, False, None, "direct", None)
