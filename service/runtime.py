@@ -117,7 +117,7 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
     )
     replays = ReplayStore(text, settings.key_prefix)
     tickets = TicketStore(text, settings.key_prefix, settings.stream_ticket_seconds)
-    imports = ImportedReplays(replays, settings.imported_replay_ttl)
+    imports = ImportedReplays(replays, players, settings.imported_replay_ttl, max_events=settings.max_replay_events)
     worker_redis = raw if clients else worker_client(settings, raw)
     return Runtime(
         settings, text, raw, store, players, games, replays, queue, webhook_queue, dispatcher, tickets, imports, worker_redis
