@@ -30,7 +30,7 @@ from service.errors import Conflict, NotConfirmed, NotFound, Refused
 from service.game import Game
 from service.lobby import Cancel, Join, Leave, LobbyEvent, SeatSpec, SetUp
 from service.lobby import decide as lobby_decide
-from service.storage.events import EventStore, Idempotency, IdempotencyMismatch, Replayed
+from service.storage.events import EventStore, Idempotency, IdempotencyMismatch, Replayed, Waiter
 from service.storage.idempotency import CreateRecords
 from service.storage.players import Player, PlayerStore, games_key, new_id, records_key
 
@@ -86,6 +86,15 @@ class GameService(GameWrites):
 
     def replay(self, game: Game, viewer: str | None) -> dict[str, Any]:
         return self.feeds.replay(game, viewer)
+
+    def wait(self, game_id: str, after: int, timeout: float, waiter: Waiter | None = None) -> bool:
+        """Wait up to ``timeout`` seconds for the game to hold an event above ``after`` (``False``: none came in time, or
+        ``waiter`` stopped the wait: its client left); a long-poll's and a stream's wait."""
+        return self.store.wait(game_id, after, timeout, waiter)
+
+    def check_store(self) -> None:
+        """Ask the event store whether it answers (a readiness check): it raises its own error when it does not."""
+        self.store.redis.ping()
 
     # --- writing ----------------------------------------------------------------------
 
