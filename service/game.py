@@ -119,6 +119,12 @@ class Game:
     seed: int = 0
     deck: list[str] | None = None
     join_code: str = ""
+    #: Options of how the game came to be and what it counts for (see :class:`service.lobby.GameCreated`).
+    listed: bool = False
+    rated: bool = False
+    days_per_turn: int | None = None
+    origin: str = "direct"
+    rematch_of: str | None = None
     state: GameState = field(default_factory=GameState)
     version: int = 0
     updated_at: str = ""
@@ -195,6 +201,11 @@ class Game:
             "seed": self.seed,
             "deck": self.deck,
             "join_code": self.join_code,
+            "listed": self.listed,
+            "rated": self.rated,
+            "days_per_turn": self.days_per_turn,
+            "origin": self.origin,
+            "rematch_of": self.rematch_of,
             "state": state_to_dict(self.state),
             "version": self.version,
             "updated_at": self.updated_at,

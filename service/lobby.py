@@ -26,6 +26,10 @@ AI_LEVELS = ("random", "greedy", "expert")
 SEAT_KINDS = ("human", "ai")
 TIMEOUT_ACTIONS = ("fold", "ai")
 DEALINGS = ("random", "seeded", "custom")
+#: How a game came to be: created directly, from the open tables' list, a quick match, a challenge, a rematch.
+ORIGINS = ("direct", "open_table", "quick_match", "challenge", "rematch")
+#: Days a correspondence turn may take (what correspondence players are used to choosing from).
+DAYS_PER_TURN = (1, 2, 3, 5, 7, 10, 14)
 
 
 @dataclass
@@ -57,6 +61,11 @@ class Table(Protocol):
     deck: list[str] | None
     join_code: str
     cancelled: bool
+    listed: bool
+    rated: bool
+    days_per_turn: int | None
+    origin: str
+    rematch_of: str | None
 
     @property
     def status(self) -> str: ...  # "waiting" | "active" | "finished" | "cancelled"
@@ -90,6 +99,15 @@ class GameCreated:
     seed: int
     deck: tuple[str, ...] | None
     join_code: str
+    #: Shown in the open tables' list while a human seat is open (then anyone may join, without the code).
+    listed: bool = False
+    #: Counts for the players' ratings once finished with every seat filled (never when aborted).
+    rated: bool = False
+    #: A correspondence game: each turn may take this many days (``turn_timeout`` is that many seconds).
+    days_per_turn: int | None = None
+    origin: str = "direct"
+    #: The game this one is a rematch of.
+    rematch_of: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,12 +163,18 @@ def event_to_dict(event: LobbyEvent) -> dict[str, Any]:
     data: dict[str, Any] = {"type": event.type}
     for item in fields(event):
         value = getattr(event, item.name)
+        if item.name in OPTIONAL_CREATED and value == item.default:
+            continue  # written only when set: a game created without them is stored as before
         if item.name == "seats":
             value = [{"kind": s.kind, "level": s.level} for s in value]
         elif isinstance(value, tuple):
             value = list(value)
         data[item.name] = value
     return data
+
+
+#: Members of ``game_created`` added after the first release: absent, they have their defaults.
+OPTIONAL_CREATED = frozenset({"listed", "rated", "days_per_turn", "origin", "rematch_of"})
 
 
 def event_from_dict(data: dict[str, Any]) -> LobbyEvent:
@@ -178,6 +202,11 @@ def event_from_dict(data: dict[str, Any]) -> LobbyEvent:
             seed=_whole(data, "seed", kind),
             deck=tuple(deck) if deck is not None else None,
             join_code=str(data.get("join_code", "")),
+            listed=_flag({"listed": False, **data}, "listed", kind),
+            rated=_flag({"rated": False, **data}, "rated", kind),
+            days_per_turn=_days(data.get("days_per_turn"), kind),
+            origin=_one_of({"origin": "direct", **data}, "origin", ORIGINS, kind),
+            rematch_of=_optional_text(data, "rematch_of", kind),
         )
     if kind == "seat_taken":
         return SeatTaken(_whole(data, "seat", kind), _text(data, "player_id", kind), _text(data, "name", kind))
@@ -208,6 +237,18 @@ def _text(data: dict[str, Any], name: str, kind: str) -> str:
     if not isinstance(value, str):
         raise CorruptHistory(f"{kind}: {name} must be text, not {type(value).__name__}")
     return value
+
+
+def _days(value: object, kind: str) -> int | None:
+    if value is None:
+        return None
+    if type(value) is not int or value not in DAYS_PER_TURN:
+        raise CorruptHistory(f"{kind}: days_per_turn must be one of {DAYS_PER_TURN}, not {value!r}")
+    return value
+
+
+def _optional_text(data: dict[str, Any], name: str, kind: str) -> str | None:
+    return None if data.get(name) is None else _text(data, name, kind)
 
 
 def _whole(data: dict[str, Any], name: str, kind: str, *, optional: bool = False) -> Any:
@@ -246,6 +287,8 @@ def fold(table: Table, event: LobbyEvent, at: str) -> None:
         table.timeout_action = event.timeout_action
         table.dealing, table.seed, table.join_code = event.dealing, event.seed, event.join_code
         table.deck = list(event.deck) if event.deck is not None else None
+        table.listed, table.rated, table.days_per_turn = event.listed, event.rated, event.days_per_turn
+        table.origin, table.rematch_of = event.origin, event.rematch_of
     elif isinstance(event, SeatTaken):
         seat = _seat(table, event)
         if not seat.open or table.status != "waiting":
@@ -303,6 +346,14 @@ class SetUp:
     join_code: str
     dealing: str = "random"
     deck: tuple[Card, ...] | None = None
+    listed: bool = False
+    rated: bool = False
+    days_per_turn: int | None = None
+    origin: str = "direct"
+    rematch_of: str | None = None
+    #: More players seated at once (a match, an accepted challenge, a rematch): ``(seat, player id, name)``, each
+    #: on a human seat other than the creator's.
+    seated: tuple[tuple[int, str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,12 +408,23 @@ def _set_up(command: SetUp) -> list[LobbyEvent | Event]:
         seed=command.seed,
         deck=tuple(str(c) for c in command.deck) if command.deck is not None else None,
         join_code=command.join_code,
+        listed=command.listed,
+        rated=command.rated,
+        days_per_turn=command.days_per_turn,
+        origin=command.origin,
+        rematch_of=command.rematch_of,
     )
     humans = [n for n, spec in enumerate(command.seats) if spec.kind == "human"]
     events: list[LobbyEvent | Event] = [created]
     if humans:
         events.append(SeatTaken(humans[0], command.creator_id, command.creator_name))
-    if len(humans) <= 1:
+    taken = {humans[0]} if humans else set()
+    for seat, player_id, name in command.seated:
+        if seat not in humans or seat in taken or player_id in {e.player_id for e in events if isinstance(e, SeatTaken)}:
+            raise Refused("invalid_request", f"Seat {seat} cannot be given to {player_id} at set-up.", field="seats")
+        taken.add(seat)
+        events.append(SeatTaken(seat, player_id, name))
+    if len(taken) == len(humans):
         events += _deal(created)
     return events
 

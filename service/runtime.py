@@ -16,6 +16,8 @@ from redis import Redis  # for Runtime's fields: in its body, ``redis`` is the f
 
 from service.application.games import GameService
 from service.application.imports import ImportedReplays
+from service.application.players import PlayerService
+from service.application.tickets import StreamTickets
 from service.config import Settings
 from service.storage.connections import BadRedisUrl, blocking_client, is_cluster, queue_client, store_client
 from service.storage.events import EventStore
@@ -40,11 +42,12 @@ class Runtime:
     queue: JobQueue  # the games' jobs: AI turns, scoring and dealing, deadlines
     webhook_queue: JobQueue  # webhook deliveries, worked apart (see workers.runner)
     dispatcher: Dispatcher
-    tickets: TicketStore  # stream tickets: a browser's read-only pass to its own live feed
+    tickets: StreamTickets  # stream tickets: a browser's read-only pass to its own live feed
     imports: ImportedReplays  # replay files imported: verified, their facts kept a while, told when read
     #: bytes: the queue's Redis for RQ's workers (workers.runner), whose blocking wait for a job outlasts the socket
     #: timeout of ``raw_redis``: a pool of its own with a longer one (the in-memory store has none: ``raw_redis``)
     worker_redis: Redis
+    accounts: PlayerService  # players and their tokens as requests ask for them (the routes' way to the player store)
 
 
 def connect(settings: Settings) -> tuple[redis.Redis, redis.Redis]:
@@ -115,9 +118,11 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
         max_ai_seats_in_play=settings.max_ai_seats_in_play,
     )
     replays = ReplayStore(text, settings.key_prefix)
-    tickets = TicketStore(text, settings.key_prefix, settings.stream_ticket_seconds)
-    imports = ImportedReplays(replays, settings.imported_replay_ttl)
+    accounts = PlayerService(players)
+    tickets = StreamTickets(TicketStore(text, settings.key_prefix, settings.stream_ticket_seconds), accounts, games.load)
+    imports = ImportedReplays(replays, players, settings.imported_replay_ttl, max_events=settings.max_replay_events)
     worker_redis = raw if clients else worker_client(settings, raw)
     return Runtime(
-        settings, text, raw, store, players, games, replays, queue, webhook_queue, dispatcher, tickets, imports, worker_redis
+        settings, text, raw, store, players, games, replays, queue, webhook_queue, dispatcher, tickets, imports, worker_redis,
+        accounts,
     )

@@ -30,7 +30,7 @@ from service.errors import Conflict, NotConfirmed, NotFound, Refused
 from service.game import Game
 from service.lobby import Cancel, Join, Leave, LobbyEvent, SeatSpec, SetUp
 from service.lobby import decide as lobby_decide
-from service.storage.events import EventStore, Idempotency, IdempotencyMismatch, Replayed
+from service.storage.events import EventStore, Idempotency, IdempotencyMismatch, Replayed, Waiter
 from service.storage.idempotency import CreateRecords
 from service.storage.players import Player, PlayerStore, games_key, new_id, records_key
 
@@ -87,6 +87,15 @@ class GameService(GameWrites):
     def replay(self, game: Game, viewer: str | None) -> dict[str, Any]:
         return self.feeds.replay(game, viewer)
 
+    def wait(self, game_id: str, after: int, timeout: float, waiter: Waiter | None = None) -> bool:
+        """Wait up to ``timeout`` seconds for the game to hold an event above ``after`` (``False``: none came in time, or
+        ``waiter`` stopped the wait: its client left); a long-poll's and a stream's wait."""
+        return self.store.wait(game_id, after, timeout, waiter)
+
+    def check_store(self) -> None:
+        """Ask the event store whether it answers (a readiness check): it raises its own error when it does not."""
+        self.store.redis.ping()
+
     # --- writing ----------------------------------------------------------------------
 
     def create(self, creator: Player, request: NewGame, idempotency: Idempotency | None = None) -> Outcome:
@@ -135,16 +144,40 @@ class GameService(GameWrites):
                 pass  # the first attempt made it meanwhile: its answer, below
         return Outcome(game=self.as_of(game_id, version), replayed=Replayed(version))
 
+    def set_up(
+        self, creator: Player, request: NewGame, seated: Sequence[tuple[int, Player]] = (), *, game_id: str | None = None
+    ) -> Game | None:
+        """A game with players seated at once (a match, an accepted challenge, a rematch): ``creator`` on the first
+        human seat (it owns the AI seats), each of ``seated`` on theirs.  Under ``game_id``, a second set-up of the
+        same game makes nothing (``None``): whoever finishes a set-up that stopped half-way may simply do it again.
+        """
+        new = Game(game_id or new_id("g"))
+        events = lobby_decide(new, self._set_up(creator, request, seated))
+        for player in (creator, *(player for _, player in seated)):
+            self.players.add_game(player.id, new.id)  # listed first: a crash before the append lists a game not there
+        try:
+            return self.append(new, events, f"player:{creator.id}").game
+        except Conflict:
+            return None  # made already, by this set-up's first attempt
+
     @staticmethod
-    def _set_up(creator: Player, request: NewGame) -> SetUp:
+    def _set_up(creator: Player, request: NewGame, seated: Sequence[tuple[int, Player]] = ()) -> SetUp:
+        """The lobby's command for ``request``: the creator on the first human seat, ``seated`` on theirs."""
+        turn_timeout = request.days_per_turn * 24 * 3600 if request.days_per_turn else request.turn_timeout
         return SetUp(
             creator_id=creator.id,
             creator_name=creator.name,
             seats=tuple(SeatSpec(s.kind, s.level) for s in request.seats),
             variant=request.variant,
             action_rules=request.action_rules,
-            turn_timeout=request.turn_timeout,
+            turn_timeout=turn_timeout,
             timeout_action=request.timeout_action,
+            listed=request.listed,
+            rated=request.rated,
+            days_per_turn=request.days_per_turn,
+            origin=request.origin,
+            rematch_of=request.rematch_of,
+            seated=tuple((seat, player.id, player.name) for seat, player in seated),
             dealing="custom" if request.deck is not None else "seeded" if request.seed is not None else "random",
             seed=request.seed if request.seed is not None else secrets.randbits(53),  # exact in JavaScript too
             deck=tuple(request.deck) if request.deck is not None else None,

@@ -24,6 +24,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from engine import RuleViolation
 from replays.ndjson import NdjsonError, document_from_lines
+from service.application.players import hash_token
 from service.errors import Refused
 from service.http import idempotency
 from service.http.api import NDJSON, PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, pages, v1
@@ -34,7 +35,6 @@ from service.http.problems import PROBLEM_JSON, ApiError, detail_of, headers_of,
 from service.http.schemas import ProblemSchema
 from service.http.waits import OpenWaits
 from service.runtime import Runtime, build_runtime
-from service.storage.players import hash_token
 
 log = logging.getLogger("red7")
 

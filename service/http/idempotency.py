@@ -24,8 +24,8 @@ from typing import Any
 
 from flask import request
 
+from service.application.commands import Idempotency
 from service.http.problems import ApiError
-from service.storage.events import Idempotency
 
 HEADER = "Idempotency-Key"
 MAX_KEY = 200

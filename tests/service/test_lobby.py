@@ -170,3 +170,33 @@ def test_folding_an_event_where_it_cannot_happen_is_corrupt_history():
 def test_the_lobby_vocabulary_is_complete():
     assert {cls.type for cls in LOBBY_EVENTS} == {
         "game_created", "seat_taken", "seat_left", "seat_resigned", "turn_timed_out", "game_cancelled"}
+
+
+def test_a_table_set_up_with_every_human_seated_deals_at_once():
+    game = Game("g_2")
+    command = SetUp("ana", "Ana", (HUMAN, HUMAN, GREEDY), Variant.BASIC, False, 86400 * 3, "fold", 9, "c",
+                    rated=True, days_per_turn=3, origin="quick_match", seated=((1, "bo", "Bo"),))
+    events = decide(game, command)
+    assert [e for e in events if isinstance(e, SeatTaken)] == [SeatTaken(0, "ana", "Ana"), SeatTaken(1, "bo", "Bo")]
+    folded(game, events)
+    assert game.status == "active" and game.rated and game.days_per_turn == 3 and game.origin == "quick_match"
+
+
+@pytest.mark.parametrize(
+    "seated", [((0, "bo", "Bo"),), ((2, "bo", "Bo"),), ((1, "ana", "Ana"),), ((1, "bo", "Bo"), (1, "cy", "Cy"))]
+)
+def test_a_set_up_seats_each_player_once_on_a_human_seat_of_their_own(seated):
+    command = SetUp("ana", "Ana", (HUMAN, HUMAN, GREEDY), Variant.BASIC, False, None, "fold", 9, "c", seated=seated)
+    assert refused(Game("g_3"), command) == "invalid_request"
+
+
+def test_a_game_created_before_the_new_options_reads_with_their_defaults_and_is_stored_as_it_was():
+    seats = [{"kind": "human", "level": None}, {"kind": "ai", "level": "greedy"}]
+    old = {"type": "game_created", "created_by": "p", "seats": seats, "variant": "advanced", "action_rules": False,
+           "turn_timeout": None, "timeout_action": "fold", "dealing": "random", "seed": 1, "deck": None, "join_code": "c"}
+    event = event_from_dict(old)
+    options = (event.listed, event.rated, event.days_per_turn, event.origin, event.rematch_of)
+    assert options == (False, False, None, "direct", None)
+    assert event_to_dict(event) == old  # the same bytes as before for a game that sets none of them
+    with pytest.raises(CorruptHistory):
+        event_from_dict({**old, "days_per_turn": 4})  # not one of the correspondence choices

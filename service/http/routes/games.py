@@ -9,7 +9,8 @@ from typing import Any
 from flask import Response, request
 from flask.views import MethodView
 
-from service.application.commands import NewGame, Outcome
+from service.application.commands import Idempotency, NewGame, Outcome
+from service.application.players import Player
 from service.http.auth import current_player, require_api_key
 from service.http.common import (
     IF_NONE_MATCH,
@@ -38,8 +39,6 @@ from service.http.schemas import (
     JoinSchema,
     event_number,
 )
-from service.storage.events import Idempotency
-from service.storage.players import Player
 
 # --- games -------------------------------------------------------------------------------
 

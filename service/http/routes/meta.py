@@ -51,5 +51,5 @@ class Readyz(MethodView):
     @health.doc(operationId="getReadiness", security=PUBLIC)
     def get(self) -> Response:
         """The event store (Redis) answers."""
-        game_service().store.redis.ping()
+        game_service().check_store()
         return json_response({"status": "ready"})
