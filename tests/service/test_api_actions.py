@@ -147,7 +147,7 @@ def test_malformed_steps_are_schema_errors_with_field_paths(table, steps, field)
 
 
 def test_a_whole_game_against_an_ai_through_the_api(api):
-    from tests.service.conftest import HUMAN, ai
+    from tests.support import HUMAN, ai
 
     token = api.player()["token"]
     game = api.game(token, [HUMAN, ai("greedy")], action_rules=True, seed=11)

@@ -13,7 +13,7 @@ from redis.crc import key_slot
 from service.application.commands import NewGame, SeatRequest
 from service.storage.events import Idempotency
 from service.storage.players import PlayerStore, player_key, records_key, token_key
-from tests.service.conftest import HUMAN, ai
+from tests.support import HUMAN, ai
 
 
 class Crash(Exception):

@@ -20,8 +20,8 @@ from service.game import decode, engine_event
 from service.http.app import create_app
 from service.lobby import LOBBY_TYPES
 from service.runtime import build_runtime
-from tests.service.conftest import Api
 from tests.service.test_api_games import two_humans
+from tests.support import Api
 
 
 @pytest.fixture

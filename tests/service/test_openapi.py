@@ -17,9 +17,9 @@ from service.http.app import create_app
 from service.runtime import build_runtime
 
 try:
-    from tests.service.conftest import settings_for
+    from tests.support import settings_for
 except ImportError:  # its earlier name
-    from tests.service.conftest import test_settings as settings_for
+    from tests.support import settings_for
 
 HTTP_METHODS = {"GET", "PUT", "POST", "DELETE", "PATCH", "TRACE"}
 #: Routes that are not API operations: Flask's static files, the spec itself, the docs page and its assets.

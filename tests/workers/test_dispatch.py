@@ -9,7 +9,7 @@ import pytest
 from engine import GameFinished, RoundWon, TurnStarted
 from engine.events import Color, Finish
 from service.application.followups import Due, due
-from tests.service.conftest import HUMAN, ai
+from tests.support import HUMAN, ai
 from workers.dispatch import receiver
 
 

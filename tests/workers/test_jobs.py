@@ -19,8 +19,8 @@ from service.application.loading import FINISHED_SNAPSHOT_TTL
 from service.config import Settings
 from service.game import decode
 from service.lobby import LOBBY_TYPES
-from tests.service.conftest import HUMAN, ai
 from tests.service.test_api_games import two_humans
+from tests.support import HUMAN, ai
 from workers import context, jobs
 from workers.queues import fail_fast_on_permanent_errors
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from service.application.followups import MOVES_GAME
-from tests.service.conftest import HUMAN, ai
+from tests.support import HUMAN, ai
 from workers import queues
 from workers.jobs import JOBS
 from workers.runner import thread_worker

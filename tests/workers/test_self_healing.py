@@ -15,7 +15,7 @@ import pytest
 from rq.job import Job, JobStatus
 
 from service.application.followups import Due, due
-from tests.service.conftest import HUMAN, ai
+from tests.support import HUMAN, ai
 from workers.dispatch import FAILED_AGAIN_AFTER, QUEUED_LOST_AFTER, RECHECK_AFTER, STARTED_GRACE
 from workers.liveness import IDLE, pulse_key, runs
 from workers.ticker import ROLE_TTL, Ticker

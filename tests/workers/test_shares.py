@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from service.application.followups import Due, due
-from tests.service.conftest import ai
+from tests.support import ai
 from workers.runner import thread_worker
 from workers.shares import HOLD_MS, Shares
 

@@ -1,16 +1,48 @@
-"""An app per test, on fakeredis and on the real Redis, and a small client that speaks the API."""
+"""What the tests share besides fixtures: a client that speaks the API, settings for a test's app, seats, and
+the real Redis the tests may use.  Fixtures live in the conftest files; everything a test imports lives here.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
 from typing import Any
 
-import pytest
+import redis
 
 from service.config import Settings
-from service.http.app import create_app
-from service.runtime import Runtime, build_runtime
+from service.runtime import Runtime
 from workers.runner import drain
+
+REAL_REDIS_URL = os.environ.get("RED7_TEST_REDIS_URL")
+NO_REAL_REDIS_URL = "RED7_TEST_REDIS_URL is not set (CI sets it to the machine's Redis)"
+
+
+def _real_redis_reason() -> str | None:
+    if not REAL_REDIS_URL:
+        return NO_REAL_REDIS_URL
+    try:
+        redis.Redis.from_url(REAL_REDIS_URL, socket_connect_timeout=1).ping()
+    except redis.RedisError as exc:
+        return f"the Redis at {REAL_REDIS_URL} is unreachable: {exc}"
+    return None
+
+
+REAL_REDIS_SKIP = _real_redis_reason()
+
+
+def clean_real_redis(text: redis.Redis, key_prefix: str) -> None:
+    """Delete this test's keys: its own prefix, and RQ's keys for its queue, jobs and workers."""
+    namespace = key_prefix.replace(":", "_").strip("_")  # how RQ job ids and queue names carry the prefix
+    for pattern in (f"{key_prefix}*", f"rq:*{namespace}*"):
+        for key in text.scan_iter(match=pattern, count=500):
+            text.delete(key)
+    for member in text.smembers("rq:queues"):
+        if namespace in member:
+            text.srem("rq:queues", member)
+    for worker in {*text.smembers("rq:workers"), *text.scan_iter(match="rq:worker:*", count=500)}:
+        if text.type(worker) == "hash" and namespace in (text.hget(worker, "queues") or ""):
+            text.delete(worker)
+            text.srem("rq:workers", worker)
 
 
 def settings_for(key_prefix: str, **overrides: Any) -> Settings:
@@ -32,21 +64,6 @@ def settings_for(key_prefix: str, **overrides: Any) -> Settings:
     }
     values.update(overrides)
     return Settings(**values)
-
-
-@pytest.fixture
-def settings(key_prefix) -> Settings:
-    return settings_for(key_prefix)
-
-
-@pytest.fixture
-def runtime(redis_pair, settings) -> Runtime:
-    return build_runtime(settings, clients=redis_pair)
-
-
-@pytest.fixture
-def app(runtime):
-    return create_app(runtime)
 
 
 class Api:
@@ -90,11 +107,6 @@ class Api:
 
     def run_jobs(self) -> None:
         drain(self.runtime)
-
-
-@pytest.fixture
-def api(app, runtime) -> Iterator[Api]:
-    yield Api(app, runtime)
 
 
 HUMAN = {"kind": "human"}
