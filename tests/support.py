@@ -109,6 +109,24 @@ class Api:
         drain(self.runtime)
 
 
+def play_out(api: Api, game_id: str, *tokens: str, moves: int = 400) -> dict[str, Any]:
+    """Play a game to its end: each human (``tokens``) takes a step that can win when it has one (never a fold
+    then), the jobs play the AIs.  The last view of the first token."""
+    for _ in range(moves):
+        api.run_jobs()
+        views = [api.view(game_id, token) for token in tokens]
+        if views[0]["status"] == "finished":
+            return views[0]
+        for token, view in zip(tokens, views, strict=True):
+            if view["legal_steps"]:
+                winning = [s for s in view["legal_steps"] if s["can_win"] and s["type"] != "fold"] or view["legal_steps"]
+                choice = {k: winning[0][k] for k in ("type", "card", "seat", "to") if k in winning[0]}
+                acted = api.act(game_id, token, [choice], headers={"If-Match": f'"{view["version"]}"'})
+                assert acted.status_code == 200, acted.get_json()
+                break
+    raise AssertionError(f"game {game_id} did not finish within {moves} moves")
+
+
 HUMAN = {"kind": "human"}
 
 

@@ -6,11 +6,10 @@ its blocking reads and its replies as redis-py parses them.
 from __future__ import annotations
 
 import json
-import uuid
 
 import pytest
 
-from tests.support import HUMAN, ai
+from tests.support import HUMAN, ai, play_out
 
 pytestmark = pytest.mark.every_store
 
@@ -36,22 +35,7 @@ def test_a_game_from_creation_to_its_end_with_joins_actions_and_the_jobs(api, ba
     game = api.game(ana["token"], [HUMAN, HUMAN, ai("greedy")], seed=11, variant="basic")
     joined = api.call("POST", f"/v1/games/{game['id']}/join", bo["token"], json={"code": game["join_code"]})
     assert joined.status_code == 200 and joined.get_json()["status"] == "active"
-    api.run_jobs()
-    for _ in range(200):
-        views = {token: api.view(game["id"], token) for token in (ana["token"], bo["token"])}
-        if any(view["status"] == "finished" for view in views.values()):
-            break
-        mover = next((token for token, view in views.items() if view["legal_steps"]), None)
-        if mover is None:
-            api.run_jobs()
-            continue
-        view = views[mover]
-        step = next(s for s in view["legal_steps"] if s["type"] != "fold")
-        chosen = {k: step[k] for k in ("type", "card", "draw", "seat", "target", "to") if k in step}
-        acted = api.act(game["id"], mover, [chosen], headers={"If-Match": f'"{view["version"]}"',
-                                                               "Idempotency-Key": uuid.uuid4().hex})
-        assert acted.status_code == 200, acted.get_json()
-        api.run_jobs()
+    play_out(api, game["id"], ana["token"], bo["token"])  # with If-Match on every action
     assert api.view(game["id"], ana["token"])["status"] == "finished"
     mine = api.call("GET", "/v1/players/me/games?status=finished", ana["token"]).get_json()["games"]
     assert [g["id"] for g in mine] == [game["id"]]
