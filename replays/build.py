@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -107,20 +107,6 @@ class Replay:
     def names(self, seat: int) -> str:
         label = self.game.seat_label(seat) if seat < len(self.game.seats) else None
         return label or f"seat {seat}"
-
-
-def iter_steps(game_id: str, stored: Iterable[tuple[int, dict[str, Any]]], perspective: Perspective) -> Iterator[dict[str, Any]]:
-    """The steps one by one (for streaming), from stored envelopes ``(number, data)``.
-
-    The first item yielded is the header (``{"kind": "header", ...}``); the
-    last is the outcome and hash (``{"kind": "end", ...}``).
-    """
-    replay = _fold(game_id, stored, perspective)
-    yield {"kind": "header", **header(replay)}
-    for step in replay.steps:
-        yield {"kind": "step", **step}
-    document = finish(replay)
-    yield {"kind": "end", "outcome": document["outcome"], "hash": document["hash"]}
 
 
 def build_replay(game_id: str, stored: Iterable[tuple[int, dict[str, Any]]], perspective: Perspective = FULL) -> dict[str, Any]:
