@@ -176,10 +176,6 @@ def iter_cards(mask: int) -> Iterator[Card]:
         mask ^= 1 << top
 
 
-def top_card(mask: int) -> Card | None:
-    return _ALL[mask.bit_length() - 1] if mask else None
-
-
 def parse_cards(text: str | Iterable[str]) -> list[Card]:
     """Cards from ``"R5 Y6 B2"`` or ``["R5", "Y6", "B2"]``, order kept."""
     items = text.replace(",", " ").split() if isinstance(text, str) else list(text)

@@ -160,17 +160,6 @@ _SHIFTS = tuple(7 * n for n in range(7))
 _NONE = (0,) * 7
 
 
-def is_winning(seat: int, palettes: Sequence[int], in_round: Sequence[bool], color: Color) -> bool:
-    """docs/rules.md 10: strictly ahead of every other player still in the round."""
-    mine = strength(palettes[seat], color)
-    if not mine:
-        return False
-    for other, palette in enumerate(palettes):
-        if other != seat and in_round[other] and strength(palette, color) >= mine:
-            return False
-    return True
-
-
 def leading_seat(palettes: Sequence[int], in_round: Sequence[bool], color: Color) -> int | None:
     """The seat that is winning under ``color``, or ``None``."""
     best_seat, best, second = None, 0, 0

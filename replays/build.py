@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +30,8 @@ from engine import (
 from engine.cards import card_names
 from engine.rules import leading_seat, qualifying_mask
 from replays.explain import explain
-from service.game import LOBBY_TYPES, Game, apply, apply_engine, engine_event, redact_envelope, upcast
+from service.game import Game, apply, apply_engine, engine_event, redact_envelope, upcast
+from service.lobby import LOBBY_TYPES
 
 REPLAY_FORMAT = "red7-replay/1"
 FULL = "full"
@@ -106,20 +107,6 @@ class Replay:
     def names(self, seat: int) -> str:
         label = self.game.seat_label(seat) if seat < len(self.game.seats) else None
         return label or f"seat {seat}"
-
-
-def iter_steps(game_id: str, stored: Iterable[tuple[int, dict[str, Any]]], perspective: Perspective) -> Iterator[dict[str, Any]]:
-    """The steps one by one (for streaming), from stored envelopes ``(number, data)``.
-
-    The first item yielded is the header (``{"kind": "header", ...}``); the
-    last is the outcome and hash (``{"kind": "end", ...}``).
-    """
-    replay = _fold(game_id, stored, perspective)
-    yield {"kind": "header", **header(replay)}
-    for step in replay.steps:
-        yield {"kind": "step", **step}
-    document = finish(replay)
-    yield {"kind": "end", "outcome": document["outcome"], "hash": document["hash"]}
 
 
 def build_replay(game_id: str, stored: Iterable[tuple[int, dict[str, Any]]], perspective: Perspective = FULL) -> dict[str, Any]:

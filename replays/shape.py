@@ -25,7 +25,8 @@ from typing import Any
 from engine import EVENT_SCHEMA_VERSION, Card, Color
 from engine.cards import ALL_CARDS
 from engine.events import EVENT_TYPES, Variant
-from service.game import AI_LEVELS, LOBBY_TYPES, name_problem, unprintable
+from service.game import name_problem, unprintable
+from service.lobby import AI_LEVELS, LOBBY_TYPES
 
 Problem = tuple[str, str]
 #: A member's check: why the value is not what the service writes there, or ``None``.

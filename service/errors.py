@@ -1,120 +1,56 @@
-"""Every error the API can return, as RFC 9457 problem details with a stable ``code``.
+"""Refusals: what the application answers when it will not do what it was asked, with a stable ``code``.
 
-A client switches on ``code`` (never on ``detail``, which is for people).
-The engine's refusals keep the engine's own codes (``discard_not_winning``
-...); the service adds its own below.  ``GET /v1/problems`` lists them all.
+A refusal says *what* went wrong, for programs (``code`` and its facts) and
+for people (``detail``); nothing here knows HTTP.  The entry points decide
+how to answer one: ``service/http/problems.py`` maps each code to a status
+and an RFC 9457 problem, a job logs it.  The engine's refusals
+(:class:`engine.RuleViolation`) keep the engine's own codes.
+
+Callers catch the type, never compare a code: :class:`NotFound`,
+:class:`Conflict` (the game moved on since the version a write was decided
+on), :class:`NotConfirmed` (stored, but not yet on enough replicas).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-PROBLEM_JSON = "application/problem+json"
 
-#: code -> (HTTP status, title)
-SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
-    "malformed_json": (400, "The body is not valid JSON"),
-    "malformed_request": (400, "The request is not well-formed HTTP"),
-    "invalid_precondition": (400, "If-Match must hold a game version"),
-    "idempotency_key_not_supported": (400, "This operation takes no Idempotency-Key"),
-    "token_required": (401, "This needs a player token (Authorization: Bearer ...)"),
-    "invalid_token": (401, "The token is not known"),
-    "invalid_ticket": (401, "The stream ticket is not known, has expired, or is for another game"),
-    "api_key_required": (401, "This needs a service API key (X-Api-Key)"),
-    "not_a_player": (403, "You do not hold a seat in this game"),
-    "bad_join_code": (403, "The join code is wrong"),
-    "custom_decks_disabled": (403, "This server does not allow custom decks"),
-    "not_the_creator": (403, "Only the game's creator may do that"),
-    "not_found": (404, "There is nothing here"),
-    "game_not_found": (404, "No such game"),
-    "token_not_found": (404, "You hold no token with this id"),
-    "method_not_allowed": (405, "This method is not allowed here"),
-    "not_acceptable": (406, "No representation matches the Accept header"),
-    "version_conflict": (409, "The game moved on since the version you sent"),
-    "game_full": (409, "Every seat of this game is taken"),
-    "seat_not_open": (409, "That seat is taken, or the game has no such seat"),
-    "already_seated": (409, "You already hold a seat in this game"),
-    "game_not_waiting": (409, "The game has already started"),
-    "game_not_active": (409, "The game is not in play"),
-    "creator_cannot_leave": (409, "You created this game: call it off (DELETE the game) instead of leaving it"),
-    "seat_resigned": (409, "You resigned from this game; an AI plays your seat"),
-    "game_not_finished": (409, "Only finished games can be exported"),
-    "token_limit_reached": (409, "You already hold as many tokens as a player may"),
-    "game_limit_reached": (409, "You are in as many unfinished games as a player may be"),
-    "ai_seat_limit_reached": (409, "Your games in play hold as many AI seats as a player may have"),
-    "precondition_failed": (412, "If-Match holds only weak tags, which never match"),
-    "payload_too_large": (413, "The request body is too large"),
-    "uri_too_long": (414, "The request line is too long"),
-    "unsupported_media_type": (415, "Send the body as application/json"),
-    "invalid_request": (422, "The request does not match the schema"),
-    "invalid_replay": (422, "The replay file does not verify"),
-    "idempotency_key_reused": (422, "This Idempotency-Key was used for a different request"),
-    "rule_violation": (422, "The rules do not allow that"),
-    "rate_limited": (429, "Too many requests"),
-    "too_many_waits": (429, "You hold as many open long-polls and streams as a client may"),
-    "headers_too_large": (431, "The request's header fields are too large"),
-    "internal_error": (500, "Something went wrong on our side"),
-    "store_unavailable": (503, "The event store cannot be reached"),
-}
+class Refused(Exception):
+    """A request the service turns down: ``code`` (stable, for programs), ``detail`` (for people), ``facts`` (extra
+    members of the answer, e.g. ``limit``)."""
 
-#: The engine's refusal codes, all answered with 422.
-RULE_CODES: dict[str, str] = {
-    "game_not_started": "The game has not started yet",
-    "game_over": "The game is over",
-    "round_over": "The round is over; the next one is being dealt",
-    "not_your_turn": "It is not your turn",
-    "card_not_in_hand": "That card is not in your hand",
-    "card_not_on_palette": "That card is not on that palette",
-    "already_played": "You have already played a card this turn",
-    "effect_pending": "A card's action must be resolved first",
-    "no_effect_pending": "No action is waiting for that choice",
-    "discard_not_winning": "That discard would not leave you winning",
-    "place_not_winning": "Putting that card on the canvas would not leave you winning",
-    "play_cannot_win": "No way of finishing the turn after that play keeps you winning",
-    "take_not_allowed": "Your 1 cannot take from that player",
-    "nothing_played": "You have not played anything this turn",
-    "unknown_step": "That is not a step of a Red7 turn",
-    "step_after_draw": "Steps after a draw must wait until you have seen the card",
-}
-
-
-class ApiError(Exception):
-    """An error response; raise it anywhere under a request."""
-
-    def __init__(self, code: str, detail: str | None = None, *, status: int | None = None, **extra: Any) -> None:
-        if status is None:
-            status = SERVICE_PROBLEMS[code][0] if code in SERVICE_PROBLEMS else 422
-        super().__init__(detail or title_of(code))
+    def __init__(self, code: str, detail: str | None = None, **facts: Any) -> None:
         self.code = code
-        self.status = status
-        self.detail = detail or title_of(code)
-        self.extra = extra
-        self.headers: dict[str, str] = {}
+        self.detail = detail or code.replace("_", " ").capitalize()
+        self.facts = facts
+        super().__init__(self.detail)
 
 
-def title_of(code: str) -> str:
-    if code in SERVICE_PROBLEMS:
-        return SERVICE_PROBLEMS[code][1]
-    return RULE_CODES.get(code, code.replace("_", " ").capitalize())
+class NotFound(Refused):
+    """What was asked for does not exist (``game_not_found``, ``token_not_found`` ...)."""
 
 
-def problem(code: str, status: int, detail: str, instance: str | None = None, **extra: Any) -> dict[str, Any]:
-    """The problem+json body."""
-    body: dict[str, Any] = {
-        "type": f"/v1/problems#{code}",
-        "title": title_of(code),
-        "status": status,
-        "detail": detail,
-        "code": code,
-    }
-    if instance:
-        body["instance"] = instance
-    body.update(extra)
-    return body
+class Conflict(Refused):
+    """A write decided on ``expected`` while the game is at ``current``: decide again on the game as it is now."""
+
+    def __init__(self, expected: int, current: int, detail: str | None = None) -> None:
+        self.expected, self.current = expected, current
+        super().__init__(
+            "version_conflict",
+            detail or f"You sent version {expected} but the game is at version {current}; reload it and try again.",
+            current_version=current,
+        )
 
 
-def catalogue() -> list[dict[str, Any]]:
-    """Every problem code with its status and title, for ``GET /v1/problems``."""
-    out = [{"code": c, "status": s, "title": t} for c, (s, t) in SERVICE_PROBLEMS.items()]
-    out += [{"code": c, "status": 422, "title": t} for c, t in RULE_CODES.items()]
-    return out
+class NotConfirmed(Refused):
+    """Stored (as ``version``, if known) but confirmed by fewer replicas than asked for in time: it could be lost."""
+
+    def __init__(self, version: int | None, replicas: int, wanted: int) -> None:
+        self.version, self.replicas, self.wanted = version, replicas, wanted
+        stored = f"stored as version {version}" if version else "stored"
+        super().__init__(
+            "store_unavailable",
+            f"Your action was {stored}, but only {replicas} of {wanted} Redis replicas confirmed it in time, "
+            "so it could still be lost; reload the game, or retry with the same Idempotency-Key.",
+        )

@@ -2,8 +2,8 @@
 
 A game's stream holds two vocabularies.  *Lobby* events (``game_created``,
 ``seat_taken``, ``seat_left``, ``seat_resigned``, ``turn_timed_out``,
-``game_cancelled``) are the service's; every other event is
-the engine's (see :mod:`engine.events`).  Each stored payload is an
+``game_cancelled``: :mod:`service.lobby`) are the service's; every other
+event is the engine's (see :mod:`engine.events`).  Each stored payload is an
 *envelope*: the event's own fields plus ``type``, ``at`` (when it was
 appended), ``by`` (who caused it) and ``v`` (the schema version it was
 written with; older ones are upcast when read, see :func:`upcast`).  It is
@@ -37,8 +37,10 @@ from engine import (
 from engine.snapshot import state_from_dict, state_to_dict
 from engine.state import CorruptHistory, apply_in_place
 from service.envelopes import pack, unpack
-
-AI_LEVELS = ("random", "greedy", "expert")
+from service.lobby import LOBBY_EVENTS, LOBBY_TYPES, LobbyEvent, Seat
+from service.lobby import event_from_dict as lobby_event_from_dict
+from service.lobby import event_to_dict as lobby_event_to_dict
+from service.lobby import fold as lobby_fold
 
 #: The longest name a player may have: what the API takes (``POST /v1/players``) and what a replay file may hold,
 #: for a name is shown wherever its seat is named (every sentence of a replay about it).
@@ -67,11 +69,6 @@ def name_problem(name: object) -> str | None:
     if not 1 <= len(name) <= NAME_LENGTH:
         return f"must be 1 to {NAME_LENGTH} characters long, not {len(name)}"
     return unprintable(name)
-
-
-LOBBY_TYPES = frozenset(
-    {"game_created", "seat_taken", "seat_left", "turn_timed_out", "seat_resigned", "game_cancelled"}
-)
 
 #: Upcasters: ``UPCASTERS[v]`` turns an envelope written with schema version ``v`` into ``v + 1``.
 UPCASTERS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
@@ -109,20 +106,6 @@ def engine_event(data: dict[str, Any]) -> Event:
 
 
 @dataclass
-class Seat:
-    kind: str  # "human" | "ai"
-    level: str | None = None  # the AI's level
-    player_id: str | None = None
-    name: str | None = None
-    #: The player left; an AI plays the seat from then on (player and name stay, to tell who it was).
-    resigned: bool = False
-
-    @property
-    def open(self) -> bool:
-        return self.kind == "human" and self.player_id is None
-
-
-@dataclass
 class Game:
     id: str
     created_by: str = ""
@@ -136,6 +119,12 @@ class Game:
     seed: int = 0
     deck: list[str] | None = None
     join_code: str = ""
+    #: Options of how the game came to be and what it counts for (see :class:`service.lobby.GameCreated`).
+    listed: bool = False
+    rated: bool = False
+    days_per_turn: int | None = None
+    origin: str = "direct"
+    rematch_of: str | None = None
     state: GameState = field(default_factory=GameState)
     version: int = 0
     updated_at: str = ""
@@ -212,6 +201,11 @@ class Game:
             "seed": self.seed,
             "deck": self.deck,
             "join_code": self.join_code,
+            "listed": self.listed,
+            "rated": self.rated,
+            "days_per_turn": self.days_per_turn,
+            "origin": self.origin,
+            "rematch_of": self.rematch_of,
             "state": state_to_dict(self.state),
             "version": self.version,
             "updated_at": self.updated_at,
@@ -229,41 +223,6 @@ class Game:
         return cls(**values)
 
 
-def _lobby_seat(game: Game, data: dict[str, Any], status: str) -> Seat:
-    """The human seat a player leaves, checked: the events may come from an imported file."""
-    number = data.get("seat")
-    if type(number) is not int or not 0 <= number < len(game.seats):
-        raise CorruptHistory(f"{data['type']}: no seat {number!r}")
-    seat = game.seats[number]
-    if seat.kind != "human" or seat.player_id is None:
-        raise CorruptHistory(f"{data['type']}: seat {number} holds no player")
-    if game.status != status:
-        raise CorruptHistory(f"{data['type']}: the game is {game.status}, not {status}")
-    return seat
-
-
-def _open_seat(game: Game, data: dict[str, Any]) -> Seat:
-    """The seat a player takes, checked as :func:`_lobby_seat` checks one left: a human seat nobody holds, before the start."""
-    number = data.get("seat")
-    if type(number) is not int or not 0 <= number < len(game.seats):
-        raise CorruptHistory(f"seat_taken: no seat {number!r}")
-    seat = game.seats[number]
-    if not seat.open:
-        raise CorruptHistory(f"seat_taken: seat {number} is not an open human seat")
-    if game.status != "waiting":
-        raise CorruptHistory(f"seat_taken: the game is {game.status}, not waiting")
-    return seat
-
-
-def _check_timeout(game: Game, data: dict[str, Any]) -> None:
-    """A turn times out only for the human seat to move, and does what the game said it would (fold or an AI's turn)."""
-    seat = game.seat_to_move()
-    if seat is None or data.get("seat") != seat or type(data.get("seat")) is not int or game.seats[seat].kind != "human":
-        raise CorruptHistory(f"turn_timed_out: seat {data.get('seat')!r} is not a human seat to move")
-    if data.get("action") != game.timeout_action:
-        raise CorruptHistory(f"turn_timed_out: the game's turns time out to {game.timeout_action!r}, not {data.get('action')!r}")
-
-
 def _check_start(game: Game, event: GameStarted) -> None:
     """A game starts as it was created, once every human seat is taken (as the service starts it)."""
     if any(seat.open for seat in game.seats):
@@ -277,42 +236,27 @@ def _check_start(game: Game, event: GameStarted) -> None:
 
 def apply(game: Game, number: int, data: dict[str, Any]) -> None:
     """Fold one stored envelope (already upcast) into ``game``."""
-    kind = data["type"]
-    if kind == "game_created":
-        game.created_by = data["created_by"]
-        game.created_at = data["at"]
-        game.seats = [Seat(s["kind"], s.get("level")) for s in data["seats"]]
-        game.variant = Variant(data["variant"])
-        game.action_rules = data["action_rules"]
-        game.turn_timeout = data.get("turn_timeout")
-        game.timeout_action = data.get("timeout_action", "fold")
-        game.dealing = data["dealing"]
-        game.seed = data["seed"]
-        game.deck = data.get("deck")
-        game.join_code = data.get("join_code", "")
-    elif kind == "seat_taken":
-        seat = _open_seat(game, data)
-        seat.player_id = data["player_id"]
-        seat.name = data["name"]
-    elif kind == "seat_left":
-        seat = _lobby_seat(game, data, "waiting")
-        seat.player_id = seat.name = None
-    elif kind == "turn_timed_out":
-        _check_timeout(game, data)  # the fold or AI turn that follows carries the change
-    elif kind == "seat_resigned":
-        seat = _lobby_seat(game, data, "active")
-        if data.get("level") not in AI_LEVELS:
-            raise CorruptHistory(f"event {number}: {data.get('level')!r} is not an AI level")
-        seat.kind, seat.level, seat.resigned = "ai", data["level"], True
-    elif kind == "game_cancelled":
-        if game.status != "waiting":
-            raise CorruptHistory(f"event {number}: only a game still waiting can be called off")
-        game.cancelled = True
+    if data["type"] in LOBBY_TYPES:
+        apply_event(game, number, lobby_event_from_dict(data), data["at"])
     else:
         apply_engine(game, number, engine_event(data), data["at"])
-        return
-    game.version = number
-    game.updated_at = data["at"]
+
+
+def apply_event(game: Game, number: int, event: LobbyEvent | Event, at: str) -> None:
+    """Fold one event of either vocabulary, appended at ``at`` as event ``number``, into ``game``."""
+    if isinstance(event, LOBBY_EVENTS):
+        lobby_fold(game, event, at)
+        game.version = number
+        game.updated_at = at
+    else:
+        apply_engine(game, number, event, at)
+
+
+def event_envelope(event: LobbyEvent | Event, *, at: str, by: str) -> str:
+    """The stored payload of an event of either vocabulary."""
+    if isinstance(event, LOBBY_EVENTS):
+        return envelope(lobby_event_to_dict(event), at=at, by=by)
+    return engine_envelope(event, at=at, by=by)
 
 
 def apply_engine(game: Game, number: int, event: Event, at: str) -> None:

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 import fakeredis
 import redis
 from redis import Redis  # for Runtime's fields: in its body, ``redis`` is the field of that name
-from rq import Queue
-from rq.serializers import JSONSerializer
 
 from service.application.games import GameService
 from service.application.imports import ImportedReplays
+from service.application.players import PlayerService
+from service.application.tickets import StreamTickets
 from service.config import Settings
 from service.storage.connections import BadRedisUrl, blocking_client, is_cluster, queue_client, store_client
 from service.storage.events import EventStore
@@ -26,6 +26,7 @@ from service.storage.replays import ReplayStore
 from service.storage.tickets import TicketStore
 from workers.agenda import Agenda
 from workers.dispatch import Dispatcher
+from workers.queues import JobQueue, new_queue
 from workers.shares import Shares
 
 
@@ -38,14 +39,15 @@ class Runtime:
     players: PlayerStore
     games: GameService
     replays: ReplayStore
-    queue: Queue  # the games' jobs: AI turns, scoring and dealing, deadlines
-    webhook_queue: Queue  # webhook deliveries, worked apart (see workers.runner)
+    queue: JobQueue  # the games' jobs: AI turns, scoring and dealing, deadlines
+    webhook_queue: JobQueue  # webhook deliveries, worked apart (see workers.runner)
     dispatcher: Dispatcher
-    tickets: TicketStore  # stream tickets: a browser's read-only pass to its own live feed
+    tickets: StreamTickets  # stream tickets: a browser's read-only pass to its own live feed
     imports: ImportedReplays  # replay files imported: verified, their facts kept a while, told when read
     #: bytes: the queue's Redis for RQ's workers (workers.runner), whose blocking wait for a job outlasts the socket
     #: timeout of ``raw_redis``: a pool of its own with a longer one (the in-memory store has none: ``raw_redis``)
     worker_redis: Redis
+    accounts: PlayerService  # players and their tokens as requests ask for them (the routes' way to the player store)
 
 
 def connect(settings: Settings) -> tuple[redis.Redis, redis.Redis]:
@@ -91,8 +93,8 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
         text, settings.key_prefix, replicas=settings.wait_replicas, replica_timeout_ms=settings.wait_replicas_timeout_ms
     )
     players = PlayerStore(text, settings.key_prefix)
-    queue = Queue(settings.queue_name, connection=raw, serializer=JSONSerializer)
-    webhook_queue = Queue(settings.webhook_queue_name, connection=raw, serializer=JSONSerializer)
+    queue = new_queue(settings.queue_name, raw)
+    webhook_queue = new_queue(settings.webhook_queue_name, raw)
     namespace = re.sub(r"[^A-Za-z0-9_-]", "_", settings.key_prefix).strip("_") or "red7"
     dispatcher = Dispatcher(
         queue,
@@ -111,16 +113,16 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
         allow_custom_decks=settings.allow_custom_decks,
         snapshot_every=settings.snapshot_every,
         recover_after=settings.recover_after,
-        on_append=dispatcher.after_append,
-        before_append=dispatcher.before_append,
-        on_quiet_read=dispatcher.reoffer,
+        followups=dispatcher,
         max_games_in_play=settings.max_games_in_play,
         max_ai_seats_in_play=settings.max_ai_seats_in_play,
     )
     replays = ReplayStore(text, settings.key_prefix)
-    tickets = TicketStore(text, settings.key_prefix, settings.stream_ticket_seconds)
-    imports = ImportedReplays(replays, settings.imported_replay_ttl)
+    accounts = PlayerService(players)
+    tickets = StreamTickets(TicketStore(text, settings.key_prefix, settings.stream_ticket_seconds), accounts, games.load)
+    imports = ImportedReplays(replays, players, settings.imported_replay_ttl, max_events=settings.max_replay_events)
     worker_redis = raw if clients else worker_client(settings, raw)
     return Runtime(
-        settings, text, raw, store, players, games, replays, queue, webhook_queue, dispatcher, tickets, imports, worker_redis
+        settings, text, raw, store, players, games, replays, queue, webhook_queue, dispatcher, tickets, imports, worker_redis,
+        accounts,
     )

@@ -1,4 +1,12 @@
-"""Shared fixtures: every storage-facing test runs on fakeredis and on the real Redis, the stores' contracts on a cluster too.
+"""Shared fixtures, and which Redis each test runs on.
+
+The stores' contract suites — every test that uses ``backend`` without the
+HTTP app — run on fakeredis and on the real Redis, and those marked
+``on_cluster`` on a Redis Cluster too: they are where the stores meet real
+servers.  The suites above them (the application through HTTP, the jobs) run
+on fakeredis, slot-checked (``tests/slots.py``); each family of routes also has
+a smoke test on the real Redis (``tests/service/test_real_redis.py``, marked
+``every_store``).  Tests that must see both on purpose are marked so too.
 
 The real Redis is the one named by ``RED7_TEST_REDIS_URL`` (``.ci/run`` sets it to
 ``redis://127.0.0.1:6379/15``).  Each test gets its own key prefix and deletes
@@ -13,46 +21,42 @@ first test that asks for it; they need redis-server and redis-cli.
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import fakeredis
 import pytest
 import redis
 
+from service.config import Settings
+from service.http.app import create_app
+from service.runtime import Runtime, build_runtime
 from service.storage.connections import CLUSTER_TRANSACTIONS
 from tests.deployment import NO_REDIS_CLUSTER, REDIS_CLI, REDIS_SERVER, RedisCluster, RedisServer
 from tests.slots import SlotCheckedRedis
-
-REAL_REDIS_URL = os.environ.get("RED7_TEST_REDIS_URL")
-NO_REAL_REDIS_URL = "RED7_TEST_REDIS_URL is not set (CI sets it to the machine's Redis)"
-
-
-def _real_redis_reason() -> str | None:
-    if not REAL_REDIS_URL:
-        return NO_REAL_REDIS_URL
-    try:
-        redis.Redis.from_url(REAL_REDIS_URL, socket_connect_timeout=1).ping()
-    except redis.RedisError as exc:
-        return f"the Redis at {REAL_REDIS_URL} is unreachable: {exc}"
-    return None
-
-
-REAL_REDIS_SKIP = _real_redis_reason()
-
+from tests.support import REAL_REDIS_SKIP, REAL_REDIS_URL, Api, clean_real_redis, settings_for
 
 NO_CLUSTER_CLIENT = f"redis-py {redis.__version__} runs no transaction on a cluster (6.1+): the service refuses one with it"
 BACKENDS = ["fakeredis", pytest.param("real", marks=pytest.mark.real_redis)]
 CLUSTER = pytest.param("cluster", marks=pytest.mark.cluster)
 
 
+#: What marks a test of the layers above the stores: it builds the HTTP app.
+ABOVE_THE_STORES = frozenset({"app", "api"})
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Every test that uses ``backend`` runs on fakeredis and the real Redis; one marked ``on_cluster`` on a cluster too."""
-    if "backend" in metafunc.fixturenames:
-        on_cluster = metafunc.definition.get_closest_marker("on_cluster") is not None
-        metafunc.parametrize("backend", [*BACKENDS, *([CLUSTER] if on_cluster else [])], indirect=True)
+    """A contract test of the stores runs on fakeredis and the real Redis (and, marked ``on_cluster``, a cluster); a
+    test of the layers above them on fakeredis only, unless it is marked ``every_store``."""
+    if "backend" not in metafunc.fixturenames:
+        return
+    marked = metafunc.definition.get_closest_marker
+    if ABOVE_THE_STORES & set(metafunc.fixturenames) and marked("every_store") is None:
+        metafunc.parametrize("backend", ["fakeredis"], indirect=True)
+        return
+    metafunc.parametrize("backend", [*BACKENDS, *([CLUSTER] if marked("on_cluster") else [])], indirect=True)
 
 
 @pytest.fixture
@@ -146,21 +150,26 @@ def redis_pair(request, backend: str, key_prefix: str) -> Iterator[tuple[redis.R
     raw.close()
 
 
-def clean_real_redis(text: redis.Redis, key_prefix: str) -> None:
-    """Delete this test's keys: its own prefix, and RQ's keys for its queue, jobs and workers."""
-    namespace = key_prefix.replace(":", "_").strip("_")  # how RQ job ids and queue names carry the prefix
-    for pattern in (f"{key_prefix}*", f"rq:*{namespace}*"):
-        for key in text.scan_iter(match=pattern, count=500):
-            text.delete(key)
-    for member in text.smembers("rq:queues"):
-        if namespace in member:
-            text.srem("rq:queues", member)
-    for worker in {*text.smembers("rq:workers"), *text.scan_iter(match="rq:worker:*", count=500)}:
-        if text.type(worker) == "hash" and namespace in (text.hget(worker, "queues") or ""):
-            text.delete(worker)
-            text.srem("rq:workers", worker)
-
-
 @pytest.fixture
 def redis_client(redis_pair) -> redis.Redis:
     return redis_pair[0]
+
+
+@pytest.fixture
+def settings(key_prefix) -> Settings:
+    return settings_for(key_prefix)
+
+
+@pytest.fixture
+def runtime(redis_pair, settings) -> Runtime:
+    return build_runtime(settings, clients=redis_pair)
+
+
+@pytest.fixture
+def app(runtime):
+    return create_app(runtime)
+
+
+@pytest.fixture
+def api(app: Any, runtime: Runtime) -> Iterator[Api]:
+    yield Api(app, runtime)

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser import NO_CHROMIUM
-from tests.clients.conftest import (
+from tests.clients.support import (
     NO_NODE,
     TYPESCRIPT,
     no_npm_tool,
@@ -31,8 +31,8 @@ from tests.clients.conftest import (
     readme_command,
     readme_section,
 )
-from tests.conftest import NO_REAL_REDIS_URL
 from tests.deployment import Served, red7_serve
+from tests.support import NO_REAL_REDIS_URL
 
 ROOT = Path(__file__).resolve().parent.parent
 API_LINE = "API=http://127.0.0.1:8000/v1"

@@ -14,7 +14,8 @@ from engine import Step, redact, view
 from engine.bots import GreedyBot, RandomBot
 from engine.expert import ExpertBot
 from engine.legal import position_from_view
-from service.game import LOBBY_TYPES, Game, engine_event
+from service.game import Game, engine_event
+from service.lobby import LOBBY_TYPES
 
 
 def choose_steps(

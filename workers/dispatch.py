@@ -1,7 +1,8 @@
-"""After every append — from a request or from a job — decide what is due next, and enqueue it.
+"""The job system behind the application's follow-ups: what an append makes due, queued on RQ or put on the agenda.
 
-The decision (:func:`due`) is a pure function of the game after the append
-and the events just appended.  Jobs carry the version they were queued for
+:class:`Dispatcher` implements :class:`~service.application.followups.FollowUps`;
+what is due is the application's pure policy (:func:`~service.application.followups.due`),
+computed once per append and handed over.  Jobs carry the version they were queued for
 and do nothing if the game has moved on, and their ids are derived from
 game and version: a job already queued, scheduled, running or done is not
 queued again, and a short ``SET NX`` marker keeps racing enqueuers from
@@ -13,78 +14,22 @@ from __future__ import annotations
 
 import logging
 import urllib.parse
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
-from rq import Queue, RateLimit, Retry
-from rq.exceptions import NoSuchJobError
-from rq.job import Job, JobStatus
-
-from engine import Event, GameFinished, Phase, RoundDealt, RoundWon, TurnStarted
+from service.application.followups import MOVES_GAME, Due, quick_turn
 from service.game import Game
 from workers.agenda import Agenda
 from workers.liveness import PULSE_EVERY, runs
+from workers.queues import JobQueue, JobRecord, enqueue, find, scheduled_at, waits_in
 from workers.shares import Shares
 
 log = logging.getLogger("red7.dispatch")
 
-#: How long a job that failed for good is kept in RQ's failed registry (seconds), for whoever looks into it.
-FAILURE_TTL = 7 * 24 * 3600
-
-#: Transient failures (a Redis hiccup, a timeout) are retried with these pauses (seconds).
-RETRY = Retry(max=4, interval=[1, 3, 10, 30])
-
 #: The longest a webhook delivery may take (seconds), however slowly its receiver trickles its answer: then it is
 #: retried, and its receiver's line moves on.
 NOTIFY_TIMEOUT = 60
-
-
-@dataclass(frozen=True, slots=True)
-class Due:
-    """A job that the game needs, for the version it was decided on."""
-
-    job: str  # "ai_turn" | "score_round" | "turn_deadline" | "notify"
-    game_id: str
-    version: int
-    args: tuple[Any, ...] = ()
-    at: datetime | None = None  # run no earlier than this
-
-    def job_id(self, namespace: str = "red7") -> str:
-        return "-".join([namespace, self.job, self.game_id, str(self.version), *map(str, self.args)])
-
-    def job_id_prefix(self, namespace: str = "red7") -> str:
-        """What every id of this kind of job for this game starts with, whatever the version."""
-        return f"{namespace}-{self.job}-{self.game_id}-"
-
-
-def due(game: Game, appended: Sequence[Event] = ()) -> list[Due]:
-    """What the game needs now, given the engine events just appended."""
-    out: list[Due] = []
-    version = game.version
-    humans = {n: s.player_id for n, s in enumerate(game.seats) if s.kind == "human" and s.player_id}
-    for event in appended:
-        if isinstance(event, RoundWon):
-            out += [Due("notify", game.id, version, (pid, "round_over")) for pid in humans.values()]
-        elif isinstance(event, GameFinished):
-            out += [Due("notify", game.id, version, (pid, "game_finished")) for pid in humans.values()]
-    state = game.state
-    if state.phase in (Phase.ROUND_WON, Phase.ROUND_SCORED):
-        out.append(Due("score_round", game.id, version))
-    seat = game.seat_to_move()
-    if seat is not None:
-        if game.seats[seat].kind == "ai":
-            out.append(Due("ai_turn", game.id, version))
-        else:
-            if any(isinstance(e, TurnStarted | RoundDealt) for e in appended) and seat in humans:
-                out.append(Due("notify", game.id, version, (humans[seat], "your_turn")))
-            if game.turn_timeout and game.turn_started_at:
-                started = datetime.fromisoformat(game.turn_started_at.replace("Z", "+00:00"))
-                out.append(Due("turn_deadline", game.id, version, at=started + timedelta(seconds=game.turn_timeout)))
-    return out
 
 
 def receiver(url: str) -> str:
@@ -100,41 +45,6 @@ def receiver(url: str) -> str:
         return url  # undeliverable: its one delivery fails at once
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
-
-#: The game whose next AI turn the running job plays itself (see :func:`playing_on`), if any.
-_playing_on: ContextVar[str | None] = ContextVar("red7_playing_on", default=None)
-
-
-@contextmanager
-def playing_on(game_id: str | None) -> Iterator[None]:
-    """While the block runs, an AI turn of ``game_id`` due at once is not queued: the job in this context plays it
-    next, itself (one job for AIs that move one after another, not one each).  The game is still put on the
-    agenda, so that the ticker queues the turn should the job die before it plays it."""
-    token = _playing_on.set(game_id)
-    try:
-        yield
-    finally:
-        _playing_on.reset(token)
-
-
-#: AI levels whose turn a job plays next, itself: those that decide in milliseconds.  An expert thinks for
-#: seconds (``RED7_EXPERT_SECONDS``), longer than the agenda waits (:data:`RECHECK_AFTER`) before it takes an
-#: unqueued turn for a lost one and queues it: that turn gets a job of its own, like any turn.
-QUICK_LEVELS = frozenset({"random", "greedy"})
-
-
-def _quick_turn(game: Game) -> bool:
-    seat = game.seat_to_move()
-    return seat is not None and (game.seats[seat].level or "random") in QUICK_LEVELS
-
-
-def plays_on(game: Game, ai_delay: float) -> bool:
-    """Whether the AI turn of ``game`` due at once is one a job that just played may play next, itself."""
-    return ai_delay <= 0 and _quick_turn(game) and any(item.job == "ai_turn" for item in due(game))
-
-
-#: The jobs that move a game on (the others only tell players about it).
-MOVES_GAME = frozenset({"ai_turn", "score_round", "turn_deadline"})
 
 #: After queueing a job that moves a game on, look at the game again this long after (seconds) in
 #: case the job never runs: its worker killed, its queue lost with Redis.
@@ -168,10 +78,10 @@ class Dispatcher:
     pulsing, or it fell out of its queue or schedule.
     """
 
-    queue: Queue
+    queue: JobQueue
     agenda: Agenda
     #: Where notifications go (default: ``queue``): apart from the games' jobs, a slow receiver delays no game.
-    webhook_queue: Queue | None = None
+    webhook_queue: JobQueue | None = None
     marker_prefix: str = "red7:"
     #: Prepended to job ids (letters, digits, _ and - only), so that several deployments can share a Redis.
     namespace: str = "red7"
@@ -194,18 +104,18 @@ class Dispatcher:
         self.agenda.look_at(game_id, mark)
         return mark
 
-    def after_append(self, game: Game, appended: Sequence[Event] = (), mark: int | None = None) -> None:
-        """What an append makes due: notifications now, the game's next move now or on the agenda.
+    def after_append(self, game: Game, items: Sequence[Due], mark: int | None, *, playing_on: bool = False) -> None:
+        """What an append made due: notifications now, the game's next move now or on the agenda.
 
         ``mark``: the agenda time :meth:`before_append` noted.  It stands for a move queued now (a look in
         case the job never runs); a later look (a deadline, a paced AI) replaces it; a game that waits on
-        nobody but its players drops it — only if no later append noted another meanwhile.
+        nobody but its players drops it — only if no later append noted another meanwhile.  ``playing_on``:
+        the job that appended plays the next quick AI turn itself; it is not queued (the agenda still looks).
         """
-        items = due(game, appended)
         for item in items:
             if item.job == "notify" and (self.webhook_of is None or self.webhook_of(item.args[0])):
                 self.enqueue(item)
-        queued_now, next_look = self._offer(game, [i for i in items if i.job in MOVES_GAME])
+        queued_now, next_look = self._offer(game, [i for i in items if i.job in MOVES_GAME], playing_on=playing_on)
         if next_look is None:
             if mark is not None:
                 self.agenda.reschedule(game.id, mark, None)
@@ -214,34 +124,35 @@ class Dispatcher:
         elif not queued_now or mark is None:
             self.agenda.look_at(game.id, next_look)
 
-    def reoffer(self, game: Game, seen_ms: int | None = None) -> bool:
+    def reoffer(self, game: Game, items: Sequence[Due], seen: int | None = None) -> bool:
         """Offer again what the game needs now (a read of a quiet game, or the ticker's look at it).
 
         Jobs still on their way are left alone; the others are queued again.
-        ``seen_ms``: the agenda's time for the game when the ticker read it;
-        the agenda is changed only if no append changed it since.
+        ``seen``: the agenda's time for the game when the ticker read it; the
+        agenda is changed only if no append changed it since.
         """
-        queued_now, next_look = self._offer(game, [i for i in due(game) if i.job in MOVES_GAME])
-        if seen_ms is not None:
-            self.agenda.reschedule(game.id, seen_ms, next_look)
+        queued_now, next_look = self._offer(game, [i for i in items if i.job in MOVES_GAME])
+        if seen is not None:
+            self.agenda.reschedule(game.id, seen, next_look)
         elif next_look is not None:
             self.agenda.look_at(game.id, next_look)
         return queued_now
 
-    def ai_turn_done(self, game: Game, version: int, load: Callable[[str], Game]) -> None:
-        """An AI turn of ``game`` queued for ``version`` ran (whatever came of it): its place in its player's
-        share goes to the first of the player's games waiting for one."""
+    def turn_finished(self, game: Game, version: int) -> list[str]:
+        """An AI turn of ``game`` queued for ``version`` ran: its place in its owner's share is free; the games
+        waiting in the owner's line, earliest first."""
         if self.shares is None:
-            return
-        owner = game.created_by
-        for game_id in self.shares.done(owner, Due("ai_turn", game.id, version).job_id(self.namespace)):
-            waiting = load(game_id)
-            if not any(item.job == "ai_turn" for item in due(waiting)):
-                self.shares.leave_line(owner, game_id)  # it moved on, or ended, while it waited
-            elif self.reoffer(waiting):
-                return
+            return []
+        return self.shares.done(game.created_by, Due("ai_turn", game.id, version).job_id(self.namespace))
 
-    def _offer(self, game: Game, items: Sequence[Due]) -> tuple[bool, int | None]:
+    def offer_place(self, game: Game, items: Sequence[Due]) -> bool:
+        """A waiting game is offered a freed place: it leaves the line if it needs no AI turn any more."""
+        if self.shares is not None and not any(item.job == "ai_turn" for item in items):
+            self.shares.leave_line(game.created_by, game.id)  # it moved on, or ended, while it waited
+            return False
+        return self.reoffer(game, items)
+
+    def _offer(self, game: Game, items: Sequence[Due], *, playing_on: bool = False) -> tuple[bool, int | None]:
         """Queue the items due now: whether any was, and the time (epoch ms) to look at the game next
         (``None``: it waits on nobody but its players)."""
         now = self.clock()
@@ -253,7 +164,7 @@ class Dispatcher:
                 at = datetime.fromisoformat(game.updated_at.replace("Z", "+00:00")) + timedelta(seconds=self.ai_delay)
             if at is not None and at > now:
                 looks.append(_ms(at))
-            elif item.job == "ai_turn" and _playing_on.get() == game.id and _quick_turn(game):
+            elif item.job == "ai_turn" and playing_on and quick_turn(game):
                 looks.append(_ms(now + timedelta(seconds=RECHECK_AFTER)))  # the running job plays it (a look, to be sure)
             elif item.job == "ai_turn" and not self._admitted(game, item, now):
                 looks.append(_ms(now + timedelta(seconds=RECHECK_AFTER)))  # in its player's line (and a look, to be sure)
@@ -285,16 +196,15 @@ class Dispatcher:
         """Whether a job holding a place in a player's share will still run (or is running)."""
         if _ms(now) - since_ms < STARTED_GRACE * 1000:
             return True  # admitted a moment ago: perhaps not queued yet
-        try:
-            job = Job.fetch(job_id, connection=self.queue.connection, serializer=self.queue.serializer)
-        except NoSuchJobError:
+        record = find(self.queue, job_id)
+        if record is None:
             return False  # done (and deleted) without giving the place back, or never queued
-        return self._on_its_way(job, self.queue)
+        return self._on_its_way(record, self.queue)
 
-    def queue_of(self, item: Due) -> Queue:
+    def queue_of(self, item: Due) -> JobQueue:
         return self.webhook_queue if item.job == "notify" and self.webhook_queue is not None else self.queue
 
-    def line_of(self, item: Due) -> RateLimit | None:
+    def line_of(self, item: Due) -> tuple[str, int] | None:
         """A delivery's line: its receiver's, which lets ``per_receiver`` of them be on their way at once.
 
         The others wait in it (RQ's rate limit: status ``rate_limited``), and each delivery that ends — delivered,
@@ -307,59 +217,43 @@ class Dispatcher:
         if item.job != "notify" or self.webhook_of is None or self.per_receiver <= 0:
             return None
         url = self.webhook_of(item.args[0])
-        return RateLimit(f"{self.namespace}-webhooks-{receiver(url)}", self.per_receiver) if url else None
+        return (f"{self.namespace}-webhooks-{receiver(url)}", self.per_receiver) if url else None
 
     def enqueue(self, item: Due) -> bool:
         """Queue ``item`` now unless the same job is on its way already; ``True`` if queued now."""
         job_id = item.job_id(self.namespace)
         queue = self.queue_of(item)
-        # Job.fetch, not Queue.fetch_job: the latter LREMs ids whose hash it cannot find yet,
-        # which drops a job that another process is enqueueing at that very moment.
-        try:
-            existing = Job.fetch(job_id, connection=queue.connection, serializer=queue.serializer)
-        except NoSuchJobError:
-            existing = None
+        existing = find(queue, job_id)
         if existing is not None and self._on_its_way(existing, queue):
             return False
         marker = f"{self.marker_prefix}jobs:{{{item.game_id}}}:{job_id}"
         if not queue.connection.set(marker, b"1", nx=True, ex=self.marker_ttl):
             return False
         if existing is not None:
-            log.info("job %s (%s) will not run as it is; queueing it again", job_id, existing.get_status(refresh=False))
-            existing.delete(remove_from_queue=True)  # its registries too, so RQ does not clean up after it later
-        func = f"workers.jobs.{item.job}"
-        args = (item.game_id, item.version, *item.args)
-        # A job that succeeded is deleted at once (result_ttl=0): nothing reads its result, and a job due again
-        # is queued again whether or not its twin's hash is still there.  A failure is kept a week, to be read.
-        line = self.line_of(item)
+            log.info("job %s (%s) will not run as it is; queueing it again", job_id, existing.status)
+            existing.delete()
         timeout = NOTIFY_TIMEOUT if item.job == "notify" else None  # None: RQ's default (180 s)
-        queue.enqueue(func, *args, job_id=job_id, retry=RETRY, failure_ttl=FAILURE_TTL, result_ttl=0, rate_limit=line,
-                      job_timeout=timeout)
+        enqueue(queue, item.job, (item.game_id, item.version, *item.args), job_id=job_id, line=self.line_of(item),
+                timeout=timeout)
         return True
 
-    def _on_its_way(self, job: Job, queue: Queue) -> bool:
+    def _on_its_way(self, job: JobRecord, queue: JobQueue) -> bool:
         """Whether the job will still run, or is running on a live worker."""
-        status = job.get_status(refresh=False)
         now = self.clock()
-        if status == JobStatus.STARTED:
-            started = job.started_at.replace(tzinfo=UTC) if job.started_at else now
-            if (now - started).total_seconds() < STARTED_GRACE:
+        if job.status == "started":
+            if (now - (job.started_at or now)).total_seconds() < STARTED_GRACE:
                 return True  # its worker's pulse may not name it yet
             return runs(queue.connection, self.marker_prefix, job.worker_name, job.id)
-        if status == JobStatus.QUEUED:
-            enqueued = job.enqueued_at.replace(tzinfo=UTC) if job.enqueued_at else now
-            if (now - enqueued).total_seconds() < QUEUED_LOST_AFTER:
+        if job.status == "queued":
+            if (now - (job.enqueued_at or now)).total_seconds() < QUEUED_LOST_AFTER:
                 return True
-            return queue.connection.lpos(queue.key, job.id) is not None  # a long queue, or lost on its way
-        if status == JobStatus.SCHEDULED:
-            try:
-                at: datetime = queue.scheduled_job_registry.get_scheduled_time(job)  # rq's property is unannotated
-            except NoSuchJobError:
-                return False
-            return (now - at).total_seconds() < SCHEDULED_LOST_AFTER
-        if status == JobStatus.FAILED and job.ended_at is not None:
+            return waits_in(queue, job)  # a long queue, or lost on its way
+        if job.status == "scheduled":
+            at = scheduled_at(queue, job)
+            return at is not None and (now - at).total_seconds() < SCHEDULED_LOST_AFTER
+        if job.status == "failed" and job.ended_at is not None:
             # Failed for good (retries spent, or a permanent error): again, but not at every look.
-            return (now - job.ended_at.replace(tzinfo=UTC)).total_seconds() < FAILED_AGAIN_AFTER
+            return (now - job.ended_at).total_seconds() < FAILED_AGAIN_AFTER
         # Deferred waits on another job, rate-limited in its receiver's line (see line_of); finished (without moving
         # the game, or it would not be due), stopped and canceled ones will not run again by themselves.
-        return status in (JobStatus.DEFERRED, JobStatus.RATE_LIMITED)
+        return job.status in ("deferred", "rate_limited")

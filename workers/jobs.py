@@ -14,25 +14,23 @@ import json
 import logging
 import time
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from engine import DealRound, Event, Fold, GameState, Phase, RuleViolation, ScoreRound, decide_and_fold, decide_steps
+from service.application.followups import plays_on
 from service.game import Game, decode
+from service.lobby import LobbyEvent, TurnTimedOut
 from workers import webhooks
 from workers.ai import choose_steps
 from workers.context import runtime
-from workers.dispatch import playing_on, plays_on
+from workers.queues import PermanentJobError
 
 log = logging.getLogger("red7.jobs")
 
 SIGNATURE_HEADER = "X-Red7-Signature"
 TIMESTAMP_HEADER = "X-Red7-Timestamp"
-
-
-class PermanentJobError(Exception):
-    """A job that cannot succeed by being retried; it lands in RQ's failed registry."""
 
 
 def _history(game_id: str) -> list[dict[str, Any]]:
@@ -50,7 +48,7 @@ def ai_turn(game_id: str, version: int) -> str:
     bookkeeping of a job costs Redis more than the turn; see ``workers.dispatch.QUICK_LEVELS``)."""
     rt = runtime()
 
-    def decide(game: Game) -> Sequence[Event]:
+    def decide(game: Game) -> Sequence[LobbyEvent | Event]:
         seat = game.seat_to_move()
         if seat is None or game.seats[seat].kind != "ai":
             return []
@@ -67,8 +65,7 @@ def ai_turn(game_id: str, version: int) -> str:
     try:
         while True:
             go_on = played + 1 < AI_TURNS_PER_JOB  # may this job play the next AI turn too?
-            with playing_on(game_id if go_on else None):
-                after = rt.games.advance(game_id, at, decide, by=f"ai:{game.seat_to_move()}")
+            after = rt.games.advance(game_id, at, decide, by=f"ai:{game.seat_to_move()}", playing_on=go_on)
             if after is None:
                 break
             played += 1
@@ -76,7 +73,7 @@ def ai_turn(game_id: str, version: int) -> str:
                 break
             game, at = after, after.version
     finally:
-        rt.dispatcher.ai_turn_done(first, version, rt.games.load)  # its place in its player's share, to the next game
+        rt.games.ai_turn_finished(first, version)  # its place in its owner's share, to the next game
     return f"played {played} turn(s)" if played else "nothing to do: the game moved on"
 
 
@@ -135,12 +132,11 @@ def turn_deadline(game_id: str, version: int) -> str:
     if remaining > 0:
         time.sleep(remaining)
 
-    def decide(current: Game) -> Sequence[Event]:
+    def decide(current: Game) -> Sequence[LobbyEvent | Event]:
         steps = choose_steps(current, seat, "greedy", []) if current.timeout_action == "ai" else [Fold()]
-        return decide_steps(current.state, steps, seat)[0]
+        return [TurnTimedOut(seat, current.timeout_action), *decide_steps(current.state, steps, seat)[0]]
 
-    lobby = [{"type": "turn_timed_out", "seat": seat, "action": game.timeout_action}]
-    done = rt.games.advance(game_id, version, decide, by="system:deadline", lobby=lobby)
+    done = rt.games.advance(game_id, version, decide, by="system:deadline")
     return f"seat {seat} timed out ({game.timeout_action})" if done else "nothing to do: the turn was played"
 
 
@@ -193,3 +189,12 @@ def notify(game_id: str, version: int, player_id: str, kind: str) -> str:
     except webhooks.UndeliverableWebhook as exc:
         raise PermanentJobError(str(exc)) from None
     return f"delivered ({status})"
+
+
+#: The jobs a worker runs, by the names the dispatcher queues them under (``workers.dispatch``).
+JOBS: dict[str, Callable[..., str]] = {
+    "ai_turn": ai_turn,
+    "score_round": score_round,
+    "turn_deadline": turn_deadline,
+    "notify": notify,
+}

@@ -16,13 +16,18 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterable
+from typing import Protocol
 
 import redis
-from rq.job import Job
-from rq.queue import Queue
-from rq.worker import BaseWorker
 
 log = logging.getLogger("red7.worker")
+
+
+class Pulsing(Protocol):
+    """A job runner the pulse speaks for: its name, and the job it runs now (``None``: idle)."""
+
+    name: str
+    running_job_id: str | None
 
 #: How often a worker pulses, and how long one pulse lasts (seconds): a worker is
 #: counted dead at most ``PULSE_TTL`` after its last pulse.
@@ -46,23 +51,10 @@ def runs(connection: redis.Redis, prefix: str, worker_name: str | None, job_id: 
     return said is not None and (said.decode() if isinstance(said, bytes) else str(said)) == job_id
 
 
-class TracksRunningJob(BaseWorker):
-    """A worker that remembers which job it runs, for its pulse (read in this process, no Redis call)."""
-
-    running_job_id: str | None = None
-
-    def execute_job(self, job: Job, queue: Queue) -> None:
-        self.running_job_id = job.id
-        try:
-            super().execute_job(job, queue)
-        finally:
-            self.running_job_id = None
-
-
 def start_pulse(
     connection: redis.Redis,
     prefix: str,
-    workers_now: Callable[[], Iterable[TracksRunningJob | None]],
+    workers_now: Callable[[], Iterable[Pulsing | None]],
     stop: threading.Event,
     every: float = PULSE_EVERY,
 ) -> threading.Thread:

@@ -18,15 +18,14 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-import time
 from datetime import UTC, datetime
 
 import redis
-from rq.exceptions import NoSuchJobError
-from rq.job import Job
 
-from service.errors import ApiError
+from service.application.followups import due
+from service.errors import NotFound, Refused
 from service.runtime import Runtime
+from workers.queues import queue_due_retries
 
 log = logging.getLogger("red7.ticker")
 
@@ -77,21 +76,9 @@ class Ticker:
         return self.sweep()
 
     def enqueue_scheduled(self) -> None:
-        """Queue RQ's scheduled jobs whose time has come (what RQ's scheduler does, without its minute-long lock).
-
-        Each job is claimed (taken off the schedule) before it is queued, so
-        that two tickers — one whose role lapsed mid-tick — never queue it twice.
-        """
+        """Queue RQ's scheduled jobs whose time has come (retries waiting out their pause), one ticker at a time."""
         for queue in (self.runtime.queue, self.runtime.webhook_queue):
-            registry = queue.scheduled_job_registry
-            for job_id in registry.get_jobs_to_schedule(int(time.time())):
-                if not queue.connection.zrem(registry.key, job_id):
-                    continue  # another ticker claimed it
-                try:
-                    job = Job.fetch(job_id, connection=queue.connection, serializer=queue.serializer)
-                except NoSuchJobError:
-                    continue
-                queue.enqueue_job(job)
+            queue_due_retries(queue)
 
     def sweep(self) -> int:
         """Look at every game on the agenda whose time has come (giving up if the role is lost meanwhile)."""
@@ -110,13 +97,12 @@ class Ticker:
         dispatcher = self.runtime.dispatcher
         try:
             game = self.runtime.games.load(game_id)
-            dispatcher.reoffer(game, seen_ms)
-        except ApiError as error:
-            if error.code == "game_not_found":
-                dispatcher.agenda.reschedule(game_id, seen_ms, None)
-            else:
-                log.warning("ticker: game %s: %s; looking again in a minute", game_id, error.detail)
-                dispatcher.agenda.reschedule(game_id, seen_ms, seen_ms + 60_000)
+            dispatcher.reoffer(game, due(game), seen_ms)
+        except NotFound:
+            dispatcher.agenda.reschedule(game_id, seen_ms, None)
+        except Refused as error:
+            log.warning("ticker: game %s: %s; looking again in a minute", game_id, error.detail)
+            dispatcher.agenda.reschedule(game_id, seen_ms, seen_ms + 60_000)
         except (redis.ConnectionError, redis.TimeoutError):
             raise  # Redis is away: the whole tick waits for it
         except Exception:

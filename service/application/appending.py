@@ -1,37 +1,50 @@
-"""Appending what was decided: the one atomic append, its refusals, and what every append sets off.
+"""Appending what was decided: the one append path every writer takes, and its policy on conflicts.
 
-Every write ends here: the events go down in one append checked against the
-version and head the decision was made on; the game after them is cached,
-and handed to ``on_append`` (the dispatcher queues what is due next).
+Every write ends in :meth:`GameWrites.append`: the events (the lobby's and
+the engine's, typed) are folded into a copy of the game, stored in one
+append checked against the version and head they were decided on, and the
+game after them is cached and handed to the job system with what it needs
+next (:func:`~service.application.followups.due`, computed once).
+:meth:`GameWrites.write` is load, decide, append, with what to do when
+another write came first said by the caller (:class:`OnConflict`).
 """
 
 from __future__ import annotations
 
+import enum
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any
 
-from engine import (
-    Event,
-    RuleViolation,
-)
+from engine import Event
 from service.application.commands import Outcome
+from service.application.followups import FollowUps, due
 from service.application.listing import GameLists
 from service.application.loading import GameLoader
-from service.errors import ApiError
-from service.game import Game, apply, apply_engine, engine_envelope, envelope
+from service.errors import Conflict, NotConfirmed, Refused
+from service.game import Game, apply_event, event_envelope
+from service.game import load as load_game
+from service.lobby import LOBBY_EVENTS, LobbyEvent
 from service.storage.events import EventStore, Idempotency, IdempotencyMismatch, NotReplicated, Replayed, VersionConflict
 
 log = logging.getLogger("red7.games")
 
+#: What a decision makes: lobby and engine events, in the order they happen.
+Decided = Sequence[LobbyEvent | Event]
 
 
+class OnConflict(enum.Enum):
+    """What a writer does when the game moved on between its read and its append."""
 
-#: Told of every append: the game after it, the engine events appended, and what ``BeforeAppend`` returned.
-OnAppend = Callable[[Game, Sequence[Event], "int | None"], None]
-#: Called with the game id just before an append (the dispatcher notes the game on its agenda, so that a
-#: process that dies between the append and ``OnAppend`` leaves the game to the ticker, not stalled).
-BeforeAppend = Callable[[str], "int | None"]
+    #: Decide again on the game as it is now (a lobby command: its rules are checked again).
+    RETRY = "retry"
+    #: Append nothing: what the write was for is done or moot (a job queued for a version the game left).
+    GIVE_UP = "give_up"
+    #: Tell the caller (:class:`~service.errors.Conflict`): it decided on a version it saw (``If-Match``).
+    RAISE = "raise"
+
+
+#: How often a writer with :attr:`OnConflict.RETRY` decides again before it gives up with a conflict.
+RETRIES = 5
 
 
 class GameWrites:
@@ -41,138 +54,120 @@ class GameWrites:
     loader: GameLoader
     lists: GameLists
     clock: Callable[[], str]
-    on_append: OnAppend | None
-    before_append: BeforeAppend | None
+    followups: FollowUps
 
-    def _commit(
+    def write(
         self,
-        game: Game,
-        events: Sequence[Event],
+        game_id: str,
+        decide: Callable[[Game], Decided],
         by: str,
+        on_conflict: OnConflict,
         *,
-        lobby: Sequence[dict[str, Any]] = (),
         idempotency: Idempotency | None = None,
-    ) -> Outcome:
-        expected = game.version
-        at = self.clock()
-        payloads = [envelope(fields, at=at, by=by) for fields in lobby]
-        payloads += [engine_envelope(e, at=at, by=by) for e in events]
-        after = game.copy()
-        for fields in lobby:
-            apply(after, after.version + 1, {**fields, "at": at})
-        for event in events:
-            apply_engine(after, after.version + 1, event, at)
-        after.head = payloads[-1]
-        mark = self._mark(game.id)
-        try:
-            result = self.store.append(game.id, expected, payloads, expected_head=game.head, idempotency=idempotency)
-        except VersionConflict as conflict:
-            raise self._conflict(game.id, conflict) from None
-        except IdempotencyMismatch as exc:
-            raise ApiError("idempotency_key_reused", str(exc)) from None
-        except NotReplicated as short:
-            if short.version is not None:  # appended now (not a retry answered from its record)
-                self._stored(after, events, mark)
-            raise not_replicated_error(short) from None
-        if isinstance(result, Replayed):
-            return Outcome(replayed=result)
-        self._stored(after, events, mark)
-        return Outcome(game=after)
+        playing_on: bool = False,
+    ) -> Outcome | None:
+        """Load the game, ``decide`` on it, append what it decided; ``None`` if it decided nothing, or gave up.
 
-    def _append(
-        self,
-        game: Game,
-        expected: int,
-        head: str,
-        payloads: list[str],
-        events: Sequence[Event],
-        idempotency: Idempotency | None = None,
-    ) -> Replayed | None:
-        """Append payloads already folded into ``game`` (``events``: the engine events among them).
-
-        ``expected`` and ``head`` name the game the payloads were decided on.  With ``idempotency``, its record
-        goes down with the payloads; a :class:`Replayed` comes back instead if the request was made before.
+        With ``idempotency``, a request made before is answered as its first attempt left the game
+        (``Outcome.replayed``), whatever the game is now: it is not decided a second time.
         """
-        game.head = payloads[-1]
-        mark = self._mark(game.id)
-        try:
-            result = self.store.append(game.id, expected, payloads, expected_head=head, idempotency=idempotency)
-        except VersionConflict as conflict:
-            raise self._conflict(game.id, conflict) from None
-        except IdempotencyMismatch as exc:
-            raise ApiError("idempotency_key_reused", str(exc)) from None
-        except NotReplicated as short:
-            if short.version is not None:  # appended now (not a retry answered from its record)
-                self._stored(game, events, mark)
-            raise not_replicated_error(short) from None
-        if isinstance(result, Replayed):
-            return result
-        self._stored(game, events, mark)
-        return None
+        for _ in range(RETRIES):
+            game = self.loader.load(game_id)
+            if (replayed := self.recorded(game_id, idempotency)) is not None:
+                return Outcome(game=self.as_of(game_id, replayed.version), replayed=replayed)
+            events = decide(game)
+            if not events:
+                return None
+            try:
+                outcome = self.append(game, events, by, idempotency=idempotency, playing_on=playing_on)
+            except Conflict:
+                if on_conflict is OnConflict.RETRY:
+                    continue
+                if on_conflict is OnConflict.GIVE_UP:
+                    return None
+                raise
+            if outcome.replayed is not None:
+                return Outcome(game=self.as_of(game_id, outcome.replayed.version), replayed=outcome.replayed)
+            return outcome
+        raise Conflict(game.version, self.loader.load(game_id).version, "The game kept changing; try again.")
 
-    def _recorded(self, game_id: str, idempotency: Idempotency | None) -> Replayed | None:
-        """What answers this request again, if it was made before (checked after loading the game: a first attempt
-        whose events that load saw stored its record in the same atomic append, so a retry never decides anew)."""
+    def recorded(self, game_id: str, idempotency: Idempotency | None) -> Replayed | None:
+        """What answers this request again, if it was made before.
+
+        Checked after loading the game: a first attempt whose events that load saw stored its record in the same
+        atomic append, so a retry never decides anew.  (A fold older than the first attempt decides as the first
+        attempt did, and the append then finds the stored record first.)
+        """
         if idempotency is None:
             return None
         try:
             return self.store.idempotent_response(game_id, idempotency)
         except IdempotencyMismatch as exc:
-            raise ApiError("idempotency_key_reused", str(exc)) from None
+            raise Refused("idempotency_key_reused", str(exc)) from None
         except NotReplicated as short:
-            raise not_replicated_error(short) from None
+            raise NotConfirmed(short.version, short.replicas, short.wanted) from None
 
-    def _mark(self, game_id: str) -> int | None:
-        return self.before_append(game_id) if self.before_append is not None else None
+    def as_of(self, game_id: str, version: int) -> Game:
+        """The game as it was at ``version`` (a retried request is answered with the view its first attempt made)."""
+        game = self.loader.load(game_id)
+        if game.version == version:
+            return game  # the usual retry: nothing happened since
+        events = self.store.read(game_id, 0, version)
+        return load_game(game_id, [(e.number, e.payload) for e in events])
 
-    def _stored(self, game: Game, events: Sequence[Event], mark: int | None) -> None:
-        self.loader.remember(game)
-        self._appended(game, events, mark)
+    def append(
+        self,
+        game: Game,
+        events: Decided,
+        by: str,
+        *,
+        idempotency: Idempotency | None = None,
+        playing_on: bool = False,
+    ) -> Outcome:
+        """Append ``events``, decided on ``game``, as one atomic write.
 
-    def _conflict(self, game_id: str, conflict: VersionConflict) -> ApiError:
-        """A refused append: this process's fold was behind, or (diverged) of a history Redis lost — drop it."""
-        self.loader.forget(game_id)
-        return conflict_error(conflict.expected, conflict.current)
-
-    def _appended(self, game: Game, events: Sequence[Event], mark: int | None) -> None:
-        """Index a game that has finished and hand the new game to the dispatcher.
-
-        Neither may fail a write that happened: a lost index move is made by
-        the next listing of the game, a lost enqueue by the next read.
+        Raises :class:`Conflict` if the game is no longer the one they were decided on, :class:`NotConfirmed` if
+        too few replicas confirmed the write (it was stored, and the game moves on as if it had been confirmed).
         """
+        at = self.clock()
+        after = game.copy()
+        payloads = []
+        for event in events:
+            payloads.append(event_envelope(event, at=at, by=by))
+            apply_event(after, after.version + 1, event, at)
+        after.head = payloads[-1]
+        mark = self.followups.before_append(game.id)
+        try:
+            result = self.store.append(game.id, game.version, payloads, expected_head=game.head, idempotency=idempotency)
+        except VersionConflict as conflict:
+            self.loader.forget(game.id)  # this process's fold was behind, or (diverged) of a history Redis lost
+            raise Conflict(conflict.expected, conflict.current) from None
+        except IdempotencyMismatch as exc:
+            raise Refused("idempotency_key_reused", str(exc)) from None
+        except NotReplicated as short:
+            if short.version is not None:  # appended now (not a retry answered from its record)
+                self._stored(after, events, mark, playing_on)
+            raise NotConfirmed(short.version, short.replicas, short.wanted) from None
+        if isinstance(result, Replayed):
+            return Outcome(replayed=result)
+        self._stored(after, events, mark, playing_on)
+        return Outcome(game=after)
+
+    def _stored(self, game: Game, events: Decided, mark: int | None, playing_on: bool) -> None:
+        """Cache the game, index it if it finished, and hand it to the job system with what it needs now.
+
+        None of these may fail a write that happened: a lost index move is made by the next listing of the
+        game, a lost enqueue by the next read or the ticker's next look.
+        """
+        self.loader.remember(game)
         if game.status == "finished":
             try:
                 self.lists.archive(game)
             except Exception:
                 log.exception("could not index game %s as finished; the next listing will", game.id)
-        if self.on_append is None:
-            return
+        items = due(game, [e for e in events if not isinstance(e, LOBBY_EVENTS)])
         try:
-            self.on_append(game, events, mark)
+            self.followups.after_append(game, items, mark, playing_on=playing_on)
         except Exception:
             log.exception("could not enqueue what game %s needs at version %s; the next read will retry", game.id, game.version)
 
-
-def not_replicated_error(short: NotReplicated) -> ApiError:
-    stored = f"stored as version {short.version}" if short.version else "stored"
-    error = ApiError(
-        "store_unavailable",
-        f"Your action was {stored}, but only {short.replicas} of {short.wanted} Redis replicas confirmed it in time, "
-        "so it could still be lost; reload the game, or retry with the same Idempotency-Key.",
-    )
-    error.headers["Retry-After"] = "1"
-    return error
-
-
-def rule_error(refusal: RuleViolation) -> ApiError:
-    return ApiError(refusal.code, refusal.message, status=422, **refusal.details)
-
-
-def conflict_error(expected: int, current: int) -> ApiError:
-    error = ApiError(
-        "version_conflict",
-        f"You sent version {expected} but the game is at version {current}; reload it and try again.",
-        current_version=current,
-    )
-    error.headers["ETag"] = f'"{current}"'
-    return error

@@ -1,4 +1,8 @@
-"""What callers hand the application layer and get back: new games, seat requests, outcomes, pages of games."""
+"""What callers hand the application layer and get back: new games, seat requests, outcomes, pages of games.
+
+A request that may be retried comes with its :class:`Idempotency` (who asks, their key, what they ask): the
+store keeps its record, so the type is storage's, handed on from here to the entry points that build one.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from engine import (
     Variant,
 )
 from service.game import Game
+from service.storage.events import Idempotency as Idempotency  # re-exported: what an entry point builds for a retry
 from service.storage.events import Replayed
 
 log = logging.getLogger("red7.games")
@@ -36,6 +41,12 @@ class NewGame:
     deck: Sequence[Card] | None = None
     turn_timeout: int | None = None
     timeout_action: str = "fold"
+    listed: bool = False
+    rated: bool = False
+    #: A correspondence game: each turn may take this many days (then ``turn_timeout`` is ignored).
+    days_per_turn: int | None = None
+    origin: str = "direct"
+    rematch_of: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

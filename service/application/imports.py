@@ -11,6 +11,10 @@ by names of at most 40 characters (:func:`service.game.name_problem`, held by :m
 
 An import is kept ``ttl`` seconds (``RED7_IMPORTED_REPLAY_TTL``, 30 days) from the last time its content was
 imported; the few replays read last are kept in memory, rebuilt.
+
+An import sent with an ``Idempotency-Key`` is answered again, not made again, by a retry: the key's record is one
+of the importing player's records of creates (:mod:`service.storage.idempotency`), kept here with the import's
+other rules so that the route calls the application, never the store (issue 19).
 """
 
 from __future__ import annotations
@@ -20,25 +24,44 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from replays.build import FULL, build_replay
 from replays.verify import verify_replay
-from service.errors import ApiError
+from service.config import Settings
+from service.errors import Refused
 from service.game import decode, envelope
+from service.storage.events import Idempotency, IdempotencyMismatch
+from service.storage.idempotency import CreateRecords, Made
+from service.storage.players import Player, PlayerStore, records_key
 from service.storage.replays import ReplayStore
 
 
 @dataclass(frozen=True, slots=True)
 class Imported:
-    """An import: its id, whether it is new, the replay as it is kept, and when it goes (``None``: never)."""
+    """An import: its id, whether it is new, the replay as it is kept, and when it goes (``None``: never).
+
+    ``replayed``: the answer to a retry with the key of an earlier request, which made the import (``created`` is
+    then what that request was told).
+    """
 
     replay_id: str
     created: bool
     document: dict[str, Any]
     expires_at: str | None
+    replayed: bool = False
+
+
+def _record(replay_id: str, created: bool) -> Made:
+    """What a keyed import records: the import, and what its first answer was (as the records have always kept it,
+    the status of that answer, so that every record written before reads the same)."""
+    return {"id": replay_id, "status": 201 if created else 200}
+
+
+def _created(record: Made) -> bool:
+    return bool(record["status"] == 201)
 
 
 def kept_text(document: dict[str, Any]) -> str:
@@ -61,28 +84,78 @@ def told(kept: str) -> dict[str, Any]:
 
 
 class ImportedReplays:
-    """Importing a replay file, and reading an import back while it is kept."""
+    """Importing a replay file (once per key of the importing player), and reading an import back while it is kept."""
 
-    def __init__(self, store: ReplayStore, ttl: int, *, clock: Callable[[], float] = time.time, remembered: int = 8) -> None:
+    def __init__(
+        self,
+        store: ReplayStore,
+        players: PlayerStore,
+        ttl: int,
+        *,
+        max_events: int = Settings.max_replay_events,
+        clock: Callable[[], float] = time.time,
+        remembered: int = 8,
+    ) -> None:
         self.store = store
+        self.players = players  # whose slots hold the records of keyed imports
+        self.records = CreateRecords(players.redis)
         self.ttl = ttl
+        self.max_events = max_events
         self.clock = clock
         self.remembered = remembered
         self._read: OrderedDict[str, dict[str, Any]] = OrderedDict()  # the last replays read, rebuilt
         self._lock = threading.Lock()  # request threads share them
 
+    def import_once(self, player: Player, document: dict[str, Any], idempotency: Idempotency | None = None) -> Imported:
+        """:meth:`add`, by ``player``; with ``idempotency``, a retry of the same request is answered as the first was
+        (``replayed``), while its import is kept; the same key with another request is ``idempotency_key_reused``.
+
+        The import is the same whoever makes it (its id is its content's): only what the first answer said of it
+        (new, or imported before) is the request's, and that is what the key's record keeps.
+        """
+        try:
+            return self._import_once(player, document, idempotency)
+        except IdempotencyMismatch as exc:
+            raise Refused("idempotency_key_reused", str(exc)) from None
+
+    def _import_once(self, player: Player, document: dict[str, Any], idempotency: Idempotency | None) -> Imported:
+        mine = records_key(self.players.prefix, player.id)
+        first = self.records.find(mine, idempotency) if idempotency is not None else None
+        if first is not None and (again := self.find(first["id"])) is not None:
+            return replace(again, created=_created(first), replayed=True)
+        imported = self.add(document)
+        if idempotency is None:
+            return imported
+        first = self.records.claim(mine, idempotency, _record(imported.replay_id, imported.created))
+        return imported if first is None else replace(imported, created=_created(first), replayed=True)
+
     def add(self, document: dict[str, Any]) -> Imported:
-        """Verify a file and keep its facts; ``invalid_replay`` (422), every problem with its field, if it does not verify."""
+        """Verify a file and keep its facts.
+
+        ``payload_too_large`` for a file with more events or steps than a game has, before the verifier spends time
+        on them; ``invalid_replay``, every problem with its field, if it does not verify.
+        """
+        self._within_bounds(document)
         verdict = verify_replay(document)
         if not verdict.ok or verdict.document is None:
             detail = "The replay does not verify: " + "; ".join(verdict.problems[:5])
             errors = [{**error, "location": "json"} for error in verdict.errors]
-            raise ApiError("invalid_replay", detail, problems=verdict.problems, errors=errors)
+            raise Refused("invalid_replay", detail, problems=verdict.problems, errors=errors)
         kept = verdict.document
         replay_id = self.store.id_for(kept)
         created = self.store.save(replay_id, kept_text(kept), self.ttl)
         self._remember(replay_id, kept)
         return Imported(replay_id, created, kept, self._expires_at(self.ttl if self.ttl > 0 else None))
+
+    def _within_bounds(self, document: dict[str, Any]) -> None:
+        most = self.max_events
+        for part in ("events", "steps"):
+            if len(document.get(part) or ()) > most:
+                raise Refused(
+                    "payload_too_large",
+                    f"A replay may hold at most {most} {part}; this one holds {len(document[part])} (no game is that long).",
+                    **{f"max_{part}": most},
+                )
 
     def find(self, replay_id: str) -> Imported | None:
         """An import made before, as its answer says it (a retried request is answered with it)."""

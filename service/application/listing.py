@@ -8,7 +8,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from service.application.commands import GamePage
-from service.errors import ApiError
+from service.errors import NotFound, Refused
 from service.game import Game
 from service.storage.players import Player, PlayerStore
 
@@ -29,7 +29,7 @@ def _parse_cursor(cursor: str | None) -> tuple[str, OpenAfter | FinishedAfter | 
         return "open", (int(match[1]), -int(match[2]), match[3])
     if match := re.fullmatch(r"f\.([0-9]{1,15})\.([A-Za-z0-9_]{1,40})", cursor):
         return "finished", (int(match[1]), match[2])
-    raise ApiError(
+    raise Refused(
         "invalid_request",
         "The cursor is not one this server gave out; pass next_cursor as it came.",
         errors=[{"field": "cursor", "message": "not a cursor from next_cursor", "location": "query"}],
@@ -88,7 +88,7 @@ class GameLists:
         for game_id, _ in found[:wanted]:
             try:
                 page.append(self.load(game_id))
-            except ApiError:
+            except NotFound:
                 continue  # not there (a store emptied under the index): nothing to show
         if len(found) <= wanted:
             return GamePage(page, None)
@@ -111,7 +111,7 @@ class GameLists:
         for game_id in self.players.game_ids(player.id):
             try:
                 game = self.load(game_id)
-            except ApiError:
+            except NotFound:
                 continue  # indexed before an append that never happened
             mine = game.seat_of(player.id)
             if mine is None and game.created_by != player.id:

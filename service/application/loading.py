@@ -10,7 +10,7 @@ from collections import OrderedDict
 import redis
 
 from service.config import Settings
-from service.errors import ApiError
+from service.errors import NotFound
 from service.game import Game, load
 from service.storage.events import EventStore
 
@@ -107,7 +107,7 @@ class GameLoader:
         if start is None:
             tail = [(e.number, e.payload) for e in self.store.read_all(game_id)]
             if not tail:
-                raise ApiError("game_not_found", f"There is no game {game_id!r}.")
+                raise NotFound("game_not_found", f"There is no game {game_id!r}.")
         if cached is not None and not tail:
             return cached  # shared with the cache: callers that change a game work on a copy
         game = load(game_id, tail, start.copy() if cached is not None and start is not None else start)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from service.errors import ApiError
+from service.errors import Refused
 from service.game import Game
 from service.storage.players import Player, PlayerStore
 
@@ -36,7 +36,7 @@ class Quotas:
             assert games is not None
             held = sum(sum(1 for s in g.seats if s.kind == "ai" and not s.resigned) for g in games if g.created_by == player.id)
             if held + ai_seats > self.max_ai_seats:
-                raise ApiError(
+                raise Refused(
                     "ai_seat_limit_reached",
                     f"Your games in play hold {held} AI seats and this one would add {ai_seats}; a player may have "
                     f"{self.max_ai_seats} at once. Finish or call off a game first.",
@@ -56,8 +56,8 @@ class Quotas:
             return None
         return self.in_play(player)
 
-    def _too_many_games(self) -> ApiError:
-        return ApiError(
+    def _too_many_games(self) -> Refused:
+        return Refused(
             "game_limit_reached",
             f"You are in {self.max_games} games that have not finished; a player may be in {self.max_games} at once. "
             "Finish, leave or call off one first.",

@@ -22,17 +22,19 @@ from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import BadRequest, HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from engine import RuleViolation
 from replays.ndjson import NdjsonError, document_from_lines
-from service.errors import PROBLEM_JSON, ApiError, problem
+from service.application.players import hash_token
+from service.errors import Refused
 from service.http import idempotency
 from service.http.api import NDJSON, PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, pages, v1
 from service.http.budgets import Budget, RateBudgets
 from service.http.logs import redact_access_logs
 from service.http.openapi import INFO_DESCRIPTION, LICENSE, SERVERS, Red7Document, security_schemes
+from service.http.problems import PROBLEM_JSON, ApiError, detail_of, headers_of, problem, status_of
 from service.http.schemas import ProblemSchema
 from service.http.waits import OpenWaits
 from service.runtime import Runtime, build_runtime
-from service.storage.players import hash_token
 
 log = logging.getLogger("red7")
 
@@ -355,9 +357,13 @@ def create_app(runtime: Runtime | None = None) -> Flask:
         response.mimetype = "image/png"
         return response
 
-    @app.errorhandler(ApiError)
-    def api_error(error: ApiError) -> Response:
-        return _problem_response(error.code, error.status, error.detail, error.headers, **error.extra)
+    @app.errorhandler(Refused)
+    def refused(error: Refused) -> Response:
+        return _problem_response(error.code, status_of(error.code), detail_of(error), headers_of(error), **error.facts)
+
+    @app.errorhandler(RuleViolation)
+    def against_the_rules(error: RuleViolation) -> Response:
+        return _problem_response(error.code, 422, error.message, None, **error.details)
 
     # A Redis Cluster's own errors (a slot not covered, a transaction across slots) are no RedisError.
     @app.errorhandler(redis.RedisError)

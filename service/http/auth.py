@@ -7,10 +7,9 @@ from typing import Literal, overload
 
 from flask import g, request
 
-from service.errors import ApiError
-from service.http.common import red7_runtime
-from service.storage.players import Player, hash_token
-from service.storage.tickets import Ticket
+from service.application.players import Player, hash_token
+from service.http.common import player_service, red7_runtime
+from service.http.problems import ApiError
 
 
 def bearer_token() -> str | None:
@@ -43,7 +42,7 @@ def current_player(required: bool = True) -> Player | None:
             raise ApiError("token_required")
         g.player = None
         return None
-    player = red7_runtime().players.by_token(token)
+    player = player_service().by_token(token)
     if player is None:
         raise ApiError("invalid_token")
     g.player = player
@@ -61,19 +60,12 @@ def feed_reader(game_id: str, ticket: str | None) -> Player | None:
         return current_player(required=False)
     if request.headers.get("Authorization"):
         raise ApiError("invalid_request", "Send a stream ticket or a bearer token, not both.")
-    known = red7_runtime().tickets.redeem(ticket)
-    player = _ticket_holder(known) if known is not None and known.game_id == game_id else None
-    if player is None:
+    holder = red7_runtime().tickets.redeem(ticket, game_id)
+    if holder is None:
         raise ApiError("invalid_ticket", f"Ask for a new one: POST /v1/games/{game_id}/stream-tickets with your token.")
-    g.player = player
-    g.token_digest = known.token_digest if known else None  # the token it stands for, for the caps on open waits
-    return player
-
-
-def _ticket_holder(ticket: Ticket) -> Player | None:
-    """The ticket's player, while the token it was issued for is not revoked."""
-    player = red7_runtime().players.by_token_digest(ticket.token_digest)
-    return player if player is not None and player.id == ticket.player_id else None
+    g.player = holder.player
+    g.token_digest = holder.token_digest  # the token it stands for, for the caps on open waits
+    return holder.player
 
 
 def require_api_key() -> None:

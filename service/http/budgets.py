@@ -29,7 +29,7 @@ import limits
 import redis
 from flask import Response, g
 
-from service.errors import ApiError
+from service.http.problems import ApiError
 
 log = logging.getLogger("red7.limits")
 

@@ -22,13 +22,13 @@ from werkzeug.datastructures import MIMEAccept
 
 from replays.ndjson import document_from_lines
 from service.application.games import GameService
-from service.errors import PROBLEM_JSON
+from service.application.players import PlayerService
 from service.game import Game
 from service.http.examples import problem_example
+from service.http.problems import PROBLEM_JSON
 from service.http.views import game_json
 from service.http.waits import OpenWaits
 from service.runtime import Runtime
-from service.storage.players import PlayerStore
 
 log = logging.getLogger("red7.api")
 
@@ -111,8 +111,8 @@ def game_service() -> GameService:
     return red7_runtime().games
 
 
-def player_store() -> PlayerStore:
-    return red7_runtime().players
+def player_service() -> PlayerService:
+    return red7_runtime().accounts
 
 
 #: The headers of a response made for the caller's token (a view, a feed, a replay of a game in play, the caller's

@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from service.errors import SERVICE_PROBLEMS, problem
+from service.http.problems import SERVICE_PROBLEMS, problem
 
 _FILE = Path(__file__).with_name("examples.json")
 

@@ -24,8 +24,8 @@ from typing import Any
 
 from flask import request
 
-from service.errors import ApiError
-from service.storage.events import Idempotency
+from service.application.commands import Idempotency
+from service.http.problems import ApiError
 
 HEADER = "Idempotency-Key"
 MAX_KEY = 200

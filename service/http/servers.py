@@ -20,7 +20,7 @@ from typing import Any
 
 from werkzeug.serving import WSGIRequestHandler
 
-from service.errors import PROBLEM_JSON, problem
+from service.http.problems import PROBLEM_JSON, problem
 
 #: The problem code of each status a server answers by itself; other statuses keep the server's own answer.
 SERVER_CODES = {400: "malformed_request", 414: "uri_too_long", 431: "headers_too_large"}

@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from service.errors import ApiError
+from service.http.problems import ApiError
 
 #: In threads, how often a waiting long-poll or stream looks at its client (and whether it was replaced), in seconds.
 CHECK_SECONDS = 1.0

@@ -12,8 +12,6 @@ Redis Cluster slot and a Lua script may touch all of them:
   is that version's view, rendered again).  One hash per game, not a key per request: a key of its own cost
   ~240 bytes, 15 KB for a day of an asynchronous game.  Each record is kept at least its TTL: the hash lives
   until a TTL after the game's last idempotent append.
-- ``<prefix>game:{<id>}:idem:<scope>:<key digest>`` a record as kept before the hash (a key of its own, read
-  while one can still be there)
 
 The version lives in its own key rather than being read with ``XLEN``: the
 check and the append happen inside one script, and the key makes the
@@ -44,11 +42,11 @@ from redis.cluster import RedisCluster
 from service.storage.nodes import on_one_connection
 
 APPEND_SCRIPT = """
--- KEYS: 1 version, 2 events, 3 idempotency records (a hash), 4 a record as kept before the hash
+-- KEYS: 1 version, 2 events, 3 idempotency records (a hash)
 -- ARGV: 1 expected version, 2 expected head ('' unchecked), 3 the record's field ('' for none), 4 the record,
 --       5 the records' ttl (s), 6.. payloads
 if ARGV[3] ~= '' then
-  local seen = redis.call('HGET', KEYS[3], ARGV[3]) or redis.call('GET', KEYS[4])
+  local seen = redis.call('HGET', KEYS[3], ARGV[3])
   if seen then return {'replay', seen} end
 end
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -154,14 +152,9 @@ class Appended:
 
 @dataclass(frozen=True, slots=True)
 class Replayed:
-    """A retried idempotent write: nothing was appended; the first one made ``version``.
+    """A retried idempotent write: nothing was appended; the first one made ``version``."""
 
-    ``response``: the first response itself, in records written before they kept only the version (they last a
-    day, so for a day after an upgrade); empty in the others.
-    """
-
-    version: int | None
-    response: str = ""
+    version: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,12 +211,11 @@ class EventStore:
         if not payloads:
             raise ValueError("nothing to append")
         field = record = ""
-        legacy = self._key(stream, "idem:-")
         if idempotency is not None:
-            field, legacy = self._idem_field(idempotency), self._legacy_idem_key(stream, idempotency)
+            field = self._idem_field(idempotency)
             made = expected_version + len(payloads)  # what the append makes, if it appends: the script checks the version
             record = f"{made} {short_fingerprint(idempotency.fingerprint)}"
-        keys = [self._key(stream, "version"), self.events_key(stream), self._key(stream, "idem"), legacy]
+        keys = [self._key(stream, "version"), self.events_key(stream), self._key(stream, "idem")]
         ttl = idempotency.ttl if idempotency else 0
         args: list[int | str] = [expected_version, expected_head, field, record, ttl, *payloads]
         acknowledged = None
@@ -250,23 +242,13 @@ class EventStore:
         """A record's field in its game's hash: short enough (with the record) for Redis's compact hash encoding."""
         return f"{idempotency.scope}:{hashlib.sha256(idempotency.key.encode()).hexdigest()[:16]}"
 
-    def _legacy_idem_key(self, stream: str, idempotency: Idempotency) -> str:
-        digest = hashlib.sha256(idempotency.key.encode()).hexdigest()[:32]
-        return self._key(stream, f"idem:{idempotency.scope}:{digest}")
-
     @staticmethod
     def _replay(stored: str, idempotency: Idempotency | None) -> Replayed:
-        if not stored.startswith("{"):  # "<version> <fingerprint>", in the game's hash
-            version, _, fingerprint = stored.partition(" ")
-            if idempotency is None or not idempotency.same_request(fingerprint):
-                raise IdempotencyMismatch("this Idempotency-Key was already used for a different request")
-            return Replayed(int(version))
-        record = json.loads(stored)  # a record kept in a key of its own, from before the hash
-        if idempotency is None or not idempotency.same_request(record["fingerprint"]):
+        """A record, ``"<version> <fingerprint>"``, as the answer to a retry of the request it records."""
+        version, _, fingerprint = stored.partition(" ")
+        if idempotency is None or not idempotency.same_request(fingerprint):
             raise IdempotencyMismatch("this Idempotency-Key was already used for a different request")
-        if "version" in record:
-            return Replayed(int(record["version"]))
-        return Replayed(None, record["response"])  # from before records kept only the version
+        return Replayed(int(version))
 
     def idempotent_response(self, stream: str, idempotency: Idempotency) -> Replayed | None:
         """What answers this idempotent request again, if it was made before.
@@ -275,23 +257,18 @@ class EventStore:
         TTL is set again (a write) and ``WAIT`` confirms that write, which the
         replicas receive after the append it answers.
         """
-        key, field, legacy = self._key(stream, "idem"), self._idem_field(idempotency), self._legacy_idem_key(stream, idempotency)
+        key, field = self._key(stream, "idem"), self._idem_field(idempotency)
         if self.replicas <= 0:
-            pipe = self.redis.pipeline(transaction=False)
-            pipe.hget(key, field)
-            pipe.get(legacy)
-            stored = next((found for found in pipe.execute() if found is not None), None)
-            return None if stored is None else self._replay(_text(stored), idempotency)
+            found = self.redis.hget(key, field)
+            return None if found is None else self._replay(_text(found), idempotency)
 
         def read_and_wait(pipe: redis.client.Pipeline) -> list[Any]:
             pipe.hget(key, field)
-            pipe.get(legacy)
             pipe.expire(key, idempotency.ttl)  # a write for WAIT to confirm
             pipe.wait(self.replicas, self.replica_timeout_ms)
             return pipe.execute()
 
-        found, old, _, acknowledged = on_one_connection(self.redis, key, read_and_wait)
-        stored = found if found is not None else old
+        stored, _, acknowledged = on_one_connection(self.redis, key, read_and_wait)
         if stored is None:
             return None
         replay = self._replay(_text(stored), idempotency)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.clients.conftest import (
+from tests.clients.support import (
     CLIENTS_VENV,
     GAME_SECONDS,
     against,

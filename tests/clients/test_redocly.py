@@ -14,8 +14,8 @@ import pytest
 
 from service.http.app import create_app
 from service.runtime import build_runtime
-from tests.clients.conftest import TYPESCRIPT, node_tool
-from tests.service.conftest import settings_for
+from tests.clients.support import TYPESCRIPT, node_tool
+from tests.support import settings_for
 
 CONFIG = Path(__file__).resolve().parent / "redocly.yaml"
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.clients.conftest import GAME_SECONDS, NO_NODE, TYPESCRIPT, against, node_tool, readme_command
+from tests.clients.support import GAME_SECONDS, NO_NODE, TYPESCRIPT, against, node_tool, readme_command
 
 PLAYER = TYPESCRIPT / "player.ts"
 #: `x as T` and the non-null assertion `x!` are casts; the player narrows with checks instead.

@@ -10,22 +10,14 @@ from typing import Any
 from replays.build import content_hash
 from service.http.app import create_app
 from service.runtime import build_runtime
-from tests.service.conftest import HUMAN, Api, ai, settings_for
+from tests.support import HUMAN, Api, ai, play_out, settings_for
 
 
 def played_game(api: Api) -> tuple[str, dict[str, Any]]:
     """Ana's token and the export of a real finished game she played against an AI (her name in every turn of hers)."""
     token = api.player("Ana")["token"]
     game = api.game(token, [HUMAN, ai("greedy")], action_rules=True, seed=11)
-    for _ in range(400):
-        api.run_jobs()
-        view = api.view(game["id"], token)
-        if view["status"] == "finished":
-            break
-        if view["legal_steps"]:
-            winning = [s for s in view["legal_steps"] if s["can_win"] and s["type"] != "fold"] or view["legal_steps"]
-            choice = {k: winning[0][k] for k in ("type", "card", "seat", "to") if k in winning[0]}
-            assert api.act(game["id"], token, [choice]).status_code == 200
+    play_out(api, game["id"], token)
     exported = api.call("GET", f"/v1/games/{game['id']}/replay/export", token)
     assert exported.status_code == 200, exported.get_json()
     return token, exported.get_json()

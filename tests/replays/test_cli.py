@@ -10,8 +10,7 @@ import redis
 from service.cli import main
 from service.http.app import create_app
 from service.runtime import build_runtime
-from tests.conftest import REAL_REDIS_SKIP, REAL_REDIS_URL, clean_real_redis
-from tests.service.conftest import Api, ai, settings_for
+from tests.support import REAL_REDIS_SKIP, REAL_REDIS_URL, Api, ai, clean_real_redis, settings_for
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from service.http.app import create_app
 from service.runtime import build_runtime
 from tests.deployment import NO_REDIS_SERVER, REDIS_SERVER, Client, processes, redis_server, wait_until
 from tests.replays.files import crafted, genuine, played_game, replay_keys, upload
-from tests.service.conftest import Api, settings_for
+from tests.support import Api, settings_for
 
 #: The issue's file: one seat's name of ~700 KB (each sentence about the seat names it).
 LONG_NAME = "N" * 700_000
@@ -39,6 +39,7 @@ def test_the_issues_file_a_700_kb_name_is_refused_naming_the_field_and_nothing_i
 
 
 @pytest.mark.parametrize("name", WORST_NAMES, ids=["emoji", "angle-brackets"])
+@pytest.mark.every_store  # MEMORY USAGE: only a real server tells
 def test_an_import_keeps_fewer_bytes_than_its_file_and_serves_at_most_three_times_them(api, backend, name):
     """The bound README states: Redis keeps at most the file's bytes (STRLEN; MEMORY USAGE on a real Redis), and every
     form of the replay served (JSON, NDJSON, the viewer less its page) is at most 3x the file, for the issue's recipe

@@ -17,8 +17,8 @@ from replays.build import FULL, build_replay, content_hash, state_at
 from replays.render import lines
 from replays.verify import verify_replay
 from service import game as service_game
-from tests.service.conftest import HUMAN, ai
 from tests.service.test_leaks import CARD
+from tests.support import HUMAN, ai
 
 FIXTURE = Path(__file__).parent / "fixtures" / "finished_game_v1.json"
 AT, BY = "2026-01-01T00:00:00.000Z", "test"

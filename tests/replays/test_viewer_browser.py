@@ -20,7 +20,7 @@ from service.http.app import create_app
 from service.runtime import build_runtime
 from tests.browser import chromium, network_requests, skip_without_chromium
 from tests.browser import served as served_on_loopback
-from tests.service.conftest import Api, ai, settings_for
+from tests.support import Api, ai, settings_for
 
 CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
 

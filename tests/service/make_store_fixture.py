@@ -78,7 +78,7 @@ def load_store(client: redis.Redis, keys: dict[str, dict[str, Any]], prefix: str
 def make_store() -> dict[str, Any]:
     """Play the fixture's story through the API; the dump and what a test needs to check it."""
     from service.runtime import build_runtime
-    from tests.service.conftest import HUMAN, Api, ai, settings_for
+    from tests.support import HUMAN, Api, ai, settings_for
 
     server = fakeredis.FakeServer()
     clients = (fakeredis.FakeRedis(server=server, decode_responses=True), fakeredis.FakeRedis(server=server))

@@ -147,20 +147,11 @@ def test_malformed_steps_are_schema_errors_with_field_paths(table, steps, field)
 
 
 def test_a_whole_game_against_an_ai_through_the_api(api):
-    from tests.service.conftest import HUMAN, ai
+    from tests.support import HUMAN, ai, play_out
 
     token = api.player()["token"]
     game = api.game(token, [HUMAN, ai("greedy")], action_rules=True, seed=11)
-    for _ in range(400):
-        api.run_jobs()
-        view = api.view(game["id"], token)
-        if view["status"] == "finished":
-            break
-        if view["legal_steps"]:
-            winning = [s for s in view["legal_steps"] if s["can_win"] and s["type"] != "fold"] or view["legal_steps"]
-            choice = {k: winning[0][k] for k in ("type", "card", "seat", "to") if k in winning[0]}
-            assert api.act(game["id"], token, [choice]).status_code == 200
-    final = api.view(game["id"], token)
+    final = play_out(api, game["id"], token)
     assert final["status"] == "finished" and final["winner"] in (0, 1)
     assert max(s["score"] for s in final["seats"]) >= 40 or final["finish"] == "deck_exhausted"
 

@@ -6,8 +6,8 @@ import json
 import threading
 import time
 
-from tests.service.conftest import HUMAN, ai
 from tests.service.test_api_games import DECK, two_humans
+from tests.support import HUMAN, ai
 
 
 def feed(api, game_id, token=None, **query):

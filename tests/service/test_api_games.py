@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.engine.tables import order
-from tests.service.conftest import HUMAN, ai
+from tests.support import HUMAN, ai
 
 #: Seat 0 starts (seat 1 shows the highest palette card) with a known hand.
 DECK = [str(c) for c in order(hands=["R6 B3 G4 Y2 O5 I1 V5", "R1 O1 Y1 G1 B1 I7 V1"], palettes=["V2", "R7"])]
@@ -119,7 +119,7 @@ def test_the_same_seed_deals_the_same_cards(api):
 def test_custom_decks_need_the_server_setting(redis_pair, key_prefix):
     from service.http.app import create_app
     from service.runtime import build_runtime
-    from tests.service.conftest import Api, settings_for
+    from tests.support import Api, settings_for
 
     runtime = build_runtime(settings_for(key_prefix, allow_custom_decks=False), clients=redis_pair)
     api = Api(create_app(runtime), runtime)

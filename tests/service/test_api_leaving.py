@@ -3,8 +3,8 @@ the seat); a creator calls off a waiting game."""
 
 from __future__ import annotations
 
-from tests.service.conftest import HUMAN, ai
 from tests.service.test_api_games import DECK, two_humans
+from tests.support import HUMAN, ai
 
 
 def leave(api, game_id, token):

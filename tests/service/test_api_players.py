@@ -7,7 +7,7 @@ import time
 import pytest
 
 from service.storage.players import MAX_TOKENS, PlayerStore, finished_key, games_key, hash_token, player_key, token_key
-from tests.service.conftest import HUMAN, ai
+from tests.support import HUMAN, ai
 
 
 def test_creating_a_player_returns_its_id_and_a_token_once(api):
@@ -111,7 +111,7 @@ def test_my_games_put_the_ones_where_it_is_my_turn_first(api):
 def test_api_keys_restrict_creating_players_and_games(redis_pair, key_prefix):
     from service.http.app import create_app
     from service.runtime import build_runtime
-    from tests.service.conftest import Api, settings_for
+    from tests.support import Api, settings_for
 
     runtime = build_runtime(settings_for(key_prefix, api_keys=("k1", "k2")), clients=redis_pair)
     api = Api(create_app(runtime), runtime)

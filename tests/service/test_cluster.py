@@ -21,8 +21,8 @@ from service.http.app import create_app
 from service.runtime import build_runtime, connect
 from service.storage.replays import ReplayStore
 from service.storage.tickets import Ticket, TicketStore
-from tests.conftest import clean_real_redis
 from tests.deployment import Client, processes, stream_events, wait_until
+from tests.support import clean_real_redis
 
 pytestmark = pytest.mark.cluster
 

@@ -5,8 +5,13 @@ from __future__ import annotations
 import json
 import threading
 
+import pytest
+
 from service.game import decode
 from tests.service.test_api_games import DECK, two_humans
+
+#: Atomic appends under real concurrency: on a real server too, not only the in-memory one.
+pytestmark = pytest.mark.every_store
 
 
 def race(api, game_id, token, bodies, headers_for):

@@ -17,7 +17,7 @@ from werkzeug.serving import make_server
 from service.http.app import create_app
 from service.runtime import build_runtime
 from tests.replays.test_viewer_browser import browser  # noqa: F401 (the fixture; skips this module without chromium)
-from tests.service.conftest import settings_for
+from tests.support import settings_for
 
 
 def test_the_docs_page_gets_every_file_it_asks_for_its_icon_included(browser: Any) -> None:  # noqa: F811 (the fixture)

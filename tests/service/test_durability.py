@@ -22,7 +22,7 @@ import redis
 from service.http.app import create_app
 from service.runtime import Runtime, build_runtime
 from tests.deployment import NO_REDIS_SERVER, REDIS_SERVER, RedisServer, redis_server
-from tests.service.conftest import HUMAN, Api, settings_for
+from tests.support import HUMAN, Api, settings_for
 
 pytestmark = pytest.mark.skipif(REDIS_SERVER is None, reason=NO_REDIS_SERVER)
 

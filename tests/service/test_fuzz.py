@@ -46,12 +46,12 @@ from service.config import Settings
 from service.http.app import create_app
 from service.http.common import SSE_FRAME
 from service.runtime import build_runtime
-from tests.service.conftest import HUMAN, Api, ai
+from tests.support import HUMAN, Api, ai
 
 try:
-    from tests.service.conftest import settings_for
+    from tests.support import settings_for
 except ImportError:  # its earlier name
-    from tests.service.conftest import test_settings as settings_for
+    from tests.support import settings_for
 
 FUZZ_EXAMPLES = int(os.environ.get("RED7_FUZZ_EXAMPLES", "25"))
 HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")

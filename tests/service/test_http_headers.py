@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from service.http.app import create_app
 from service.runtime import build_runtime
-from tests.service.conftest import HUMAN, Api, ai, settings_for
+from tests.support import HUMAN, Api, ai, settings_for
 
 
 def test_answers_without_content_carry_no_content_type(api):

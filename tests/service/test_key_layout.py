@@ -13,7 +13,7 @@ from redis.crc import key_slot
 from service.application.commands import NewGame, SeatRequest
 from service.storage.events import Idempotency
 from service.storage.players import PlayerStore, player_key, records_key, token_key
-from tests.service.conftest import HUMAN, ai
+from tests.support import HUMAN, ai
 
 
 class Crash(Exception):
@@ -128,7 +128,7 @@ def test_a_game_created_with_a_key_cut_short_is_made_by_its_retry_under_the_reco
     def crash(*args, **kwargs):
         raise Crash
 
-    monkeypatch.setattr(runtime.games, "_append", crash)  # claimed and listed, never appended
+    monkeypatch.setattr(runtime.games, "append", crash)  # claimed and listed, never appended
     with pytest.raises(Crash):
         runtime.games.create(creator, new_game, key)
     monkeypatch.undo()

@@ -16,7 +16,7 @@ import pytest
 
 from engine import cards_in
 from service.game import Game, apply, decode
-from tests.service.conftest import HUMAN, ai
+from tests.support import HUMAN, ai
 
 CARD = re.compile(r'"([ROYGBIV][1-7])"')
 

@@ -18,8 +18,7 @@ import redis
 from service.http.app import create_app
 from service.runtime import build_runtime
 from service.storage.events import EventStore
-from tests.conftest import REAL_REDIS_SKIP, REAL_REDIS_URL, clean_real_redis
-from tests.service.conftest import HUMAN, Api, settings_for
+from tests.support import HUMAN, REAL_REDIS_SKIP, REAL_REDIS_URL, Api, clean_real_redis, settings_for
 
 pytestmark = [pytest.mark.real_redis, pytest.mark.skipif(bool(REAL_REDIS_SKIP), reason=REAL_REDIS_SKIP or "")]
 

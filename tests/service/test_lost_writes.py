@@ -16,11 +16,12 @@ import time
 import pytest
 
 from engine import fold
-from service.game import LOBBY_TYPES, decode, engine_event
+from service.game import decode, engine_event
 from service.http.app import create_app
+from service.lobby import LOBBY_TYPES
 from service.runtime import build_runtime
-from tests.service.conftest import Api
 from tests.service.test_api_games import two_humans
+from tests.support import Api
 
 
 @pytest.fixture

@@ -19,8 +19,8 @@ from service.cli import main as red7
 from service.runtime import build_runtime
 from service.storage.migrate import Report, migrate
 from service.storage.players import finished_key, games_key, player_key
-from tests.service.conftest import settings_for
 from tests.service.make_store_fixture import dump_store, load_store
+from tests.support import settings_for
 
 FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "store_before_cluster.json").read_text())
 OLD = FIXTURE["prefix"]
@@ -103,7 +103,7 @@ def test_migrate_moves_every_player_and_the_service_finds_everything(old_store, 
 @pytest.mark.on_cluster  # the migration of a store already on a cluster (redis-cli --cluster import)
 def test_the_migrated_players_see_their_games_through_the_api(old_store, redis_pair, key_prefix):
     from service.http.app import create_app
-    from tests.service.conftest import Api
+    from tests.support import Api
 
     migrate(old_store, key_prefix)
     runtime = build_runtime(settings_for(key_prefix), clients=redis_pair)
@@ -195,7 +195,7 @@ def test_red7_migrate_prints_what_it_did(old_store, key_prefix, backend, monkeyp
         monkeypatch.setattr("service.storage.connections.store_client", lambda url, connections: old_store)
         monkeypatch.setenv("REDIS_URL", "redis://fakeredis.invalid:6379/0")
     else:
-        from tests.conftest import REAL_REDIS_URL
+        from tests.support import REAL_REDIS_URL
 
         monkeypatch.setenv("REDIS_URL", REAL_REDIS_URL or "")
     monkeypatch.setenv("RED7_KEY_PREFIX", key_prefix)

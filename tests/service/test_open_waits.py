@@ -11,13 +11,13 @@ import time
 
 import pytest
 
-from service.errors import ApiError
 from service.http.app import create_app
+from service.http.problems import ApiError
 from service.http.waits import OpenWaits
 from service.runtime import build_runtime
 from service.storage.players import hash_token
 from tests.deployment import wait_until
-from tests.service.conftest import HUMAN, Api, settings_for
+from tests.support import HUMAN, Api, settings_for
 
 
 @pytest.fixture

@@ -17,9 +17,9 @@ from service.http.app import create_app
 from service.runtime import build_runtime
 
 try:
-    from tests.service.conftest import settings_for
+    from tests.support import settings_for
 except ImportError:  # its earlier name
-    from tests.service.conftest import test_settings as settings_for
+    from tests.support import settings_for
 
 HTTP_METHODS = {"GET", "PUT", "POST", "DELETE", "PATCH", "TRACE"}
 #: Routes that are not API operations: Flask's static files, the spec itself, the docs page and its assets.
@@ -514,7 +514,7 @@ def test_a_legal_step_is_a_step_and_value_sets_are_named_enums(spec):
 
 def test_every_event_type_is_a_schema_of_the_discriminated_union(spec):
     from engine.events import EVENT_TYPES
-    from service.game import LOBBY_TYPES
+    from service.lobby import LOBBY_TYPES
 
     union = spec["components"]["schemas"]["Event"]
     mapping = union["discriminator"]["mapping"]

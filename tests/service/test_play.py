@@ -10,7 +10,7 @@ import pytest
 from service.http.app import create_app
 from service.http.routes.play import template
 from service.runtime import build_runtime
-from tests.service.conftest import settings_for
+from tests.support import settings_for
 
 SCRIPT_OR_STYLE = re.compile(r"<(script|style)\b([^>]*)>", re.IGNORECASE)
 EXTERNAL = re.compile(r"""(?:https?:)?//[^\s"'<>)]+|\bsrc=|\bhref=["'](?!#)""", re.IGNORECASE)

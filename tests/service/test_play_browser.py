@@ -25,7 +25,7 @@ import pytest
 from service.http.app import create_app
 from service.runtime import Runtime, build_runtime
 from tests.browser import chromium, network_requests, served, skip_without_chromium
-from tests.service.conftest import Api, settings_for
+from tests.support import Api, settings_for
 from workers.runner import start_embedded
 
 skip_without_chromium()

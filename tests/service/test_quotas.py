@@ -7,7 +7,7 @@ import pytest
 from service.config import Settings
 from service.http.app import create_app
 from service.runtime import build_runtime
-from tests.service.conftest import HUMAN, Api, ai, settings_for
+from tests.support import HUMAN, Api, ai, settings_for
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 
@@ -86,20 +85,6 @@ def test_a_games_idempotency_records_are_small_fields_of_one_hash_that_lives_a_t
     except redis.ResponseError:  # fakeredis has no OBJECT; the real Redis and the cluster tell
         return
     assert encoding in (b"listpack", b"ziplist", "listpack", "ziplist"), "Redis's compact encoding of a small hash"
-
-
-def test_idempotency_records_kept_in_keys_of_their_own_before_still_answer(store):
-    whole = Idempotency("player1", "key-2", "fp-2")  # the first records kept the whole answer
-    store.redis.set(store._legacy_idem_key("g1", whole), json.dumps({"fingerprint": "fp-2", "response": '{"version":1}'}))
-    assert store.idempotent_response("g1", whole) == Replayed(None, '{"version":1}')
-    versioned = Idempotency("player1", "key-3", "fp-3")  # then the version
-    store.append("g1", 0, ["a", "b"])
-    store.redis.set(store._legacy_idem_key("g1", versioned), json.dumps({"fingerprint": "fp-3", "version": 2}))
-    assert store.idempotent_response("g1", versioned) == Replayed(2)
-    assert store.append("g1", 0, ["a", "b"], idempotency=versioned) == Replayed(2), "the append script reads them too"
-    with pytest.raises(IdempotencyMismatch):
-        store.append("g1", 2, ["c"], idempotency=Idempotency("player1", "key-3", "fp-other"))
-    assert store.version("g1") == 2
 
 
 def test_a_reused_idempotency_key_with_another_request_is_refused(store):

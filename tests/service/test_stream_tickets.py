@@ -15,9 +15,9 @@ from datetime import datetime
 import pytest
 
 from service.http.logs import TicketRedaction, redact_tickets
-from tests.service.conftest import settings_for
 from tests.service.test_api_feeds import sse
 from tests.service.test_api_games import two_humans
+from tests.support import settings_for
 
 
 def ticket_for(api, game_id: str, token: str) -> dict:
@@ -77,7 +77,7 @@ def test_a_bad_ticket_is_a_401_problem_never_the_spectators_feed(api, feed):
 def test_a_ticket_expires(redis_pair, key_prefix):
     from service.http.app import create_app
     from service.runtime import build_runtime
-    from tests.service.conftest import Api
+    from tests.support import Api
 
     runtime = build_runtime(settings_for(key_prefix, stream_ticket_seconds=1), clients=redis_pair)
     api = Api(create_app(runtime), runtime)

@@ -23,7 +23,7 @@ from service.http.app import create_app
 from service.runtime import build_runtime
 from tests.browser import chromium, served, skip_without_chromium
 from tests.faults.players import pick
-from tests.service.conftest import Api, settings_for
+from tests.support import Api, settings_for
 
 skip_without_chromium()
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402 (after the skip)

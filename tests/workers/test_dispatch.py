@@ -8,8 +8,9 @@ import pytest
 
 from engine import GameFinished, RoundWon, TurnStarted
 from engine.events import Color, Finish
-from tests.service.conftest import HUMAN, ai
-from workers.dispatch import Due, due, receiver
+from service.application.followups import Due, due
+from tests.support import HUMAN, ai
+from workers.dispatch import receiver
 
 
 def jobs(items: list[Due]) -> list[str]:

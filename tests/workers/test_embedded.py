@@ -6,7 +6,7 @@ import threading
 import time
 
 from tests.deployment import wait_until
-from tests.service.conftest import ai
+from tests.support import ai
 from workers import context
 from workers.runner import start_embedded
 

@@ -14,11 +14,11 @@ import redis
 from rq.registry import StartedJobRegistry
 
 from engine import fold
-from service.game import LOBBY_TYPES, decode, engine_event
+from service.game import decode, engine_event
 from service.http.app import create_app
+from service.lobby import LOBBY_TYPES
 from service.runtime import build_runtime
-from tests.conftest import REAL_REDIS_SKIP, REAL_REDIS_URL, clean_real_redis
-from tests.service.conftest import HUMAN, Api, ai, settings_for
+from tests.support import HUMAN, REAL_REDIS_SKIP, REAL_REDIS_URL, Api, ai, clean_real_redis, settings_for
 from tests.workers.test_jobs import Receiver, receiver, verify  # noqa: F401 (fixture)
 from workers.liveness import IDLE
 

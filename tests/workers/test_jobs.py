@@ -17,11 +17,12 @@ import pytest
 
 from service.application.loading import FINISHED_SNAPSHOT_TTL
 from service.config import Settings
-from service.game import LOBBY_TYPES, decode
-from tests.service.conftest import HUMAN, ai
+from service.game import decode
+from service.lobby import LOBBY_TYPES
 from tests.service.test_api_games import two_humans
+from tests.support import HUMAN, ai
 from workers import context, jobs
-from workers.runner import fail_fast_on_permanent_errors
+from workers.queues import fail_fast_on_permanent_errors
 
 
 @pytest.fixture(autouse=True)
@@ -318,7 +319,7 @@ def test_jobs_are_queued_with_retries_and_json(api):
     job = api.runtime.queue.jobs[0]
     assert job.retries_left == 4 and job.retry_intervals == [1, 3, 10, 30]
     raw = api.runtime.raw_redis.hget(f"rq:job:{job.id}", "data")
-    assert json.loads(zlib.decompress(raw))[0] == "workers.jobs.ai_turn"  # JSON (zlib-compressed by RQ), not pickle
+    assert json.loads(zlib.decompress(raw))[0] == "ai_turn"  # JSON (zlib-compressed by RQ), not pickle
 
 
 def test_the_expert_job_hands_the_ai_only_its_seats_projection_and_redacted_history(api, monkeypatch):
@@ -358,7 +359,7 @@ def test_the_expert_job_hands_the_ai_only_its_seats_projection_and_redacted_hist
 
 def notify_through_the_queue(api, receiver: str, status: int) -> None:
     """A player with a webhook that answers ``status``, notified by a queued job run by a worker."""
-    from workers.dispatch import Due
+    from service.application.followups import Due
 
     token = api.player()["token"]
     me = api.call("PATCH", "/v1/players/me", token, json={"webhook_url": receiver}).get_json()

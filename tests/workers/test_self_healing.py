@@ -14,8 +14,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from rq.job import Job, JobStatus
 
-from tests.service.conftest import HUMAN, ai
-from workers.dispatch import FAILED_AGAIN_AFTER, QUEUED_LOST_AFTER, RECHECK_AFTER, STARTED_GRACE, Due
+from service.application.followups import Due, due
+from tests.support import HUMAN, ai
+from workers.dispatch import FAILED_AGAIN_AFTER, QUEUED_LOST_AFTER, RECHECK_AFTER, STARTED_GRACE
 from workers.liveness import IDLE, pulse_key, runs
 from workers.ticker import ROLE_TTL, Ticker
 
@@ -25,7 +26,7 @@ def waiting_on_an_ai(api):
     token = api.player()["token"]
     game = api.game(token, [ai("random"), ai("greedy")])
     item = Due("ai_turn", game["id"], game["version"])
-    job = Job.fetch(item.job_id(api.runtime.dispatcher.namespace), connection=api.runtime.raw_redis,
+    job = api.runtime.queue.job_class.fetch(item.job_id(api.runtime.dispatcher.namespace), connection=api.runtime.raw_redis,
                     serializer=api.runtime.queue.serializer)
     return token, game, job
 
@@ -52,7 +53,8 @@ def reoffer(api, game_id: str, *, later: float = 0.0) -> None:
     dispatcher = api.runtime.dispatcher
     if later:
         dispatcher.clock = lambda: datetime.now(UTC) + timedelta(seconds=later)
-    dispatcher.reoffer(api.runtime.games.load(game_id))
+    game = api.runtime.games.load(game_id)
+    dispatcher.reoffer(game, due(game))
 
 
 def test_a_job_started_by_a_worker_that_stopped_pulsing_is_taken_over(api):
@@ -202,7 +204,7 @@ def test_a_deadline_is_queued_by_the_ticker_once_it_comes(api):
     api.runtime.dispatcher.agenda.look_at(game["id"], 0)
     api.runtime.dispatcher.clock = lambda: datetime.now(UTC) + timedelta(seconds=601)
     ticker.tick()
-    assert [j.func_name for j in api.runtime.queue.get_jobs()] == ["workers.jobs.turn_deadline"]
+    assert [j.func_name for j in api.runtime.queue.get_jobs()] == ["turn_deadline"]
 
 
 def test_one_ticker_holds_the_role_and_another_takes_it_when_the_holder_stops(api):
@@ -230,6 +232,22 @@ def test_a_job_that_failed_for_good_runs_again_but_not_at_every_look(api):
     assert api.runtime.queue.count == 1
 
 
+class DiesAfterTheAppend:
+    """The job system of a process that notes the game before its append, then dies before it queues anything."""
+
+    def __init__(self, dispatcher):
+        self.dispatcher = dispatcher
+
+    def before_append(self, game_id):
+        return self.dispatcher.before_append(game_id)
+
+    def after_append(self, game, items, mark, *, playing_on=False):
+        return None
+
+    def __getattr__(self, name):
+        return getattr(self.dispatcher, name)
+
+
 def test_a_game_is_on_the_agenda_before_its_append_so_a_process_dying_after_it_stalls_nothing(api):
     """The append is stored, then the process dies before it queues the AI's turn: the ticker does."""
     token = api.player()["token"]
@@ -238,7 +256,7 @@ def test_a_game_is_on_the_agenda_before_its_append_so_a_process_dying_after_it_s
     view = api.view(game["id"], token)
     assert view["turn"]["seat"] == 0
     runtime = api.runtime
-    runtime.games.on_append = None  # the process "dies" after the append: nothing is queued
+    runtime.games.followups = DiesAfterTheAppend(runtime.dispatcher)  # nothing is queued after the append
     step = next(s for s in view["legal_steps"] if s["type"] != "fold")
     chosen = {k: step[k] for k in ("type", "card", "draw") if k in step}
     assert api.act(game["id"], token, [chosen]).status_code == 200
@@ -250,7 +268,7 @@ def test_a_game_is_on_the_agenda_before_its_append_so_a_process_dying_after_it_s
         runtime.dispatcher.agenda.look_at(game["id"], 0)  # its time has come
         runtime.dispatcher.clock = lambda: datetime.now(UTC)
         assert Ticker(runtime, "test").tick() == 1
-        assert [j.func_name for j in runtime.queue.get_jobs()] in (["workers.jobs.ai_turn"], ["workers.jobs.score_round"])
+        assert [j.func_name for j in runtime.queue.get_jobs()] in (["ai_turn"], ["score_round"])
 
 
 def test_a_late_after_append_does_not_undo_a_newer_appends_look(api):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from tests.service.conftest import ai
-from workers.dispatch import Due, due
+from service.application.followups import Due, due
+from tests.support import ai
 from workers.runner import thread_worker
 from workers.shares import HOLD_MS, Shares
 
@@ -103,8 +103,9 @@ def test_a_place_held_by_a_job_that_died_is_taken_back_when_another_turn_asks(ap
     dispatcher = runtime.dispatcher
     assert [job.args[0] for job in runtime.queue.jobs] == [first], "the second game waits in its player's line"
     runtime.queue.jobs[0].delete()  # the job and its worker are gone, the place still held
-    assert not dispatcher.reoffer(runtime.games.load(second)), "within the grace, the holder may still be on its way"
+    waiting = runtime.games.load(second)
+    assert not dispatcher.reoffer(waiting, due(waiting)), "within the grace, the holder may still be on its way"
     later = datetime.now(UTC) + timedelta(seconds=5)
     dispatcher.clock = lambda: later
-    assert dispatcher.reoffer(runtime.games.load(second)), "past it, the place is taken back and the turn queued"
+    assert dispatcher.reoffer(waiting, due(waiting)), "past it, the place is taken back and the turn queued"
     assert [job.args[0] for job in runtime.queue.jobs] == [second]

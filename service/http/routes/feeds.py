@@ -6,14 +6,12 @@ import json
 import logging
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import redis
 from flask import Response, request, stream_with_context
 from flask.views import MethodView
 
-from service.errors import ApiError
 from service.http.auth import bearer_token, current_player, feed_reader, waiter
 from service.http.common import (
     LAST_EVENT_ID,
@@ -32,6 +30,7 @@ from service.http.common import (
     v1,
 )
 from service.http.examples import example
+from service.http.problems import ApiError
 from service.http.schemas import (
     EventPageSchema,
     EventsQuerySchema,
@@ -39,8 +38,6 @@ from service.http.schemas import (
     StreamTicketSchema,
     event_number,
 )
-from service.storage.players import hash_token
-from service.storage.tickets import Ticket
 
 log = logging.getLogger("red7.api")
 
@@ -68,7 +65,7 @@ class Events(MethodView):
             with open_waits().held(*waiter(), request.environ) as wait:
                 # Until an event comes, or the wait is over; or sooner, when the client left or a newer wait of its
                 # token took the slot (the page then says what there is).
-                games.store.wait(game_id, after, min(query["wait"], red7_runtime().settings.long_poll_max), wait)
+                games.wait(game_id, after, min(query["wait"], red7_runtime().settings.long_poll_max), wait)
             game = games.load(game_id)
         events = games.feed(game, player.id if player else None, after, query["limit"])
         page = {
@@ -140,7 +137,7 @@ class Stream(MethodView):
                         return
                     # The wait ends too when the client leaves (a write to a closed socket fails only on the
                     # second keep-alive: the first goes into the kernel's buffer), or when it is replaced.
-                    if not games.store.wait(game_id, after, min(settings.stream_heartbeat, left), wait):
+                    if not games.wait(game_id, after, min(settings.stream_heartbeat, left), wait):
                         if wait.gone:
                             return
                         if wait.replaced:
@@ -172,12 +169,9 @@ class StreamTickets(MethodView):
         once, and an answer kept for a day would hold a ticket long dead.
         """
         player = current_player()
-        game_service().load(game_id)  # 404 for a game that does not exist
-        runtime = red7_runtime()
         token = bearer_token()
         assert token is not None  # current_player() found it
-        ticket = runtime.tickets.issue(Ticket(player.id, game_id, hash_token(token)))
-        expires = datetime.now(UTC) + timedelta(seconds=runtime.tickets.ttl)
-        issued = {"ticket": ticket, "expires_at": expires.isoformat(timespec="seconds").replace("+00:00", "Z")}
+        issued = red7_runtime().tickets.issue(player, game_id, token)  # 404 for a game that does not exist
+        body = {"ticket": issued.ticket, "expires_at": issued.expires_at}
         # Location: the stream it opens, ready for `new EventSource(base + location)`.
-        return json_response(issued, 201, {"Location": f"/v1/games/{game_id}/stream?ticket={ticket}", **NO_STORE})
+        return json_response(body, 201, {"Location": f"/v1/games/{game_id}/stream?ticket={issued.ticket}", **NO_STORE})

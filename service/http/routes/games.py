@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import replace
 from typing import Any
@@ -10,8 +9,8 @@ from typing import Any
 from flask import Response, request
 from flask.views import MethodView
 
-from service.application.commands import NewGame, Outcome
-from service.errors import ApiError
+from service.application.commands import Idempotency, NewGame, Outcome
+from service.application.players import Player
 from service.http.auth import current_player, require_api_key
 from service.http.common import (
     IF_NONE_MATCH,
@@ -32,6 +31,7 @@ from service.http.common import (
 from service.http.examples import example
 from service.http.idempotency import idempotency
 from service.http.idempotency import parameter as idempotency_parameter
+from service.http.problems import ApiError
 from service.http.schemas import (
     ActionSchema,
     GameCreateSchema,
@@ -39,8 +39,6 @@ from service.http.schemas import (
     JoinSchema,
     event_number,
 )
-from service.storage.events import Idempotency
-from service.storage.players import Player
 
 # --- games -------------------------------------------------------------------------------
 
@@ -189,11 +187,7 @@ class Actions(MethodView):
         games = game_service()
         outcome = games.act(game_id, player, body["steps"], expected_version=expected, idempotency=idempotency)
         if outcome.replayed is not None:  # a retry: the answer the first attempt got, the view of what it made
-            replayed = outcome.replayed
-            if replayed.version is None:  # kept whole by an older record
-                version = json.loads(replayed.response)["version"]
-                return json_response(replayed.response, 200, {"ETag": f'"{version}"', "Idempotent-Replayed": "true", **PRIVATE})
-            then = games.as_of(game_id, replayed.version)
+            then = games.as_of(game_id, outcome.replayed.version)
             headers = {"ETag": f'"{then.version}"', "Idempotent-Replayed": "true", **PRIVATE}
             return json_response(render_view(then, player.id), 200, headers)
         game = outcome.game

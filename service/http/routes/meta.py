@@ -5,7 +5,6 @@ from __future__ import annotations
 from flask import Response
 from flask.views import MethodView
 
-from service.errors import catalogue
 from service.http.common import (
     PUBLIC,
     documented_errors,
@@ -15,6 +14,7 @@ from service.http.common import (
     v1,
 )
 from service.http.examples import example
+from service.http.problems import catalogue
 from service.http.schemas import (
     HealthSchema,
     ProblemListSchema,
@@ -51,5 +51,5 @@ class Readyz(MethodView):
     @health.doc(operationId="getReadiness", security=PUBLIC)
     def get(self) -> Response:
         """The event store (Redis) answers."""
-        game_service().store.redis.ping()
+        game_service().check_store()
         return json_response({"status": "ready"})

@@ -7,7 +7,7 @@ from typing import Any
 from flask import Response, request
 from flask.views import MethodView
 
-from service.errors import ApiError
+from service.application.players import Player, TokenInfo, hash_token
 from service.http.auth import bearer_token, current_player, require_api_key
 from service.http.common import (
     API_KEY,
@@ -17,7 +17,7 @@ from service.http.common import (
     documented_errors,
     game_service,
     json_response,
-    player_store,
+    player_service,
     red7_runtime,
     response_headers,
     v1,
@@ -37,8 +37,6 @@ from service.http.schemas import (
     TokenListSchema,
 )
 from service.http.views import summary_json
-from service.storage.events import IdempotencyMismatch
-from service.storage.players import Player, TokenInfo, TooManyTokens, hash_token
 
 # --- players -----------------------------------------------------------------------------
 
@@ -58,17 +56,12 @@ class Players(MethodView):
     def post(self, body: dict[str, Any]) -> Response:
         """Create a player; the token in the answer is shown only once (and to a retry with the same Idempotency-Key)."""
         require_api_key()
-        replayed = False
         key = idempotency(request.remote_addr or "unknown", red7_runtime().settings.idempotency_ttl)
-        if key is None:
-            player, token = player_store().create(body["name"], game_service().clock())
-        else:
-            try:
-                player, token, replayed = player_store().create_once(body["name"], game_service().clock(), key)
-            except IdempotencyMismatch as exc:
-                raise ApiError("idempotency_key_reused", str(exc)) from None
-        created = {"id": player.id, "name": player.name, "token": token, "created_at": player.created_at}
-        headers = {"Location": "/v1/players/me", **NO_STORE, **(REPLAYED if replayed else {})}  # as the new token sees itself
+        signed_up = player_service().sign_up(body["name"], key)
+        player = signed_up.player
+        created = {"id": player.id, "name": player.name, "token": signed_up.token, "created_at": player.created_at}
+        replayed = REPLAYED if signed_up.replayed else {}
+        headers = {"Location": "/v1/players/me", **NO_STORE, **replayed}  # as the new token sees itself
         return json_response(created, 201, headers)
 
 
@@ -96,8 +89,8 @@ class Me(MethodView):
         """Rename, or set the webhook URL (the answer holds its new signing secret, once)."""
         player = current_player()
         url = body.get("webhook_url")
-        updated = player_store().update(
-            player.id, name=body.get("name"), webhook_url=(url or "") if "webhook_url" in body else None
+        updated = player_service().update(
+            player, name=body.get("name"), webhook_url=(url or "") if "webhook_url" in body else None
         )
         return json_response(_player_json(updated, show_secret="webhook_url" in body), 200, NO_STORE)
 
@@ -129,7 +122,7 @@ class Tokens(MethodView):
     def get(self) -> Response:
         """The caller's tokens (never the tokens themselves): one per device or app, say."""
         player = current_player()
-        return json_response({"tokens": [_token_json(info) for info in player_store().tokens(player.id)]}, 200, PRIVATE)
+        return json_response({"tokens": [_token_json(info) for info in player_service().tokens(player)]}, 200, PRIVATE)
 
     @documented_errors(400, 401, 409, 413, 415, 422, 429)
     @v1.arguments(TokenCreateSchema(), example=example("TokenCreate"))
@@ -142,15 +135,10 @@ class Tokens(MethodView):
         already issued keep working."""
         player = current_player()
         key = idempotency(player.id, red7_runtime().settings.idempotency_ttl)
-        try:
-            info, token, replayed = player_store().issue_token_once(player.id, body["label"], game_service().clock(), key)
-        except TooManyTokens:
-            raise ApiError("token_limit_reached", "Revoke a token you no longer use first.") from None
-        except IdempotencyMismatch as exc:
-            raise ApiError("idempotency_key_reused", str(exc)) from None
-        issued = {**_token_json(info), "token": token}
-        headers = {"Location": f"/v1/players/me/tokens/{info.id}", **NO_STORE, **(REPLAYED if replayed else {})}
-        return json_response(issued, 201, headers)
+        issued = player_service().issue_token(player, body["label"], key)
+        answer = {**_token_json(issued.info), "token": issued.token}
+        headers = {"Location": f"/v1/players/me/tokens/{issued.info.id}", **NO_STORE, **(REPLAYED if issued.replayed else {})}
+        return json_response(answer, 201, headers)
 
 
 @v1.route("/players/me/tokens/<token_id>")
@@ -160,7 +148,5 @@ class TokenResource(MethodView):
     @v1.doc(operationId="revokeToken", security=TOKEN)
     def delete(self, token_id: str) -> Response:
         """Revoke a token (the one this request came with too: that is how to sign out)."""
-        player = current_player()
-        if not player_store().revoke_token(player.id, token_id):
-            raise ApiError("token_not_found")
+        player_service().revoke_token(current_player(), token_id)
         return Response(status=204, mimetype=None)

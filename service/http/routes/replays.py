@@ -11,7 +11,6 @@ from replays.build import state_at
 from replays.ndjson import iter_lines
 from replays.viewer import render_viewer
 from service.application.imports import Imported
-from service.errors import ApiError
 from service.http.auth import current_player
 from service.http.common import (
     NDJSON,
@@ -32,14 +31,12 @@ from service.http.common import (
 from service.http.examples import REPLAY_REF, example, ndjson_example
 from service.http.idempotency import REPLAYED, idempotency
 from service.http.idempotency import parameter as idempotency_parameter
+from service.http.problems import ApiError
 from service.http.schemas import (
     ImportedSchema,
     ReplayQuerySchema,
     ReplaySchema,
 )
-from service.storage.events import IdempotencyMismatch
-from service.storage.idempotency import CreateRecords
-from service.storage.players import records_key
 
 # --- replays ------------------------------------------------------------------------------
 
@@ -205,24 +202,12 @@ class Replays(MethodView):
         Imports draw on a budget of their own per token (RED7_RATE_LIMIT_IMPORT, 100 a day)."""
         player = current_player()
         runtime = red7_runtime()
-        key = idempotency(player.id, runtime.settings.idempotency_ttl)
-        records, mine = CreateRecords(runtime.redis), records_key(runtime.settings.key_prefix, player.id)
-        try:
-            first = records.find(mine, key) if key is not None else None
-            if first is not None and (again := runtime.imports.find(first["id"])) is not None:
-                return _imported_response(again, first["status"], replayed=True)
-            _within_bounds(document)
-            imported = runtime.imports.add(document)
-            status = 201 if imported.created else 200
-            if key is not None:  # the import is the same whoever makes it: only its status is this request's
-                first = records.claim(mine, key, {"id": imported.replay_id, "status": status})
-                status = first["status"] if first is not None else status
-        except IdempotencyMismatch as exc:
-            raise ApiError("idempotency_key_reused", str(exc)) from None
-        return _imported_response(imported, status, replayed=first is not None)
+        imported = runtime.imports.import_once(player, document, idempotency(player.id, runtime.settings.idempotency_ttl))
+        return _imported_response(imported)
 
 
-def _imported_response(imported: Imported, status: int, *, replayed: bool) -> Response:
+def _imported_response(imported: Imported) -> Response:
+    """201 for a replay imported for the first time, 200 for one imported before (a retry: as its first answer said)."""
     replay_id, kept = imported.replay_id, imported.document
     body = {
         "id": replay_id,
@@ -233,19 +218,8 @@ def _imported_response(imported: Imported, status: int, *, replayed: bool) -> Re
         "view_url": f"/v1/replays/{replay_id}/view",
         "expires_at": imported.expires_at,
     }
-    return json_response(body, status, {"Location": body["url"], **(REPLAYED if replayed else {})})
-
-
-def _within_bounds(document: dict[str, Any]) -> None:
-    """Refuse a file with more events or steps than a game has, before the verifier spends time on them."""
-    most = red7_runtime().settings.max_replay_events
-    for part in ("events", "steps"):
-        if len(document.get(part) or ()) > most:
-            raise ApiError(
-                "payload_too_large",
-                f"A replay may hold at most {most} {part}; this one holds {len(document[part])} (no game is that long).",
-                **{f"max_{part}": most},
-            )
+    status = 201 if imported.created else 200
+    return json_response(body, status, {"Location": body["url"], **(REPLAYED if imported.replayed else {})})
 
 
 def _imported(replay_id: str) -> dict[str, Any]:

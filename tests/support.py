@@ -1,16 +1,48 @@
-"""An app per test, on fakeredis and on the real Redis, and a small client that speaks the API."""
+"""What the tests share besides fixtures: a client that speaks the API, settings for a test's app, seats, and
+the real Redis the tests may use.  Fixtures live in the conftest files; everything a test imports lives here.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
 from typing import Any
 
-import pytest
+import redis
 
 from service.config import Settings
-from service.http.app import create_app
-from service.runtime import Runtime, build_runtime
+from service.runtime import Runtime
 from workers.runner import drain
+
+REAL_REDIS_URL = os.environ.get("RED7_TEST_REDIS_URL")
+NO_REAL_REDIS_URL = "RED7_TEST_REDIS_URL is not set (CI sets it to the machine's Redis)"
+
+
+def _real_redis_reason() -> str | None:
+    if not REAL_REDIS_URL:
+        return NO_REAL_REDIS_URL
+    try:
+        redis.Redis.from_url(REAL_REDIS_URL, socket_connect_timeout=1).ping()
+    except redis.RedisError as exc:
+        return f"the Redis at {REAL_REDIS_URL} is unreachable: {exc}"
+    return None
+
+
+REAL_REDIS_SKIP = _real_redis_reason()
+
+
+def clean_real_redis(text: redis.Redis, key_prefix: str) -> None:
+    """Delete this test's keys: its own prefix, and RQ's keys for its queue, jobs and workers."""
+    namespace = key_prefix.replace(":", "_").strip("_")  # how RQ job ids and queue names carry the prefix
+    for pattern in (f"{key_prefix}*", f"rq:*{namespace}*"):
+        for key in text.scan_iter(match=pattern, count=500):
+            text.delete(key)
+    for member in text.smembers("rq:queues"):
+        if namespace in member:
+            text.srem("rq:queues", member)
+    for worker in {*text.smembers("rq:workers"), *text.scan_iter(match="rq:worker:*", count=500)}:
+        if text.type(worker) == "hash" and namespace in (text.hget(worker, "queues") or ""):
+            text.delete(worker)
+            text.srem("rq:workers", worker)
 
 
 def settings_for(key_prefix: str, **overrides: Any) -> Settings:
@@ -32,21 +64,6 @@ def settings_for(key_prefix: str, **overrides: Any) -> Settings:
     }
     values.update(overrides)
     return Settings(**values)
-
-
-@pytest.fixture
-def settings(key_prefix) -> Settings:
-    return settings_for(key_prefix)
-
-
-@pytest.fixture
-def runtime(redis_pair, settings) -> Runtime:
-    return build_runtime(settings, clients=redis_pair)
-
-
-@pytest.fixture
-def app(runtime):
-    return create_app(runtime)
 
 
 class Api:
@@ -92,9 +109,22 @@ class Api:
         drain(self.runtime)
 
 
-@pytest.fixture
-def api(app, runtime) -> Iterator[Api]:
-    yield Api(app, runtime)
+def play_out(api: Api, game_id: str, *tokens: str, moves: int = 400) -> dict[str, Any]:
+    """Play a game to its end: each human (``tokens``) takes a step that can win when it has one (never a fold
+    then), the jobs play the AIs.  The last view of the first token."""
+    for _ in range(moves):
+        api.run_jobs()
+        views = [api.view(game_id, token) for token in tokens]
+        if views[0]["status"] == "finished":
+            return views[0]
+        for token, view in zip(tokens, views, strict=True):
+            if view["legal_steps"]:
+                winning = [s for s in view["legal_steps"] if s["can_win"] and s["type"] != "fold"] or view["legal_steps"]
+                choice = {k: winning[0][k] for k in ("type", "card", "seat", "to") if k in winning[0]}
+                acted = api.act(game_id, token, [choice], headers={"If-Match": f'"{view["version"]}"'})
+                assert acted.status_code == 200, acted.get_json()
+                break
+    raise AssertionError(f"game {game_id} did not finish within {moves} moves")
 
 
 HUMAN = {"kind": "human"}

@@ -1,0 +1,133 @@
+"""What an append leaves to do: the jobs a game needs next, and the seam to whatever runs them.
+
+:func:`due` is the policy, a pure function of the game after an append and
+the events just appended: an AI to move, a round to score, a deadline to
+keep, a player to tell.  :class:`FollowUps` is what the application asks of
+the job system around every append; ``workers/dispatch.py`` implements it on
+RQ, and :class:`NoFollowUps` stands in where nothing runs jobs (a tool, a
+test of the application alone).  The application computes what is due once
+per append and hands it over; it never learns how jobs are queued.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from engine import Event, GameFinished, Phase, RoundDealt, RoundWon, TurnStarted
+from service.game import Game
+
+
+@dataclass(frozen=True, slots=True)
+class Due:
+    """A job that the game needs, for the version it was decided on."""
+
+    job: str  # "ai_turn" | "score_round" | "turn_deadline" | "notify"
+    game_id: str
+    version: int
+    args: tuple[Any, ...] = ()
+    at: datetime | None = None  # run no earlier than this
+
+    def job_id(self, namespace: str = "red7") -> str:
+        return "-".join([namespace, self.job, self.game_id, str(self.version), *map(str, self.args)])
+
+    def job_id_prefix(self, namespace: str = "red7") -> str:
+        """What every id of this kind of job for this game starts with, whatever the version."""
+        return f"{namespace}-{self.job}-{self.game_id}-"
+
+
+#: The jobs that move a game on (the others only tell players about it).
+MOVES_GAME = frozenset({"ai_turn", "score_round", "turn_deadline"})
+
+
+def due(game: Game, appended: Sequence[Event] = ()) -> list[Due]:
+    """What the game needs now, given the engine events just appended (none: what it needs whatever happened)."""
+    out: list[Due] = []
+    version = game.version
+    humans = {n: s.player_id for n, s in enumerate(game.seats) if s.kind == "human" and s.player_id}
+    for event in appended:
+        if isinstance(event, RoundWon):
+            out += [Due("notify", game.id, version, (pid, "round_over")) for pid in humans.values()]
+        elif isinstance(event, GameFinished):
+            out += [Due("notify", game.id, version, (pid, "game_finished")) for pid in humans.values()]
+    state = game.state
+    if state.phase in (Phase.ROUND_WON, Phase.ROUND_SCORED):
+        out.append(Due("score_round", game.id, version))
+    seat = game.seat_to_move()
+    if seat is not None:
+        if game.seats[seat].kind == "ai":
+            out.append(Due("ai_turn", game.id, version))
+        else:
+            if any(isinstance(e, TurnStarted | RoundDealt) for e in appended) and seat in humans:
+                out.append(Due("notify", game.id, version, (humans[seat], "your_turn")))
+            if game.turn_timeout and game.turn_started_at:
+                started = datetime.fromisoformat(game.turn_started_at.replace("Z", "+00:00"))
+                out.append(Due("turn_deadline", game.id, version, at=started + timedelta(seconds=game.turn_timeout)))
+    return out
+
+
+#: AI levels whose turn a job that just played may play next, itself: those that decide in milliseconds.  An expert
+#: thinks for seconds (``RED7_EXPERT_SECONDS``), longer than the agenda waits before it takes an unqueued turn for a
+#: lost one and queues it: that turn gets a job of its own, like any turn.
+QUICK_LEVELS = frozenset({"random", "greedy"})
+
+
+def quick_turn(game: Game) -> bool:
+    """Whether an AI of a quick level is to move."""
+    seat = game.seat_to_move()
+    return seat is not None and game.seats[seat].kind == "ai" and (game.seats[seat].level or "random") in QUICK_LEVELS
+
+
+def plays_on(game: Game, ai_delay: float) -> bool:
+    """Whether the AI turn of ``game`` due at once is one a job that just played may play next, itself (one job for
+    AIs that move one after another, not one each: a job's bookkeeping costs the queue more than a quick turn)."""
+    return ai_delay <= 0 and quick_turn(game)
+
+
+class FollowUps(Protocol):
+    """What the application asks of the job system around an append, and when a game's read finds it quiet."""
+
+    def before_append(self, game_id: str) -> int | None:
+        """Called just before an append: note the game (should this process die before :meth:`after_append`, it
+        must still move on).  Returns a mark that :meth:`after_append` gets back."""
+        ...
+
+    def after_append(self, game: Game, items: Sequence[Due], mark: int | None, *, playing_on: bool = False) -> None:
+        """Called after an append with the game after it and what :func:`due` found.  ``playing_on``: the job that
+        appended plays the game's next quick AI turn itself (:func:`plays_on`), so that turn is not queued."""
+        ...
+
+    def reoffer(self, game: Game, items: Sequence[Due], seen: int | None = None) -> bool:
+        """Offer again what a game that may be stalled needs; ``True`` if a job was queued.  ``seen``: the agenda's
+        mark the caller read (the agenda is changed only if nobody changed it since)."""
+        ...
+
+    def turn_finished(self, game: Game, version: int) -> list[str]:
+        """An AI turn of ``game`` queued for ``version`` ran: the ids of the owner's games waiting for the place it
+        frees, earliest first."""
+        ...
+
+    def offer_place(self, game: Game, items: Sequence[Due]) -> bool:
+        """Offer a place freed by a finished AI turn to a waiting ``game``; ``True`` if it took it."""
+        ...
+
+
+class NoFollowUps:
+    """No job system: nothing is queued (the embedded tools and the application's own tests)."""
+
+    def before_append(self, game_id: str) -> int | None:
+        return None
+
+    def after_append(self, game: Game, items: Sequence[Due], mark: int | None, *, playing_on: bool = False) -> None:
+        return None
+
+    def reoffer(self, game: Game, items: Sequence[Due], seen: int | None = None) -> bool:
+        return False
+
+    def turn_finished(self, game: Game, version: int) -> list[str]:
+        return []
+
+    def offer_place(self, game: Game, items: Sequence[Due]) -> bool:
+        return False

@@ -1,0 +1,138 @@
+"""Problems: how a refusal is answered over HTTP — its status and its RFC 9457 problem+json body.
+
+The one mapping from a refusal's code (:mod:`service.errors`) to an HTTP
+status and title.  A client switches on ``code`` (never on ``detail``, which
+is for people); ``GET /v1/problems`` lists them all.  Only the HTTP layer
+imports this module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.errors import Conflict, NotConfirmed, Refused
+
+PROBLEM_JSON = "application/problem+json"
+
+#: code -> (HTTP status, title)
+SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
+    "malformed_json": (400, "The body is not valid JSON"),
+    "malformed_request": (400, "The request is not well-formed HTTP"),
+    "idempotency_key_not_supported": (400, "This operation takes no Idempotency-Key"),
+    "invalid_precondition": (400, "If-Match must hold a game version"),
+    "token_required": (401, "This needs a player token (Authorization: Bearer ...)"),
+    "invalid_token": (401, "The token is not known"),
+    "invalid_ticket": (401, "The stream ticket is not known, has expired, or is for another game"),
+    "api_key_required": (401, "This needs a service API key (X-Api-Key)"),
+    "not_a_player": (403, "You do not hold a seat in this game"),
+    "bad_join_code": (403, "The join code is wrong"),
+    "custom_decks_disabled": (403, "This server does not allow custom decks"),
+    "not_the_creator": (403, "Only the game's creator may do that"),
+    "not_found": (404, "There is nothing here"),
+    "game_not_found": (404, "No such game"),
+    "token_not_found": (404, "You hold no token with this id"),
+    "method_not_allowed": (405, "This method is not allowed here"),
+    "not_acceptable": (406, "No representation matches the Accept header"),
+    "version_conflict": (409, "The game moved on since the version you sent"),
+    "game_full": (409, "Every seat of this game is taken"),
+    "seat_not_open": (409, "That seat is taken, or the game has no such seat"),
+    "already_seated": (409, "You already hold a seat in this game"),
+    "game_not_waiting": (409, "The game has already started"),
+    "game_not_active": (409, "The game is not in play"),
+    "creator_cannot_leave": (409, "You created this game: call it off (DELETE the game) instead of leaving it"),
+    "seat_resigned": (409, "You resigned from this game; an AI plays your seat"),
+    "game_not_finished": (409, "Only finished games can be exported"),
+    "token_limit_reached": (409, "You already hold as many tokens as a player may"),
+    "game_limit_reached": (409, "You are in as many unfinished games as a player may be"),
+    "ai_seat_limit_reached": (409, "Your games in play hold as many AI seats as a player may have"),
+    "precondition_failed": (412, "If-Match holds only weak tags, which never match"),
+    "payload_too_large": (413, "The request body is too large"),
+    "uri_too_long": (414, "The request line is too long"),
+    "unsupported_media_type": (415, "Send the body as application/json"),
+    "invalid_request": (422, "The request does not match the schema"),
+    "invalid_replay": (422, "The replay file does not verify"),
+    "idempotency_key_reused": (422, "This Idempotency-Key was used for a different request"),
+    "rule_violation": (422, "The rules do not allow that"),
+    "rate_limited": (429, "Too many requests"),
+    "headers_too_large": (431, "The request's header fields are too large"),
+    "too_many_waits": (429, "You hold as many open long-polls and streams as a client may"),
+    "internal_error": (500, "Something went wrong on our side"),
+    "store_unavailable": (503, "The event store cannot be reached"),
+}
+
+#: The engine's refusal codes, all answered with 422.
+RULE_CODES: dict[str, str] = {
+    "game_not_started": "The game has not started yet",
+    "game_over": "The game is over",
+    "round_over": "The round is over; the next one is being dealt",
+    "not_your_turn": "It is not your turn",
+    "card_not_in_hand": "That card is not in your hand",
+    "card_not_on_palette": "That card is not on that palette",
+    "already_played": "You have already played a card this turn",
+    "effect_pending": "A card's action must be resolved first",
+    "no_effect_pending": "No action is waiting for that choice",
+    "discard_not_winning": "That discard would not leave you winning",
+    "place_not_winning": "Putting that card on the canvas would not leave you winning",
+    "play_cannot_win": "No way of finishing the turn after that play keeps you winning",
+    "take_not_allowed": "Your 1 cannot take from that player",
+    "nothing_played": "You have not played anything this turn",
+    "unknown_step": "That is not a step of a Red7 turn",
+    "step_after_draw": "Steps after a draw must wait until you have seen the card",
+}
+
+
+class ApiError(Refused):
+    """A refusal made by the HTTP layer itself (auth, limits, parsing), with headers of its own if it needs them."""
+
+    def __init__(self, code: str, detail: str | None = None, **facts: Any) -> None:
+        super().__init__(code, detail or title_of(code), **facts)
+        self.headers: dict[str, str] = {}
+
+
+def status_of(code: str) -> int:
+    """The HTTP status a refusal with ``code`` is answered with (the engine's refusals and unknown codes: 422)."""
+    return SERVICE_PROBLEMS[code][0] if code in SERVICE_PROBLEMS else 422
+
+
+def headers_of(refused: Refused) -> dict[str, str]:
+    """The headers a refusal's answer carries: the current version's ETag with a conflict, when to retry ..."""
+    if isinstance(refused, ApiError):
+        return dict(refused.headers)
+    if isinstance(refused, Conflict):
+        return {"ETag": f'"{refused.current}"'}
+    if isinstance(refused, NotConfirmed):
+        return {"Retry-After": "1"}
+    return {}
+
+
+def detail_of(refused: Refused) -> str:
+    """What the answer says to people: the refusal's own words, or the code's title when it brought none."""
+    return refused.detail if refused.detail != refused.code.replace("_", " ").capitalize() else title_of(refused.code)
+
+
+def title_of(code: str) -> str:
+    if code in SERVICE_PROBLEMS:
+        return SERVICE_PROBLEMS[code][1]
+    return RULE_CODES.get(code, code.replace("_", " ").capitalize())
+
+
+def problem(code: str, status: int, detail: str, instance: str | None = None, **extra: Any) -> dict[str, Any]:
+    """The problem+json body."""
+    body: dict[str, Any] = {
+        "type": f"/v1/problems#{code}",
+        "title": title_of(code),
+        "status": status,
+        "detail": detail,
+        "code": code,
+    }
+    if instance:
+        body["instance"] = instance
+    body.update(extra)
+    return body
+
+
+def catalogue() -> list[dict[str, Any]]:
+    """Every problem code with its status and title, for ``GET /v1/problems``."""
+    out = [{"code": c, "status": s, "title": t} for c, (s, t) in SERVICE_PROBLEMS.items()]
+    out += [{"code": c, "status": 422, "title": t} for c, t in RULE_CODES.items()]
+    return out

@@ -1,0 +1,70 @@
+"""Where the client tools are, and the README's commands that generate the clients (the server they play against is
+the ``server`` fixture in this folder's conftest).
+
+The tools are pinned and installed by ``.ci/run``: openapi-python-client in a venv of its own
+(``.venv-clients``, so its pins never meet the project's; ``RED7_CLIENTS_VENV`` names another), and the npm
+packages under ``tests/clients/typescript`` with ``npm ci`` from its lock file.  A test whose tool is absent
+skips and says how to get it (README's "What the tests need" quotes these reasons).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TYPESCRIPT = Path(__file__).resolve().parent / "typescript"
+NODE_BIN = TYPESCRIPT / "node_modules" / ".bin"
+CLIENTS_VENV = Path(os.environ.get("RED7_CLIENTS_VENV", ROOT / ".venv-clients"))
+#: How long a whole game against the AIs (and the replay's export and imports after it) may take.
+GAME_SECONDS = 120
+#: Where the README's commands fetch the document from (``python3 dev.py run``); the tests use their own server.
+README_DOCUMENT = "http://127.0.0.1:8000/v1/openapi.json"
+
+NO_NODE = "needs node (20+): .ci/run installs the client tools"
+
+
+def no_python_generator(venv: Path) -> str:
+    where = venv.relative_to(ROOT) if venv.is_relative_to(ROOT) else venv
+    return f"needs openapi-python-client in {where} (.ci/run installs it; RED7_CLIENTS_VENV names another venv)"
+
+
+def no_npm_tool(name: str) -> str:
+    return f"needs {name}: run npm ci in {TYPESCRIPT.relative_to(ROOT)} (.ci/run does)"
+
+
+def node_tool(name: str) -> Path:
+    tool = NODE_BIN / name
+    if shutil.which("node") is None:
+        pytest.skip(NO_NODE)
+    if not tool.exists():
+        pytest.skip(no_npm_tool(name))
+    return tool
+
+
+def readme_section(title: str) -> str:
+    """The README's section ``## title``, up to the next one."""
+    return (ROOT / "README.md").read_text().split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def readme_blocks(section: str, language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```$", section, re.DOTALL | re.MULTILINE)
+
+
+def readme_command(start: str) -> list[str]:
+    """The one command of README's "Generated clients" that begins with ``start``, split as a shell splits it."""
+    lines = [line for block in readme_blocks(readme_section("Generated clients"), "sh") for line in block.splitlines()]
+    found = [line for line in lines if line.startswith(start)]
+    assert len(found) == 1, f"README's 'Generated clients' has {len(found)} commands that begin with {start!r}: {lines}"
+    return shlex.split(found[0])
+
+
+def against(server: str, command: list[str]) -> list[str]:
+    """The README's command with the document fetched from ``server`` instead of ``python3 dev.py run``'s."""
+    assert command.count(README_DOCUMENT) == 1, f"the command fetches {README_DOCUMENT} once: {command}"
+    return [f"{server}/v1/openapi.json" if word == README_DOCUMENT else word for word in command]

@@ -1,0 +1,162 @@
+"""What an append leaves to do (``due``), and the application's seam to the job system — in memory, no Redis.
+
+Games are built here by folding decided events, as the application does; the
+application is run on an in-memory store with a recording job system, so that
+what it hands over after each append can be seen.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import fakeredis
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import GameFinished, Phase, RoundWon, TurnStarted, Variant, decide_steps, legal_steps
+from engine.events import Color, Finish
+from service.application.commands import NewGame, SeatRequest
+from service.application.followups import Due, NoFollowUps, due, plays_on, quick_turn
+from service.application.games import GameService
+from service.game import Game, apply_event
+from service.lobby import Join, SeatSpec, SetUp, decide
+from service.storage.events import EventStore
+from service.storage.players import PlayerStore
+
+AT = "2026-11-26T12:00:00.000Z"
+
+
+def table(*seats: SeatSpec, timeout: int | None = None, seed: int = 3) -> Game:
+    game = Game("g_1")
+    for event in decide(game, SetUp("ana", "Ana", seats, Variant.ADVANCED, False, timeout, "fold", seed, "c")):
+        apply_event(game, game.version + 1, event, AT)
+    return game
+
+
+def jobs(items: list[Due]) -> list[str]:
+    return sorted(item.job for item in items)
+
+
+def test_an_ai_to_move_needs_an_ai_turn_and_a_waiting_table_nothing():
+    game = table(SeatSpec("ai", "random"), SeatSpec("ai", "greedy"))
+    assert [(d.job, d.version) for d in due(game)] == [("ai_turn", game.version)]
+    assert due(table(SeatSpec("human"), SeatSpec("human"))) == []
+
+
+def test_a_human_to_move_is_told_only_when_the_turn_starts_and_has_a_deadline():
+    game = table(SeatSpec("human"), SeatSpec("human"), timeout=60)
+    for event in decide(game, Join("bo", "Bo", "c")):
+        apply_event(game, game.version + 1, event, AT)
+    seat = game.seat_to_move()
+    started = due(game, [TurnStarted(seat)])
+    assert jobs(started) == ["notify", "turn_deadline"]
+    assert next(d for d in started if d.job == "notify").args == (game.seats[seat].player_id, "your_turn")
+    deadline = next(d for d in started if d.job == "turn_deadline")
+    assert deadline.at == datetime.fromisoformat(AT.replace("Z", "+00:00")) + timedelta(seconds=60)
+    assert jobs(due(game)) == ["turn_deadline"]  # a look again: no second notice
+
+
+def test_a_won_round_and_a_finished_game_tell_every_human():
+    game = table(SeatSpec("human"), SeatSpec("ai", "greedy"))
+    assert ("notify", ("ana", "round_over")) in [(d.job, d.args) for d in due(game, [RoundWon(0, Color.RED)])]
+    finished = due(game, [GameFinished(0, Finish.TARGET_REACHED)])
+    assert ("notify", ("ana", "game_finished")) in [(d.job, d.args) for d in finished]
+
+
+def test_job_ids_name_the_job_the_game_and_the_version():
+    item = Due("notify", "g_1", 12, ("p_1", "your_turn"))
+    assert item.job_id("red7") == "red7-notify-g_1-12-p_1-your_turn"
+    assert item.job_id_prefix("red7") == "red7-notify-g_1-"
+
+
+def test_a_job_plays_on_only_into_a_quick_ai_and_only_without_a_pause():
+    quick = table(SeatSpec("ai", "greedy"), SeatSpec("ai", "random"))
+    slow = table(SeatSpec("ai", "expert"), SeatSpec("ai", "expert"))
+    assert quick_turn(quick) and plays_on(quick, 0.0) and not plays_on(quick, 1.5)
+    assert not quick_turn(slow) and not plays_on(slow, 0.0)
+    assert not quick_turn(table(SeatSpec("human"), SeatSpec("ai", "greedy")))  # waits for nobody's job yet
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32), st.lists(st.sampled_from(["random", "greedy", "expert"]), min_size=1, max_size=3))
+def test_while_a_game_is_on_exactly_one_move_is_due_and_never_after_it_ends(seed, levels):
+    """Folding an all-AI game step by step: every position needs exactly one job that moves it (or none, at the end)."""
+    game = table(*[SeatSpec("ai", level) for level in ["greedy", *levels]], seed=seed)
+    while True:
+        moves = [d for d in due(game) if d.job in ("ai_turn", "score_round", "turn_deadline")]
+        if game.state.phase is Phase.FINISHED:
+            assert moves == []
+            return
+        assert len(moves) == 1
+        if moves[0].job == "ai_turn":
+            seat = game.seat_to_move()
+            events, _ = decide_steps(game.state, [legal_steps(game.state)[0].step], seat)
+        else:
+            from workers.jobs import round_end  # the scoring job's decision (pure)
+
+            events = round_end(game.state)
+        for event in events:
+            apply_event(game, game.version + 1, event, AT)
+
+
+class Recording:
+    """A job system that remembers what the application handed it."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, object]] = []
+
+    def before_append(self, game_id):
+        self.calls.append(("before", game_id))
+        return 41
+
+    def after_append(self, game, items, mark, *, playing_on=False):
+        self.calls.append(("after", (game.version, [i.job for i in items], mark, playing_on)))
+
+    def reoffer(self, game, items, seen=None):
+        self.calls.append(("reoffer", [i.job for i in items]))
+        return False
+
+    def turn_finished(self, game, version):
+        return []
+
+    def offer_place(self, game, items):
+        return False
+
+
+def service(followups=None) -> GameService:
+    server = fakeredis.FakeServer()
+    text = fakeredis.FakeRedis(server=server, decode_responses=True)
+    return GameService(EventStore(text, "t:"), PlayerStore(text, "t:"), followups=followups)
+
+
+def test_every_append_hands_the_job_system_what_is_due_once_with_the_mark_it_noted():
+    recording = Recording()
+    games = service(recording)
+    ana = games.players.create("Ana", AT)[0]
+    game = games.create(ana, NewGame([SeatRequest("human"), SeatRequest("ai", "greedy")], seed=5)).game
+    assert recording.calls[0] == ("before", game.id)
+    kind, (version, items, mark, playing_on) = recording.calls[1]
+    assert (kind, version, mark, playing_on) == ("after", game.version, 41, False)
+    assert recording.calls.count(("before", game.id)) == 1 and len(recording.calls) == 2  # once each, nothing else
+    seat = game.seat_to_move()
+    assert items == (["ai_turn"] if game.seats[seat].kind == "ai" else ["notify"])  # the deal started a turn
+
+
+def test_a_job_that_plays_on_says_so_to_the_job_system():
+    recording = Recording()
+    games = service(recording)
+    ana = games.players.create("Ana", AT)[0]
+    game = games.create(ana, NewGame([SeatRequest("ai", "greedy"), SeatRequest("ai", "greedy")], seed=5)).game
+    seat = game.seat_to_move()
+    after = games.advance(game.id, game.version, lambda g: decide_steps(g.state, [legal_steps(g.state)[0].step], seat)[0],
+                          by=f"ai:{seat}", playing_on=True)
+    assert after is not None and recording.calls[-1][1][3] is True
+    assert games.advance(game.id, game.version, lambda g: [], by="ai:0") is None  # moved on: a twin appends nothing
+
+
+def test_the_application_runs_without_a_job_system():
+    games = service()
+    assert isinstance(games.followups, NoFollowUps)
+    ana = games.players.create("Ana", AT)[0]
+    game = games.create(ana, NewGame([SeatRequest("human"), SeatRequest("ai", "random")], seed=1)).game
+    assert games.load(game.id).version == game.version
