@@ -14,6 +14,7 @@ import fakeredis
 import redis
 from redis import Redis  # for Runtime's fields: in its body, ``redis`` is the field of that name
 
+from service.application.departures import GameDepartures
 from service.application.games import GameService
 from service.application.imports import ImportedReplays
 from service.application.players import PlayerService
@@ -118,7 +119,9 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
         max_ai_seats_in_play=settings.max_ai_seats_in_play,
     )
     replays = ReplayStore(text, settings.key_prefix)
-    accounts = PlayerService(players)
+    accounts = PlayerService(players, load=games.load, handle_hold_seconds=settings.handle_hold_seconds)
+    # What ends when an account is deleted, in this order: what could seat the player anew joins before their games.
+    accounts.join(GameDepartures(games))
     tickets = StreamTickets(TicketStore(text, settings.key_prefix, settings.stream_ticket_seconds), accounts, games.load)
     imports = ImportedReplays(replays, players, settings.imported_replay_ttl, max_events=settings.max_replay_events)
     worker_redis = raw if clients else worker_client(settings, raw)
