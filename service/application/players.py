@@ -61,6 +61,10 @@ class PlayerService:
         """The same for a token known by its digest (a stream ticket keeps only that)."""
         return self.store.by_token_digest(digest)
 
+    def by_handle(self, handle: str) -> Player | None:
+        """The player a handle names (compared case-insensitively), or ``None``: how others name a player."""
+        return self.store.by_handle(handle)
+
     # --- signing up, the profile --------------------------------------------------------
 
     def sign_up(self, name: str, idempotency: Idempotency | None = None) -> SignedUp:

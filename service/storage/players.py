@@ -112,6 +112,11 @@ def token_key(prefix: str, token_hash: str) -> str:
     return f"{prefix}token:{token_hash}"
 
 
+def handle_key(prefix: str, handle: str) -> str:
+    """A handle's claim: the id of the player it names, on a slot of its own (a handle is compared case-folded)."""
+    return f"{prefix}handle:{{{handle.casefold()}}}"
+
+
 @dataclass(frozen=True, slots=True)
 class Player:
     id: str
@@ -314,6 +319,15 @@ class PlayerStore:
 
     def by_token(self, token: str) -> Player | None:
         return self.by_token_digest(hash_token(token))
+
+    def by_handle(self, handle: str) -> Player | None:
+        """The player a handle names (case-folded), through its claim key (:func:`handle_key`).
+
+        The smallest lookup challenges need: claiming a handle (at sign-up or later) is issue 20's part 1, which
+        replaces this with its own.
+        """
+        player_id = self.redis.get(handle_key(self.prefix, handle))
+        return self.get(_text(player_id)) if player_id else None
 
     def by_token_digest(self, digest: str) -> Player | None:
         """The player a token (known by its SHA-256) belongs to, while it is not revoked."""
