@@ -62,6 +62,20 @@ SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "too_many_waits": (429, "You hold as many open long-polls and streams as a client may"),
     "internal_error": (500, "Something went wrong on our side"),
     "store_unavailable": (503, "The event store cannot be reached"),
+    # challenges (service/challenges.py)
+    "not_challenged": (403, "Only a challenged player accepts or declines a challenge"),
+    "not_the_challenger": (403, "Only the challenger cancels a challenge"),
+    "challenge_not_found": (404, "No such challenge, or you have no part in it"),
+    "challenge_not_open": (409, "The challenge is no longer open"),
+    "challenge_expired": (409, "The challenge has expired"),
+    "already_challenged": (409, "An open challenge of yours already challenges that player"),
+    "challenge_limit_reached": (409, "You have as many open challenges as a player may have"),
+    "challenge_cannot_start": (409, "A player of the challenge has no room for another game now"),
+    "unknown_players": (422, "No player has that handle"),
+    "cannot_challenge_yourself": (422, "You cannot challenge yourself"),
+    "player_challenged_twice": (422, "A challenge names each player once"),
+    "too_many_challenged": (422, "A challenge names at most three players"),
+    "challenge_seats_mismatch": (422, "The seats hold a human seat too many or too few for the players challenged"),
 }
 
 #: The engine's refusal codes, all answered with 422.

@@ -89,6 +89,20 @@ def capture() -> dict[str, Any]:
     out["Imported"] = call("POST", "/v1/replays", token, out["Replay"], status=201)
     out["PublicPlayer"] = call("GET", "/v1/players/Ana_B")
     out["PlayerList"] = call("GET", "/v1/players?handle=an&limit=1", token)
+    # A challenge from Ana to Bo (named by id until handles exist), accepted; one from Bo to Ana, declined.
+    out["ChallengeCreate"] = {
+        "players": [bo["id"]],
+        "seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "ai", "level": "greedy"}],
+        "variant": "advanced",
+        "days_per_turn": 3,
+        "rated": True,
+    }
+    out["Challenge"] = call("POST", "/v1/challenges", token, out["ChallengeCreate"], status=201)
+    call("POST", f"/v1/challenges/{out['Challenge']['id']}/accept", bo["token"])
+    declined = call("POST", "/v1/challenges", bo["token"], {"players": [ana["id"]], "turn_timeout": 300}, status=201)
+    out["ChallengeDecline"] = {"reason": "too_fast"}
+    call("POST", f"/v1/challenges/{declined['id']}/decline", token, out["ChallengeDecline"])
+    out["ChallengeList"] = call("GET", "/v1/challenges?limit=2", token)
     out["ProblemList"] = {"problems": call("GET", "/v1/problems")["problems"][:3]}
     out["Health"] = call("GET", "/healthz")
     return out
