@@ -69,6 +69,8 @@ class Settings:
     #: (the AI work one player can cause); 0: no limit.
     max_games_in_play: int = 100
     max_ai_seats_in_play: int = 24
+    #: How many listed games waiting for players (open tables) one player may have at once; 0: no limit.
+    max_listed_tables: int = 10
     #: AI turns one player's games may have queued or running at once (0: no limit), so that a player with
     #: many games against AIs cannot fill the queue that every other table waits in (workers/shares.py).
     ai_turns_per_player: int = 1
