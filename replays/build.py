@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -116,7 +116,7 @@ def build_replay(game_id: str, stored: Iterable[tuple[int, dict[str, Any]]], per
 
 def _fold(game_id: str, stored: Iterable[tuple[int, dict[str, Any]]], perspective: Perspective) -> Replay:
     stored = [(n, upcast(dict(data))) for n, data in stored]
-    finished = bool(stored) and stored[-1][1]["type"] == "game_finished"
+    finished = any(data["type"] == "game_finished" for _, data in stored)  # a rematch's events may follow the end
     if perspective == FULL and not finished:
         raise ValueError("a full replay is only for a finished game")
     replay = Replay(game_id, perspective, Game(game_id))
@@ -137,6 +137,9 @@ def _fold(game_id: str, stored: Iterable[tuple[int, dict[str, Any]]], perspectiv
                 replay.steps.append(_step(replay, data, None, data["seat"], f"{who} left; the seat is open again."))
             elif data["type"] == "game_cancelled":
                 replay.steps.append(_step(replay, data, None, None, "The game was called off before it started."))
+            elif data["type"] in LOBBY_SENTENCES:
+                text = LOBBY_SENTENCES[data["type"]](who, data)
+                replay.steps.append(_step(replay, data, None, data.get("seat"), text))
             continue
         event = engine_event(data)
         before = game.state.copy()
@@ -146,6 +149,18 @@ def _fold(game_id: str, stored: Iterable[tuple[int, dict[str, Any]]], perspectiv
         text = explain(engine_event(shown) if perspective != FULL else event, before, game.state, replay.names)
         replay.steps.append(_step(replay, data, event, acting_seat(event), text))
     return replay
+
+
+#: The sentences of the lobby's events that end a game early or follow its end (``who``: the seat's player).
+LOBBY_SENTENCES: dict[str, Callable[[str, dict[str, Any]], str]] = {
+    "game_aborted": lambda who, data: f"{who} aborted the game before every seat had moved: it ends with no winner.",
+    "rematch_offered": lambda who, data: (
+        f"{who} wants a rematch too: every player does, and it starts as game {data['rematch_id']}."
+        if data.get("rematch_id") else f"{who} offers a rematch."
+    ),
+    "rematch_declined": lambda who, data: f"{who} declined a rematch: there will be none.",
+    "rematch_started": lambda who, data: f"The rematch started: game {data['rematch_id']}.",
+}
 
 
 def _shown(data: dict[str, Any], perspective: Perspective, finished: bool) -> dict[str, Any]:

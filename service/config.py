@@ -76,6 +76,8 @@ class Settings:
     max_open_challenges: int = 20
     challenge_expiry: int = 24 * 3600
     max_challenge_expiry: int = 14 * 24 * 3600
+    #: How many listed games waiting for players (open tables) one player may have at once; 0: no limit.
+    max_listed_tables: int = 10
     #: AI turns one player's games may have queued or running at once (0: no limit), so that a player with
     #: many games against AIs cannot fill the queue that every other table waits in (workers/shares.py).
     ai_turns_per_player: int = 1

@@ -2,7 +2,8 @@
 
 A game's stream holds two vocabularies.  *Lobby* events (``game_created``,
 ``seat_taken``, ``seat_left``, ``seat_resigned``, ``turn_timed_out``,
-``game_cancelled``: :mod:`service.lobby`) are the service's; every other
+``game_cancelled``, ``game_aborted``, and a finished game's ``rematch_offered``,
+``rematch_declined``, ``rematch_started``: :mod:`service.lobby`) are the service's; every other
 event is the engine's (see :mod:`engine.events`).  Each stored payload is an
 *envelope*: the event's own fields plus ``type``, ``at`` (when it was
 appended), ``by`` (who caused it) and ``v`` (the schema version it was
@@ -130,6 +131,15 @@ class Game:
     updated_at: str = ""
     turn_started_at: str | None = None  # when the current turn began (for deadlines)
     cancelled: bool = False  # its creator called it off before it started
+    aborted: bool = False  # a player called it off once dealt, before every seat had moved once
+    #: The seats that have ended a turn (see :func:`apply_engine`): until all have, a player may abort the game.
+    moved: frozenset[int] = frozenset()
+    #: The rematch, at a finished game's end: who wants one, who declined, its id once all want it, and whether it
+    #: was made (see :mod:`service.lobby`).
+    rematch_offers: tuple[int, ...] = ()
+    rematch_declined: int | None = None
+    rematch: str | None = None
+    rematch_started: bool = False
     #: The stored payload of event ``version`` (empty before the first): with the version it names
     #: the history this game was folded from, which a version number alone does not once Redis
     #: has lost writes and numbered other events the same (see :mod:`service.storage.events`).
@@ -139,14 +149,16 @@ class Game:
     def status(self) -> str:
         if self.cancelled:
             return "cancelled"
+        if self.aborted:
+            return "aborted"
         if self.state.phase is Phase.NOT_STARTED:
             return "waiting"
         return "finished" if self.state.phase is Phase.FINISHED else "active"
 
     @property
     def over(self) -> bool:
-        """Nothing more will happen: the game finished or was called off."""
-        return self.cancelled or self.state.phase is Phase.FINISHED
+        """Nothing more will be played: the game finished or was called off (cancelled or aborted)."""
+        return self.cancelled or self.aborted or self.state.phase is Phase.FINISHED
 
     def seat_of(self, player_id: str | None) -> int | None:
         if player_id is None:
@@ -179,8 +191,9 @@ class Game:
         return seat.name
 
     def seat_to_move(self) -> int | None:
+        """The seat whose turn it is; ``None`` between turns, and once the game is over (an aborted one too)."""
         turn = self.state.turn
-        return turn.seat if turn is not None and self.state.phase is Phase.TURN else None
+        return turn.seat if turn is not None and self.state.phase is Phase.TURN and not self.aborted else None
 
     def copy(self) -> Game:
         """An independent copy (folding into it leaves this one as it is)."""
@@ -211,15 +224,28 @@ class Game:
             "updated_at": self.updated_at,
             "turn_started_at": self.turn_started_at,
             "cancelled": self.cancelled,
+            "aborted": self.aborted,
+            "moved": sorted(self.moved),
+            "rematch_offers": list(self.rematch_offers),
+            "rematch_declined": self.rematch_declined,
+            "rematch": self.rematch,
+            "rematch_started": self.rematch_started,
             "head": self.head,
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Game:
+        """A snapshot read back; one written before games kept ``moved`` counts every seat of a dealt game as moved
+        (it cannot tell, and a game that may not be aborted is the safe guess: its players may still resign)."""
         values = dict(data)
         values["seats"] = [Seat(**s) for s in data["seats"]]
         values["variant"] = Variant(data["variant"])
         values["state"] = state_from_dict(data["state"])
+        if "moved" in data:
+            values["moved"] = frozenset(data["moved"])
+        elif values["state"].phase is not Phase.NOT_STARTED:
+            values["moved"] = frozenset(range(len(values["seats"])))
+        values["rematch_offers"] = tuple(data.get("rematch_offers", ()))
         return cls(**values)
 
 
@@ -260,10 +286,18 @@ def event_envelope(event: LobbyEvent | Event, *, at: str, by: str) -> str:
 
 
 def apply_engine(game: Game, number: int, event: Event, at: str) -> None:
-    """Fold one engine event, appended at ``at`` as event ``number``, into ``game``."""
+    """Fold one engine event, appended at ``at`` as event ``number``, into ``game``.
+
+    A seat has *moved* once a turn of its own ended, whatever ended it (a discard, an end of turn, a fold, a
+    timeout, an AI playing it): the event after which the seat is no longer the one to move.  (Turns pass from
+    one seat to another, and a round's end leaves nobody to move, so no seat's turn ends without that.)
+    """
     if isinstance(event, GameStarted):
         _check_start(game, event)
+    mover = game.seat_to_move()
     apply_in_place(game.state, event)
+    if mover is not None and game.seat_to_move() != mover:
+        game.moved = game.moved | {mover}
     if isinstance(event, TurnStarted | RoundDealt):
         game.turn_started_at = at
     game.version = number

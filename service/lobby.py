@@ -10,6 +10,16 @@ decides, and appends what was decided.
 
 A *table* is anything with the lobby's fields (:class:`Table`): the service's
 ``Game`` is one.  Matchmaking, challenges and rematches are lobby commands too.
+
+Two ways end a game with no winner.  Its creator *cancels* a game still waiting
+(nothing was dealt: :class:`Cancel`); once it is dealt, any seated player may
+*abort* it (:class:`Abort`) until every seat has moved once (ended a turn,
+whatever ended it: the fold keeps :attr:`Table.moved`), after which a player who
+wants out resigns instead (:class:`Leave`: an AI plays on).  At a finished game's
+end the players may agree to a rematch (:class:`OfferRematch`): the offers are
+events of the finished game, and the offer that completes them names the new
+game, so whoever makes it (the offering request, a job, the next reader) makes
+the same one.
 """
 
 from __future__ import annotations
@@ -66,9 +76,19 @@ class Table(Protocol):
     days_per_turn: int | None
     origin: str
     rematch_of: str | None
+    #: A seated player called the game off before every seat had moved once.
+    aborted: bool
+    #: The seats that have ended a turn (folded by the game from the engine's events).
+    moved: frozenset[int]
+    #: Seats whose players offered (or accepted) a rematch, in order; the seat that declined one.
+    rematch_offers: tuple[int, ...]
+    rematch_declined: int | None
+    #: The rematch's game id, once every player wanted one; whether that game was made.
+    rematch: str | None
+    rematch_started: bool
 
     @property
-    def status(self) -> str: ...  # "waiting" | "active" | "finished" | "cancelled"
+    def status(self) -> str: ...  # "waiting" | "active" | "finished" | "cancelled" | "aborted"
 
     def seat_of(self, player_id: str | None) -> int | None: ...
 
@@ -151,9 +171,52 @@ class GameCancelled:
     type: ClassVar[str] = "game_cancelled"
 
 
-LobbyEvent = GameCreated | SeatTaken | SeatLeft | SeatResigned | TurnTimedOut | GameCancelled
+@dataclass(frozen=True, slots=True)
+class GameAborted:
+    """A seated player (``seat``) called the game off before every seat had moved once: it ends with no winner."""
+
+    type: ClassVar[str] = "game_aborted"
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class RematchOffered:
+    """At a finished game's end the player of ``seat`` wants a rematch (an offer, or the acceptance of one).
+
+    The offer that completes the set (every human seat wants one) names the rematch, ``rematch_id``: decided with
+    the last acceptance, so that a set-up stopped half-way is finished as the same game by whoever comes next.
+    """
+
+    type: ClassVar[str] = "rematch_offered"
+    seat: int
+    rematch_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RematchDeclined:
+    """The player of ``seat`` wants no rematch: there will be none of this game."""
+
+    type: ClassVar[str] = "rematch_declined"
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class RematchStarted:
+    """The rematch the offers named was made: nothing is left to do for it."""
+
+    type: ClassVar[str] = "rematch_started"
+    rematch_id: str
+
+
+LobbyEvent = (
+    GameCreated | SeatTaken | SeatLeft | SeatResigned | TurnTimedOut | GameCancelled
+    | GameAborted | RematchOffered | RematchDeclined | RematchStarted
+)
 #: The lobby's event classes, for ``isinstance`` (a tuple the type checker narrows with).
-LOBBY_EVENTS = (GameCreated, SeatTaken, SeatLeft, SeatResigned, TurnTimedOut, GameCancelled)
+LOBBY_EVENTS = (
+    GameCreated, SeatTaken, SeatLeft, SeatResigned, TurnTimedOut, GameCancelled,
+    GameAborted, RematchOffered, RematchDeclined, RematchStarted,
+)
 EVENT_CLASSES: dict[str, type[LobbyEvent]] = {cls.type: cls for cls in LOBBY_EVENTS}
 LOBBY_TYPES = frozenset(EVENT_CLASSES)
 
@@ -218,6 +281,14 @@ def event_from_dict(data: dict[str, Any]) -> LobbyEvent:
         return TurnTimedOut(_whole(data, "seat", kind), _one_of(data, "action", TIMEOUT_ACTIONS, kind))
     if kind == "game_cancelled":
         return GameCancelled()
+    if kind == "game_aborted":
+        return GameAborted(_whole(data, "seat", kind))
+    if kind == "rematch_offered":
+        return RematchOffered(_whole(data, "seat", kind), _optional_text(data, "rematch_id", kind))
+    if kind == "rematch_declined":
+        return RematchDeclined(_whole(data, "seat", kind))
+    if kind == "rematch_started":
+        return RematchStarted(_text(data, "rematch_id", kind))
     raise CorruptHistory(f"{kind!r} is not a lobby event")
 
 
@@ -310,15 +381,60 @@ def fold(table: Table, event: LobbyEvent, at: str) -> None:
         if table.status != "waiting":
             raise CorruptHistory("game_cancelled: only a game still waiting can be called off")
         table.cancelled = True
+    elif isinstance(event, GameAborted):
+        _held_seat(table, event, "active")
+        if every_seat_moved(table):
+            raise CorruptHistory("game_aborted: every seat has moved; the game can no longer be aborted")
+        table.aborted = True
+    else:
+        _fold_rematch(table, event)
 
 
-def _seat(table: Table, event: SeatTaken | SeatLeft | SeatResigned | TurnTimedOut) -> Seat:
+def _fold_rematch(table: Table, event: RematchOffered | RematchDeclined | RematchStarted) -> None:
+    """The rematch's events, after a finished game's end."""
+    if table.status != "finished":
+        raise CorruptHistory(f"{event.type}: the game is {table.status}, not finished")
+    if isinstance(event, RematchStarted):
+        if table.rematch != event.rematch_id or table.rematch_started:
+            raise CorruptHistory(f"rematch_started: {event.rematch_id!r} is not the rematch waiting to be made")
+        table.rematch_started = True
+        return
+    _held_seat(table, event, "finished")  # a human seat still held (a resigned one is an AI's)
+    if table.rematch is not None or table.rematch_declined is not None:
+        raise CorruptHistory(f"{event.type}: seat {event.seat} can no longer answer a rematch")
+    if isinstance(event, RematchDeclined):
+        table.rematch_declined = event.seat
+        return
+    if event.seat in table.rematch_offers:
+        raise CorruptHistory(f"rematch_offered: seat {event.seat} offered already")
+    table.rematch_offers = (*table.rematch_offers, event.seat)
+    complete = set(table.rematch_offers) == set(rematch_seats(table))
+    if complete != (event.rematch_id is not None):
+        raise CorruptHistory("rematch_offered: the last offer wanted, and only it, names the rematch")
+    table.rematch = event.rematch_id
+
+
+def every_seat_moved(table: Table) -> bool:
+    """Whether every seat has ended a turn (whatever ended it: a step, a fold, a timeout, an AI): from then on the
+    game is under way, and a player who wants out resigns (an AI plays on) instead of aborting it."""
+    return len(table.moved) >= len(table.seats)
+
+
+def rematch_seats(table: Table) -> list[int]:
+    """The seats whose players a rematch waits for: the human seats still held at the end (a resigned seat is an
+    AI's, and stays one in the rematch)."""
+    return [n for n, seat in enumerate(table.seats) if seat.kind == "human" and seat.player_id is not None]
+
+
+def _seat(table: Table, event: SeatTaken | SeatLeft | SeatResigned | TurnTimedOut | GameAborted | RematchOffered
+          | RematchDeclined) -> Seat:
     if not 0 <= event.seat < len(table.seats):
         raise CorruptHistory(f"{event.type}: no seat {event.seat}")
     return table.seats[event.seat]
 
 
-def _held_seat(table: Table, event: SeatLeft | SeatResigned, status: str) -> Seat:
+def _held_seat(table: Table, event: SeatLeft | SeatResigned | GameAborted | RematchOffered | RematchDeclined,
+               status: str) -> Seat:
     """The human seat a player leaves, checked."""
     seat = _seat(table, event)
     if seat.kind != "human" or seat.player_id is None:
@@ -358,7 +474,7 @@ class SetUp:
 
 @dataclass(frozen=True, slots=True)
 class Join:
-    """Take an open human seat (the first one, or ``seat``), with the game's join code."""
+    """Take an open human seat (the first one, or ``seat``), with the game's join code (a listed game needs none)."""
 
     player_id: str
     name: str
@@ -381,7 +497,30 @@ class Cancel:
     player_id: str
 
 
-LobbyCommand = SetUp | Join | Leave | Cancel
+@dataclass(frozen=True, slots=True)
+class Abort:
+    """Call off a game in play before every seat has moved once (any seated player); it ends with no winner."""
+
+    player_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class OfferRematch:
+    """Offer (or accept) a rematch of a finished game.  ``rematch_id``, chosen by the caller (the lobby draws no
+    random numbers), is the new game's id if this offer is the last one wanted."""
+
+    player_id: str
+    rematch_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeclineRematch:
+    """Want no rematch of a finished game (an offer made before is withdrawn with it): there will be none."""
+
+    player_id: str
+
+
+LobbyCommand = SetUp | Join | Leave | Cancel | Abort | OfferRematch | DeclineRematch
 
 
 def decide(table: Table, command: LobbyCommand) -> list[LobbyEvent | Event]:
@@ -393,7 +532,13 @@ def decide(table: Table, command: LobbyCommand) -> list[LobbyEvent | Event]:
         return _join(table, command)
     if isinstance(command, Leave):
         return _leave(table, command)
-    return _cancel(table, command)
+    if isinstance(command, Cancel):
+        return _cancel(table, command)
+    if isinstance(command, Abort):
+        return _abort(table, command)
+    if isinstance(command, OfferRematch):
+        return _offer_rematch(table, command)
+    return _decline_rematch(table, command)
 
 
 def _set_up(command: SetUp) -> list[LobbyEvent | Event]:
@@ -435,8 +580,8 @@ def _join(table: Table, command: Join) -> list[LobbyEvent | Event]:
         raise Refused("already_seated", f"You already hold seat {held} of this game.", seat=held)
     if table.status != "waiting":
         raise Refused("game_not_waiting", f"The game is {table.status}: seats are taken only before it starts.")
-    if not _same_code(command.code, table.join_code):
-        raise Refused("bad_join_code")
+    if not table.listed and not _same_code(command.code, table.join_code):
+        raise Refused("bad_join_code", "The join code is wrong: this game is not listed, so joining it takes its code.")
     open_seats = [n for n, seat in enumerate(table.seats) if seat.open]
     if not open_seats:
         raise Refused("game_full")
@@ -472,6 +617,55 @@ def _cancel(table: Table, command: Cancel) -> list[LobbyEvent | Event]:
     if table.status != "waiting":
         raise Refused("game_not_waiting", f"The game is {table.status}: only a game still waiting can be called off.")
     return [GameCancelled()]
+
+
+def _abort(table: Table, command: Abort) -> list[LobbyEvent | Event]:
+    seat = _players_seat(table, command.player_id, "abort")
+    if table.status == "waiting":
+        raise Refused("game_not_active", "The game has not started: its creator calls it off (cancelGame), and anyone "
+                                         "else who joined may leave it (leaveGame).")
+    if table.status != "active":
+        raise Refused("game_not_active", f"The game is {table.status}: there is nothing to abort.")
+    if every_seat_moved(table):
+        raise Refused("abort_too_late", "Every seat has moved once: the game is under way and can no longer be aborted. "
+                                        "Leave it instead (an AI plays your seat).")
+    return [GameAborted(seat)]
+
+
+def _offer_rematch(table: Table, command: OfferRematch) -> list[LobbyEvent | Event]:
+    seat = _rematch_seat(table, command.player_id, "offer a rematch")
+    if table.rematch is not None or seat in table.rematch_offers:
+        return []  # offered already, or every player did: nothing more to do
+    offers = {*table.rematch_offers, seat}
+    complete = offers == set(rematch_seats(table))
+    return [RematchOffered(seat, command.rematch_id if complete else None)]
+
+
+def _decline_rematch(table: Table, command: DeclineRematch) -> list[LobbyEvent | Event]:
+    seat = _rematch_seat(table, command.player_id, "decline a rematch", declined_ok=True)
+    if table.rematch is not None:
+        raise Refused("rematch_started", "Every player wanted the rematch: it has started.", rematch=table.rematch)
+    return [] if table.rematch_declined is not None else [RematchDeclined(seat)]
+
+
+def _players_seat(table: Table, player_id: str, what: str) -> int:
+    """The seat the player holds and plays themselves (not one they resigned from), or a refusal."""
+    seat = table.seat_of(player_id)
+    if seat is None:
+        raise Refused("not_a_player", f"Only the game's players {what}.")
+    if table.seats[seat].resigned:
+        raise Refused("seat_resigned", f"You resigned from this game: an AI plays your seat, and only the players {what}.")
+    return seat
+
+
+def _rematch_seat(table: Table, player_id: str, what: str, *, declined_ok: bool = False) -> int:
+    seat = _players_seat(table, player_id, what)
+    if table.status != "finished":
+        raise Refused("game_not_finished", f"The game is {table.status}: a rematch is offered at a finished game's end.")
+    if table.rematch_declined is not None and not declined_ok:
+        raise Refused("rematch_declined", "A player declined the rematch: there will be none of this game.",
+                      declined_by=table.rematch_declined)
+    return seat
 
 
 def _deal(table: Table | GameCreated) -> list[Event]:

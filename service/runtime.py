@@ -120,6 +120,7 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
         followups=dispatcher,
         max_games_in_play=settings.max_games_in_play,
         max_ai_seats_in_play=settings.max_ai_seats_in_play,
+        max_listed_tables=settings.max_listed_tables,
     )
     replays = ReplayStore(text, settings.key_prefix)
     accounts = PlayerService(players, load=games.load, handle_hold_seconds=settings.handle_hold_seconds)

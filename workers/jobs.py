@@ -141,6 +141,13 @@ def turn_deadline(game_id: str, version: int) -> str:
     return f"seat {seat} timed out ({game.timeout_action})" if done else "nothing to do: the turn was played"
 
 
+def start_rematch(game_id: str, version: int) -> str:
+    """Make the rematch a finished game's players agreed on, if the request that agreed stopped before it did (safe
+    to run twice: the rematch is made under the id the agreement named, and noted on the finished game once)."""
+    game = runtime().games.start_rematch(game_id)
+    return f"rematch {game.rematch} made" if game.rematch_started else "nothing to do: no rematch agreed on"
+
+
 def sign(secret: str, timestamp: str, body: bytes) -> str:
     """The webhook signature: HMAC-SHA256 over ``"<timestamp>.<body>"``, hex, prefixed ``v1=``."""
     mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
@@ -200,5 +207,6 @@ JOBS: dict[str, Callable[..., str]] = {
     "ai_turn": ai_turn,
     "score_round": score_round,
     "turn_deadline": turn_deadline,
+    "start_rematch": start_rematch,
     "notify": notify,
 }

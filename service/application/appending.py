@@ -15,15 +15,16 @@ import enum
 import logging
 from collections.abc import Callable, Sequence
 
-from engine import Event
+from engine import Event, GameStarted
 from service.application.commands import Outcome
 from service.application.followups import FollowUps, due
 from service.application.listing import GameLists
 from service.application.loading import GameLoader
+from service.application.tables import OpenTables
 from service.errors import Conflict, NotConfirmed, Refused
 from service.game import Game, apply_event, event_envelope
 from service.game import load as load_game
-from service.lobby import LOBBY_EVENTS, LobbyEvent
+from service.lobby import GameAborted, GameCancelled, LobbyEvent
 from service.storage.events import EventStore, Idempotency, IdempotencyMismatch, NotReplicated, Replayed, VersionConflict
 
 log = logging.getLogger("red7.games")
@@ -53,6 +54,7 @@ class GameWrites:
     store: EventStore
     loader: GameLoader
     lists: GameLists
+    tables: OpenTables
     clock: Callable[[], str]
     followups: FollowUps
 
@@ -154,10 +156,11 @@ class GameWrites:
         return Outcome(game=after)
 
     def _stored(self, game: Game, events: Decided, mark: int | None, playing_on: bool) -> None:
-        """Cache the game, index it if it finished, and hand it to the job system with what it needs now.
+        """Cache the game, index it if it finished, unlist it from the open tables once it is no longer one, and hand
+        it to the job system with what it needs now.
 
         None of these may fail a write that happened: a lost index move is made by the next listing of the
-        game, a lost enqueue by the next read or the ticker's next look.
+        game (or page of open tables), a lost enqueue by the next read or the ticker's next look.
         """
         self.loader.remember(game)
         if game.status == "finished":
@@ -165,7 +168,12 @@ class GameWrites:
                 self.lists.archive(game)
             except Exception:
                 log.exception("could not index game %s as finished; the next listing will", game.id)
-        items = due(game, [e for e in events if not isinstance(e, LOBBY_EVENTS)])
+        if game.listed and any(isinstance(e, GameStarted | GameCancelled | GameAborted) for e in events):
+            try:
+                self.tables.leave(game.id)  # its last seat taken, called off or aborted
+            except Exception:
+                log.exception("could not unlist game %s from the open tables; the next page of them will", game.id)
+        items = due(game, events)
         try:
             self.followups.after_append(game, items, mark, playing_on=playing_on)
         except Exception:

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from engine import Event, GameFinished, Phase, RoundDealt, RoundWon, TurnStarted
 from service.challenges import CHALLENGE_NOTICES
 from service.game import Game
+from service.lobby import GameAborted, GameCreated, LobbyEvent, RematchDeclined, RematchOffered
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +30,7 @@ class Due:
     the challenge ``game_id`` names, at that challenge's version (see :func:`challenge_notice`).
     """
 
-    job: str  # "ai_turn" | "score_round" | "turn_deadline" | "notify"
+    job: str  # "ai_turn" | "score_round" | "turn_deadline" | "start_rematch" | "notify"
     game_id: str
     version: int
     args: tuple[Any, ...] = ()
@@ -43,8 +44,9 @@ class Due:
         return f"{namespace}-{self.job}-{self.game_id}-"
 
 
-#: The jobs that move a game on (the others only tell players about it).
-MOVES_GAME = frozenset({"ai_turn", "score_round", "turn_deadline"})
+#: The jobs that move a game on (the others only tell players about it).  ``start_rematch`` makes the rematch a
+#: finished game's players agreed on, should the request that agreed stop before it did.
+MOVES_GAME = frozenset({"ai_turn", "score_round", "turn_deadline", "start_rematch"})
 
 
 def challenge_notice(kind: str, challenge_id: str, version: int, player_id: str, game_id: str | None = None) -> Due:
@@ -56,8 +58,8 @@ def challenge_notice(kind: str, challenge_id: str, version: int, player_id: str,
     return Due("notify", challenge_id, version, (player_id, kind, *((game_id,) if game_id else ())))
 
 
-def due(game: Game, appended: Sequence[Event] = ()) -> list[Due]:
-    """What the game needs now, given the engine events just appended (none: what it needs whatever happened)."""
+def due(game: Game, appended: Sequence[Event | LobbyEvent] = ()) -> list[Due]:
+    """What the game needs now, given the events just appended (none: what it needs whatever happened)."""
     out: list[Due] = []
     version = game.version
     humans = {n: s.player_id for n, s in enumerate(game.seats) if s.kind == "human" and s.player_id}
@@ -66,6 +68,12 @@ def due(game: Game, appended: Sequence[Event] = ()) -> list[Due]:
             out += [Due("notify", game.id, version, (pid, "round_over")) for pid in humans.values()]
         elif isinstance(event, GameFinished):
             out += [Due("notify", game.id, version, (pid, "game_finished")) for pid in humans.values()]
+        else:
+            out += _lobby_news(game, event, humans)
+    if game.rematch is not None and not game.rematch_started:
+        out.append(Due("start_rematch", game.id, version))
+    if game.aborted:
+        return out  # nothing more is played
     state = game.state
     if state.phase in (Phase.ROUND_WON, Phase.ROUND_SCORED):
         out.append(Due("score_round", game.id, version))
@@ -80,6 +88,20 @@ def due(game: Game, appended: Sequence[Event] = ()) -> list[Due]:
                 started = datetime.fromisoformat(game.turn_started_at.replace("Z", "+00:00"))
                 out.append(Due("turn_deadline", game.id, version, at=started + timedelta(seconds=game.turn_timeout)))
     return out
+
+
+def _lobby_news(game: Game, event: Event | LobbyEvent, humans: dict[int, str]) -> list[Due]:
+    """Whom a lobby event concerns, told by webhook: the other players of an aborted game, the players yet to answer a
+    rematch offer, the others when one is declined, everyone in a rematch once it is made."""
+    if isinstance(event, GameAborted | RematchDeclined):
+        kind = "game_aborted" if isinstance(event, GameAborted) else "rematch_declined"
+        return [Due("notify", game.id, game.version, (pid, kind)) for seat, pid in humans.items() if seat != event.seat]
+    if isinstance(event, RematchOffered) and event.rematch_id is None:
+        waiting = [pid for seat, pid in humans.items() if seat not in game.rematch_offers]
+        return [Due("notify", game.id, game.version, (pid, "rematch_offered")) for pid in waiting]
+    if isinstance(event, GameCreated) and event.origin == "rematch":
+        return [Due("notify", game.id, game.version, (pid, "rematch_started")) for pid in humans.values()]
+    return []
 
 
 #: AI levels whose turn a job that just played may play next, itself: those that decide in milliseconds.  An expert

@@ -25,14 +25,29 @@ from service.application.listing import GameLists
 from service.application.loading import GameLoader
 from service.application.quotas import Quotas
 from service.application.reading import GameFeeds
+from service.application.rematches import RematchPlan, plan_rematch
+from service.application.tables import OpenTablePage, OpenTables, TableFilter
 from service.config import Settings
 from service.errors import Conflict, NotConfirmed, NotFound, Refused
 from service.game import Game
-from service.lobby import Cancel, Join, Leave, LobbyEvent, SeatSpec, SetUp
+from service.lobby import (
+    Abort,
+    Cancel,
+    DeclineRematch,
+    Join,
+    Leave,
+    LobbyEvent,
+    OfferRematch,
+    RematchOffered,
+    RematchStarted,
+    SeatSpec,
+    SetUp,
+)
 from service.lobby import decide as lobby_decide
 from service.storage.events import EventStore, Idempotency, IdempotencyMismatch, Replayed, Waiter
 from service.storage.idempotency import CreateRecords
 from service.storage.players import Player, PlayerStore, games_key, new_id, records_key
+from service.storage.tables import TableIndex
 
 log = logging.getLogger("red7.games")
 
@@ -52,6 +67,7 @@ class GameService(GameWrites):
         followups: FollowUps | None = None,
         max_games_in_play: int = 0,
         max_ai_seats_in_play: int = 0,
+        max_listed_tables: int = 0,
     ) -> None:
         self.store = store
         self.players = players
@@ -64,6 +80,7 @@ class GameService(GameWrites):
         self.lists = GameLists(players, self.loader.load)
         self.feeds = GameFeeds(store, players)  # a deleted player's seat is shown as such
         self.quotas = Quotas(players, self.lists.in_play, max_games_in_play, max_ai_seats_in_play)
+        self.tables = OpenTables(TableIndex(store.redis, players.prefix), self.loader.load, max_listed=max_listed_tables)
 
     # --- reading ----------------------------------------------------------------------
 
@@ -80,6 +97,10 @@ class GameService(GameWrites):
 
     def games_of(self, player: Player, *, status: str | None = None, limit: int = 50, cursor: str | None = None) -> GamePage:
         return self.lists.games_of(player, status=status, limit=limit, cursor=cursor)
+
+    def open_tables(self, filters: TableFilter, *, limit: int = 20, cursor: str | None = None) -> OpenTablePage:
+        """A page of the listed games with a human seat open, newest first (see :mod:`service.application.tables`)."""
+        return self.tables.page(filters, limit, cursor)
 
     def feed(self, game: Game, viewer: str | None, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
         return self.feeds.feed(game, viewer, after, limit)
@@ -116,6 +137,8 @@ class GameService(GameWrites):
         if idempotency is not None and (first := self.records.find(records, idempotency)) is not None:
             return self._create_again(creator, request, first)
         self.quotas.check_new_game(creator, sum(1 for seat in request.seats if seat.kind == "ai"))
+        if request.listed:
+            self.tables.check_cap(creator, self.lists.in_play, self.players.count_games(creator.id))
         if request.deck is not None and not self.allow_custom_decks:
             raise Refused("custom_decks_disabled", "This server does not accept explicit decks (RED7_ALLOW_CUSTOM_DECKS).")
         if request.deck is not None and sorted(request.deck) != list(range(49)):
@@ -123,6 +146,7 @@ class GameService(GameWrites):
                 {"field": "deck", "message": "must list each of the 49 cards exactly once", "location": "json"}])
         new = Game(new_id("g"))
         events = lobby_decide(new, self._set_up(creator, request))
+        self._list_table(new.id, request)
         if idempotency is None:
             self.players.add_game(creator.id, new.id)  # listed first: a crash before the append lists a game not there
         else:
@@ -138,6 +162,7 @@ class GameService(GameWrites):
         game_id, version = first["id"], first["version"]
         if not self.store.exists(game_id):
             new = Game(game_id)
+            self._list_table(game_id, request)
             try:
                 return self.append(new, lobby_decide(new, self._set_up(creator, request)), f"player:{creator.id}")
             except Conflict:
@@ -153,6 +178,7 @@ class GameService(GameWrites):
         """
         new = Game(game_id or new_id("g"))
         events = lobby_decide(new, self._set_up(creator, request, seated))
+        self._list_table(new.id, request, len(seated))
         for player in (creator, *(player for _, player in seated)):
             self.players.add_game(player.id, new.id)  # listed first: a crash before the append lists a game not there
         try:
@@ -160,10 +186,17 @@ class GameService(GameWrites):
         except Conflict:
             return None  # made already, by this set-up's first attempt
 
+    def _list_table(self, game_id: str, request: NewGame, seated: int = 0) -> None:
+        """Enter a listed game that will have a human seat open in the open tables, before its first append (a crash
+        between the two leaves an entry for a game that is not there, which a reader drops)."""
+        humans = sum(1 for seat in request.seats if seat.kind == "human")
+        if request.listed and humans > 1 + seated:
+            self.tables.enter(game_id, request, _turn_timeout(request))
+
     @staticmethod
     def _set_up(creator: Player, request: NewGame, seated: Sequence[tuple[int, Player]] = ()) -> SetUp:
         """The lobby's command for ``request``: the creator on the first human seat, ``seated`` on theirs."""
-        turn_timeout = request.days_per_turn * 24 * 3600 if request.days_per_turn else request.turn_timeout
+        turn_timeout = _turn_timeout(request)
         return SetUp(
             creator_id=creator.id,
             creator_name=creator.name,
@@ -185,9 +218,10 @@ class GameService(GameWrites):
         )
 
     def join(
-        self, game_id: str, player: Player, code: str, seat: int | None = None, idempotency: Idempotency | None = None
+        self, game_id: str, player: Player, code: str = "", seat: int | None = None, idempotency: Idempotency | None = None
     ) -> Outcome:
-        """Take an open human seat; the game starts when the last seat is taken.
+        """Take an open human seat (with the join code, unless the game is listed); the game starts when the last seat
+        is taken (and a listed one leaves the open tables: the append path sees to it).
 
         With ``idempotency``, a retry gets the game as the first attempt left it (its record goes down in the
         same append as the seat), not ``already_seated``.
@@ -221,6 +255,104 @@ class GameService(GameWrites):
         assert game is not None  # no idempotency: never a replayed answer
         self.lists.forget(game)
         return game
+
+    def abort(self, game_id: str, player: Player, idempotency: Idempotency | None = None) -> Outcome:
+        """Call off a game in play before every seat has moved once (any of its players): it ends with no winner, is
+        never rated, and leaves every list (the players', and the open tables should it still be there).
+
+        A game still waiting is its creator's to cancel (:meth:`cancel`); once every seat has moved, a player who wants
+        out resigns (:meth:`leave`) and an AI plays on.
+        """
+        outcome = self._lobby_write(game_id, player, lambda game: lobby_decide(game, Abort(player.id)), idempotency)
+        game = outcome.game
+        if game is not None and game.status == "aborted":
+            self.lists.forget(game)
+        return outcome
+
+    def offer_rematch(self, game_id: str, player: Player, idempotency: Idempotency | None = None) -> Outcome:
+        """Offer (or accept) a rematch at a finished game's end; offering again changes nothing.
+
+        The offer that completes the set (every human seat's player wants one) names the new game in the event that
+        records it, and the rematch is then made here at once (:meth:`start_rematch`); should this stop before it
+        is, the next read of the game, or the job the append queued, makes it under that id.  Each player must have
+        room for another game in play (``game_limit_reached``), and the rematch's creator for its AI seats.
+        """
+        rematch_id = new_id("g")
+
+        def decide(game: Game) -> Sequence[LobbyEvent | Event]:
+            events = lobby_decide(game, OfferRematch(player.id, rematch_id))
+            if events:
+                self.quotas.check_join(player)
+                if any(isinstance(e, RematchOffered) and e.rematch_id for e in events):
+                    self._check_rematch_quotas(plan_rematch(game), player)
+            return events
+
+        outcome = self.write(game_id, decide, f"player:{player.id}", OnConflict.RETRY, idempotency=idempotency)
+        now = self.load(game_id)
+        if now.rematch is not None and not now.rematch_started:
+            try:
+                now = self.start_rematch(game_id)
+            except Exception:  # the offer was stored: its job, or the next read of the game, makes the rematch
+                log.exception("could not make the rematch %s of game %s now; its job or the next read will", now.rematch, game_id)
+        if outcome is None or outcome.replayed is None:
+            return Outcome(game=now)
+        return outcome
+
+    def decline_rematch(self, game_id: str, player: Player, idempotency: Idempotency | None = None) -> Outcome:
+        """Want no rematch of a finished game (an offer made before is withdrawn): there will be none; declining again
+        changes nothing."""
+
+        def decide(game: Game) -> Sequence[LobbyEvent | Event]:
+            return lobby_decide(game, DeclineRematch(player.id))
+
+        outcome = self.write(game_id, decide, f"player:{player.id}", OnConflict.RETRY, idempotency=idempotency)
+        return outcome if outcome is not None else Outcome(game=self.load(game_id))
+
+    def start_rematch(self, game_id: str) -> Game:
+        """Make the rematch a finished game's players agreed on, then note on that game that it was made.
+
+        Safe to do again and from anywhere (the offering request, a ``start_rematch`` job, a read of the game): the
+        set-up is made under the id the last offer named, which only one append can ever do, and the note is appended
+        once.  Returns the finished game as it is after.
+        """
+        game = self.load(game_id)
+        if game.rematch is None or game.rematch_started:
+            return game
+        plan = plan_rematch(game)
+        seated = [(seat, self._player(player_id, name)) for seat, player_id, name in plan.seated]
+        self.set_up(self._player(*plan.creator), plan.request, seated, game_id=game.rematch)
+
+        def note(current: Game) -> Sequence[LobbyEvent | Event]:
+            rematch = current.rematch
+            return [RematchStarted(rematch)] if rematch is not None and not current.rematch_started else []
+
+        outcome = self.write(game_id, note, "system:rematch", OnConflict.RETRY)
+        return outcome.game if outcome is not None and outcome.game is not None else self.load(game_id)
+
+    def _player(self, player_id: str, name: str) -> Player:
+        """A player of a finished game as they are now (one who deleted their account: as the game knew them)."""
+        return self.players.get(player_id) or Player(player_id, name or "player", "")
+
+    def _check_rematch_quotas(self, plan: RematchPlan, asking: Player) -> None:
+        """Refuse the offer that would start a rematch one of its players has no room for (games in play, or the
+        creator's AI seats); it starts once they have room and the offer is made again."""
+        for player_id, name in [plan.creator, *((player_id, name) for _, player_id, name in plan.seated)]:
+            player = asking if player_id == asking.id else self._player(player_id, name)
+            try:
+                if player_id == plan.creator[0]:
+                    self.quotas.check_new_game(player, plan.ai_seats)
+                else:
+                    self.quotas.check_join(player)
+            except Refused as refusal:
+                if player_id == asking.id:
+                    raise
+                raise Refused(
+                    refusal.code,
+                    f"The rematch cannot start yet: {player.name} is at a limit of the games a player may hold "
+                    f"({refusal.code}). Offer again once they have finished one.",
+                    player_id=player_id,
+                    **refusal.facts,
+                ) from None
 
     def _lobby_write(
         self,
@@ -282,6 +414,8 @@ class GameService(GameWrites):
             raise Refused("not_a_player", "Only seated players act in a game; you can watch it.")
         if game.seats[seat].resigned:
             raise Refused("seat_resigned", "You resigned from this game; an AI plays your seat.")
+        if game.status == "aborted":  # the engine's state stopped mid-turn: the lobby knows it is over
+            raise Refused("game_not_active", "The game was aborted: nothing more is played in it.")
         if expected is not None and game.version not in expected:
             raise Conflict(max(expected), game.version)
         events, _ = decide_steps(game.state, steps, seat)
@@ -323,13 +457,20 @@ class GameService(GameWrites):
                 return
 
     def ensure_progress(self, game: Game) -> None:
-        """Re-offer what a game quiet for ``recover_after`` seconds needs: a read must never find it stalled.
+        """Re-offer what a game quiet for ``recover_after`` seconds needs: a read must never find it stalled (nor a
+        rematch agreed on and not made).
 
         A game in play is moved on by its appends themselves; a quiet one may
         be waiting on a job that was lost, killed with its worker or never
         queued (the dispatcher queues again only what is not on its way).
         Never fails the read: the ticker's sweep does the same a moment later.
         """
+        if game.rematch is not None and not game.rematch_started:
+            try:
+                self.start_rematch(game.id)  # its offering request stopped before it made the rematch
+            except Exception:
+                log.exception("could not make the rematch %s of game %s; the next read or the ticker will", game.rematch, game.id)
+            return
         if game.status != "active" or not game.updated_at:
             return
         updated = datetime.fromisoformat(game.updated_at.replace("Z", "+00:00"))
@@ -339,3 +480,8 @@ class GameService(GameWrites):
             self.followups.reoffer(game, due(game))
         except Exception:
             log.exception("could not re-offer what game %s needs at version %s", game.id, game.version)
+
+
+def _turn_timeout(request: NewGame) -> int | None:
+    """Seconds a turn may take: ``days_per_turn`` days, else the request's ``turn_timeout``."""
+    return request.days_per_turn * 24 * 3600 if request.days_per_turn else request.turn_timeout

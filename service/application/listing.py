@@ -106,7 +106,7 @@ class GameLists:
         """The player's games not finished, with their sort keys, in list order.
 
         A finished one found here is moved to the finished index (its writer
-        stopped before indexing it).
+        stopped before indexing it); one called off is unlisted.
         """
         keyed = []
         for game_id in self.players.game_ids(player.id):
@@ -120,15 +120,15 @@ class GameLists:
             if game.status == "finished":
                 self.archive(game)
                 continue
-            if game.status == "cancelled":
-                self.forget(game)  # its canceller stopped before unlisting it
+            if game.status in ("cancelled", "aborted"):
+                self.forget(game)  # whoever called it off stopped before unlisting it
                 continue
             rank = 0 if game.is_turn_of(player.id) else {"active": 1, "waiting": 2}[game.status]
             keyed.append(((rank, -_epoch_ms(game.updated_at), game.id), game))
         return sorted(keyed, key=lambda item: item[0])
 
     def forget(self, game: Game) -> None:
-        """Unlist a cancelled game for everyone who listed it."""
+        """Unlist a game called off (cancelled or aborted) for everyone who listed it."""
         self.players.forget_game(_listed_by(game), game.id)
 
     def archive(self, game: Game) -> None:

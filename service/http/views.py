@@ -16,6 +16,7 @@ from engine.rules import leading_seat, qualifying_mask
 from service.application.erasure import DELETED_NAME
 from service.application.players import PlayerTag
 from service.game import Game
+from service.lobby import every_seat_moved
 
 #: What the views know of the players in a game's seats, by id (:meth:`PlayerService.tags`): their handles, and
 #: whose accounts were deleted.  A view rendered without it shows no handle.
@@ -81,6 +82,10 @@ def game_json(game: Game, player_id: str | None, tags: Tags | None = None) -> di
         "timeout_action": game.timeout_action,
         "created_at": game.created_at,
         "updated_at": game.updated_at,
+        **options_json(game),
+        "abortable": abortable(game),
+        "rematch_offers": list(game.rematch_offers),
+        "rematch_declined": game.rematch_declined,
     }
     if player_id is not None and player_id == game.created_by and game.status == "waiting":
         out["join_code"] = game.join_code
@@ -127,17 +132,18 @@ def game_json(game: Game, player_id: str | None, tags: Tags | None = None) -> di
             "pending": None if seen.turn.pending is None else seen.turn.pending.value,
             "deadline": deadline(game),
         }
+    aborted = game.status == "aborted"  # the table as it was left: nobody's turn, nothing to do
     out.update(
-        phase=seen.phase.value,
+        phase="aborted" if aborted else seen.phase.value,
         round=seen.round,
         rule=str(seen.rule),
-        leader=leading_seat(state.palettes, state.in_round, state.rule) if seen.phase.value == "turn" else None,
+        leader=leading_seat(state.palettes, state.in_round, state.rule) if seen.phase.value == "turn" and not aborted else None,
         canvas=_names(seen.canvas),
         deck_size=seen.deck_size,
         target=seen.target,
-        turn=turn,
+        turn=None if aborted else turn,
         seats=seats,
-        legal_steps=[legal_step_json(option) for option in seen.legal],
+        legal_steps=[] if aborted else [legal_step_json(option) for option in seen.legal],
         round_winner=seen.round_winner,
         winner=seen.winner,
         finish=None if seen.finish is None else seen.finish.value,
@@ -145,6 +151,23 @@ def game_json(game: Game, player_id: str | None, tags: Tags | None = None) -> di
     if seat is not None:  # a resigned player sees no hand: the seat is an AI's now
         out["you"] = {"seat": seat, "hand": [] if seen.hand is None else _names(seen.hand)}
     return out
+
+
+def options_json(game: Game) -> dict[str, Any]:
+    """How a game came to be and what it counts for, in every view of it."""
+    return {
+        "listed": game.listed,
+        "rated": game.rated,
+        "days_per_turn": game.days_per_turn,
+        "origin": game.origin,
+        "rematch_of": game.rematch_of,
+        "rematch": game.rematch,
+    }
+
+
+def abortable(game: Game) -> bool:
+    """Whether its players may still abort it: dealt, and not every seat has moved once."""
+    return game.status == "active" and not every_seat_moved(game)
 
 
 def summary_json(game: Game, player_id: str, tags: Tags | None = None) -> dict[str, Any]:
@@ -164,4 +187,25 @@ def summary_json(game: Game, player_id: str, tags: Tags | None = None) -> dict[s
         "winner": game.state.winner,
         "deadline": deadline(game),
         "updated_at": game.updated_at,
+        **options_json(game),
+    }
+
+
+def open_table_json(game: Game, rating: int, player_id: str) -> dict[str, Any]:
+    """A line of ``GET /v1/games``: a listed table with a human seat open."""
+    return {
+        "id": game.id,
+        "created_at": game.created_at,
+        "creator": next((s.name for s in game.seats if s.player_id == game.created_by), None) or "",
+        "variant": game.variant.value,
+        "action_rules": game.action_rules,
+        "players": len(game.seats),
+        "seats": [game.seat_label(n) for n in range(len(game.seats))],
+        "open_seats": [n for n, seat in enumerate(game.seats) if seat.open],
+        "turn_timeout": game.turn_timeout,
+        "days_per_turn": game.days_per_turn,
+        "timeout_action": game.timeout_action,
+        "rated": game.rated,
+        "rating": rating,
+        "your_seat": game.seat_of(player_id),
     }

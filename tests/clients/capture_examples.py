@@ -78,6 +78,11 @@ def capture() -> dict[str, Any]:
     out["EventPage"] = page
     out["StreamTicket"] = call("POST", f"{path}/stream-tickets", token, status=201)
     out["GameList"] = call("GET", "/v1/players/me/games?limit=2", token)
+    cy = call("POST", "/v1/players", body={"name": "Cy"}, status=201)
+    table = {"seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "ai", "level": "greedy"}], "listed": True,
+             "days_per_turn": 3}
+    call("POST", "/v1/games", cy["token"], table, status=201)
+    out["OpenGameList"] = call("GET", "/v1/games?days_per_turn=3", token)
     out["ReplayAt"] = call("GET", f"{path}/replay?at=3", token)
     # Play on (folding) to the end: the finished game's replay is the export and import example.
     while call("GET", path, token)["status"] != "finished":

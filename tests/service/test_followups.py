@@ -160,3 +160,60 @@ def test_the_application_runs_without_a_job_system():
     ana = games.players.create("Ana", AT)[0]
     game = games.create(ana, NewGame([SeatRequest("human"), SeatRequest("ai", "random")], seed=1)).game
     assert games.load(game.id).version == game.version
+
+
+# --- abort and rematch: who is told, and what is left to do ---------------------------------------------------------
+
+
+def two_humans(*, timeout: int | None = 60) -> Game:
+    game = table(SeatSpec("human"), SeatSpec("human"), SeatSpec("ai", "greedy"), timeout=timeout)
+    for event in decide(game, Join("bo", "Bo", "c")):
+        apply_event(game, game.version + 1, event, AT)
+    return game
+
+
+def fold_in(game: Game, *events) -> Game:
+    for event in events:
+        apply_event(game, game.version + 1, event, AT)
+    return game
+
+
+def notices(items: list[Due]) -> list[tuple[str, str]]:
+    return sorted(d.args for d in items if d.job == "notify")
+
+
+def test_an_aborted_game_needs_nothing_more_and_its_other_players_are_told():
+    from service.lobby import GameAborted
+
+    game = two_humans()
+    assert "turn_deadline" in jobs(due(game)) or "ai_turn" in jobs(due(game))
+    fold_in(game, GameAborted(1))
+    assert due(game) == []  # no turn, no deadline, no AI: nothing is played any more
+    assert notices(due(game, [GameAborted(1)])) == [("ana", "game_aborted")]
+
+
+def test_a_rematch_offer_is_told_to_the_players_yet_to_answer_and_a_decline_to_the_others():
+    from service.lobby import RematchDeclined, RematchOffered, RematchStarted
+
+    game = two_humans(timeout=None)
+    fold_in(game, GameFinished(0, Finish.TARGET_REACHED))
+    fold_in(game, RematchOffered(1))
+    assert notices(due(game, [RematchOffered(1)])) == [("ana", "rematch_offered")]
+    declined = fold_in(game.copy(), RematchDeclined(0))
+    assert notices(due(declined, [RematchDeclined(0)])) == [("bo", "rematch_declined")]
+    fold_in(game, RematchOffered(0, "g_next"))
+    assert notices(due(game, [RematchOffered(0, "g_next")])) == []  # agreed: the rematch's own notices follow
+    assert [(d.job, d.version) for d in due(game)] == [("start_rematch", game.version)]  # until it is made
+    assert due(fold_in(game, RematchStarted("g_next"))) == []
+
+
+def test_a_rematch_tells_each_of_its_players_that_it_started():
+    from service.lobby import GameCreated
+
+    game = Game("g_next")
+    command = SetUp("bo", "Bo", (SeatSpec("human"), SeatSpec("human")), Variant.ADVANCED, False, None, "fold", 3, "c",
+                    origin="rematch", rematch_of="g_1", seated=((1, "ana", "Ana"),))
+    events = decide(game, command)
+    fold_in(game, *events)
+    assert isinstance(events[0], GameCreated)
+    assert ("ana", "rematch_started") in notices(due(game, events)) and ("bo", "rematch_started") in notices(due(game, events))

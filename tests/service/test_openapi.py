@@ -117,6 +117,9 @@ GAME_VIEWS = [
     ("POST", "/v1/games/{game_id}/join"),
     ("POST", "/v1/games/{game_id}/leave"),
     ("POST", "/v1/games/{game_id}/actions"),
+    ("POST", "/v1/games/{game_id}/abort"),
+    ("POST", "/v1/games/{game_id}/rematch"),
+    ("POST", "/v1/games/{game_id}/rematch/decline"),
 ]
 CREATED = [("POST", "/v1/players"), ("POST", "/v1/players/me/tokens"), ("POST", "/v1/games"), ("POST", "/v1/replays")]
 RATE_LIMIT_HEADERS = {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"}

@@ -445,3 +445,19 @@ def test_a_delivery_waiting_out_a_retry_leaves_its_place_and_comes_back_to_the_e
     Receiver.status = 204
     api.run_jobs()
     assert [json.loads(body)["version"] for _, body in Receiver.received] == [1, 2, 1]
+
+
+def test_a_rematch_offer_reaches_the_other_players_webhook_and_its_job_makes_the_rematch_once(api, receiver):
+    from tests.service.test_api_abort_rematch import finished
+
+    ana, bo, game_id = finished(api)
+    hooked = api.call("PATCH", "/v1/players/me", bo["token"], json={"webhook_url": receiver}).get_json()
+    api.call("POST", f"/v1/games/{game_id}/rematch", ana["token"])
+    api.run_jobs()
+    offers = [json.loads(body) for _, body in Receiver.received if json.loads(body)["event"] == "rematch_offered"]
+    assert [(o["game_id"], o["player_id"]) for o in offers] == [(game_id, bo["id"])]
+    assert verify(hooked["webhook_secret"], *Receiver.received[-1])
+    rematch = api.call("POST", f"/v1/games/{game_id}/rematch", bo["token"]).get_json()["rematch"]
+    version = api.runtime.games.load(game_id).version
+    assert jobs.start_rematch(game_id, version).startswith("rematch")  # made already by the offer: nothing twice
+    assert api.runtime.games.load(game_id).version == version and api.runtime.store.version(rematch) > 0

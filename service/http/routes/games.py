@@ -1,4 +1,4 @@
-"""Games and actions: create, view, join, leave, call off, and a player's steps."""
+"""Games and actions: create, list the open tables, view, join, leave, call off or abort, a rematch, a player's steps."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from flask.views import MethodView
 
 from service.application.commands import Idempotency, NewGame, Outcome
 from service.application.players import Player
+from service.application.tables import TableFilter
 from service.http.auth import current_player, require_api_key
 from service.http.common import (
     IF_NONE_MATCH,
@@ -37,8 +38,11 @@ from service.http.schemas import (
     GameCreateSchema,
     GameViewSchema,
     JoinSchema,
+    OpenGameListSchema,
+    OpenGamesQuerySchema,
     event_number,
 )
+from service.http.views import open_table_json
 
 # --- games -------------------------------------------------------------------------------
 
@@ -59,6 +63,23 @@ def _idempotency(player: Player) -> Idempotency | None:
 
 @v1.route("/games")
 class Games(MethodView):
+    @documented_errors(401, 422, 429)
+    @v1.arguments(OpenGamesQuerySchema(), location="query")
+    @v1.response(200, OpenGameListSchema, example=example("OpenGameList"))
+    @v1.doc(operationId="listOpenGames", security=TOKEN)
+    def get(self, query: dict[str, Any]) -> Response:
+        """The open tables: listed games with a human seat open, newest first, a page at a time; join one without a code.
+
+        Every filter left out matches any table. Time control: `turn_timeout` picks live games with that many
+        seconds a turn, `days_per_turn` correspondence games with that many days. `min_rating` and `max_rating` hold
+        a table's rating (its seated players' mean) to a range; until players have ratings, everyone has 1500.
+        """
+        player = current_player()
+        filters = TableFilter(**{k: v for k, v in query.items() if k not in ("limit", "cursor")})
+        page = game_service().open_tables(filters, limit=query["limit"], cursor=query.get("cursor"))
+        games = [open_table_json(table.game, table.rating, player.id) for table in page.tables]
+        return json_response({"games": games, "next_cursor": page.next_cursor}, 200, PRIVATE)
+
     @documented_errors(400, 401, 403, 409, 413, 415, 422, 429)
     @v1.arguments(GameCreateSchema(), example=example("GameCreate"))
     @v1.response(
@@ -121,10 +142,58 @@ class Join(MethodView):
     @v1.response(200, GameViewSchema, headers=response_headers("ETag", "Idempotent-Replayed"), example=example("GameView"))
     @v1.doc(operationId="joinGame", security=TOKEN, parameters=[idempotency_parameter("takes no second seat")])
     def post(self, body: dict[str, Any], game_id: str) -> Response:
-        """Take an open seat with the join code; the game starts when every seat is taken."""
+        """Take an open seat with the join code (a listed game needs none); the game starts when every seat is taken."""
         player = current_player()
-        outcome = game_service().join(game_id, player, body["code"], body.get("seat"), idempotency=_idempotency(player))
+        outcome = game_service().join(game_id, player, body.get("code", ""), body.get("seat"), idempotency=_idempotency(player))
         return _answer(outcome, player)
+
+
+@v1.route("/games/<game_id>/abort")
+class Abort(MethodView):
+    @documented_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
+    @v1.response(200, GameViewSchema, headers=response_headers("ETag", "Idempotent-Replayed"), example=example("GameView"))
+    @v1.doc(operationId="abortGame", security=TOKEN, parameters=[idempotency_parameter("does not abort again")])
+    def post(self, game_id: str) -> Response:
+        """Abort a game in play before every seat has moved once: it ends with no winner and leaves every list.
+
+        Any seated player may, until every seat has ended a turn (409 `abort_too_late` after: leave the game
+        instead, and an AI plays your seat). A game still waiting is its creator's to call off (cancelGame). An
+        aborted game is never rated; its view and feeds say `aborted`, and show what they showed when it stopped.
+        """
+        player = current_player()
+        return _answer(game_service().abort(game_id, player, idempotency=_idempotency(player)), player)
+
+
+@v1.route("/games/<game_id>/rematch")
+class Rematch(MethodView):
+    @documented_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
+    @v1.response(200, GameViewSchema, headers=response_headers("ETag", "Idempotent-Replayed"), example=example("GameView"))
+    @v1.doc(operationId="offerRematch", security=TOKEN, parameters=[idempotency_parameter("makes no second offer")])
+    def post(self, game_id: str) -> Response:
+        """Offer a rematch at a finished game's end, or accept the one offered; the finished game's view answers.
+
+        When every player still seated wants one, the rematch starts: the same seats and settings, dealt afresh,
+        every player moved one seat round (seat 1 sits first, seat 0 last), and the view's `rematch` is its id. The
+        other players are told by webhook (`rematch_offered`). Each player needs room for another game in play (409
+        `game_limit_reached`, naming `player_id` when it is another's); offering again changes nothing.
+        """
+        player = current_player()
+        return _answer(game_service().offer_rematch(game_id, player, idempotency=_idempotency(player)), player)
+
+
+@v1.route("/games/<game_id>/rematch/decline")
+class RematchDecline(MethodView):
+    @documented_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
+    @v1.response(200, GameViewSchema, headers=response_headers("ETag", "Idempotent-Replayed"), example=example("GameView"))
+    @v1.doc(operationId="declineRematch", security=TOKEN, parameters=[idempotency_parameter("does not decline again")])
+    def post(self, game_id: str) -> Response:
+        """Decline a rematch of a finished game (withdrawing your own offer): there will be none of it.
+
+        The other players are told by webhook (`rematch_declined`); further offers are 409 `rematch_declined`.
+        Once every player wanted the rematch it has started: declining is 409 `rematch_started`.
+        """
+        player = current_player()
+        return _answer(game_service().decline_rematch(game_id, player, idempotency=_idempotency(player)), player)
 
 
 IF_MATCH = {

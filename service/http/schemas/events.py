@@ -24,7 +24,7 @@ class EnvelopeSchema(Schema):
     by = fields.String(
         required=True,
         validate=validate.Regexp(r"^(player:\S+|ai:[0-9]+|system:\S+)$"),
-        metadata={"description": "who caused it: player:<id>, ai:<seat>, system:scoring or system:deadline"},
+        metadata={"description": "who caused it: player:<id>, ai:<seat>, system:scoring, system:deadline or system:rematch"},
     )
     v = fields.Integer(required=True, metadata={"description": "the event schema version it was written with"})
 
@@ -56,6 +56,11 @@ class GameCreatedEventSchema(EnvelopeSchema):
     deck = fields.List(
         Choice("Card"), allow_none=True, metadata={"description": "once the game is over: the custom deck, or null"}
     )
+    listed = fields.Boolean(metadata={"description": "shown among the open tables while a human seat is open (default false)"})
+    rated = fields.Boolean(metadata={"description": "counts for ratings once finished (default false)"})
+    days_per_turn = fields.Integer(allow_none=True, metadata={"description": "a correspondence game's days a turn"})
+    origin = Choice("Origin", metadata={"description": "how the game came to be (default direct)"})
+    rematch_of = fields.String(allow_none=True, metadata={"description": "the game this one is a rematch of"})
 
 
 class SeatTakenEventSchema(EnvelopeSchema):
@@ -90,6 +95,37 @@ class GameCancelledEventSchema(EnvelopeSchema):
     """Its creator called the game off before it started."""
 
     type = _type("game_cancelled")
+
+
+class GameAbortedEventSchema(EnvelopeSchema):
+    """A player (``seat``) called the game off after the deal, before every seat had moved once: no winner."""
+
+    type = _type("game_aborted")
+    seat = _seat("the seat of the player who aborted it")
+
+
+class RematchOfferedEventSchema(EnvelopeSchema):
+    """At a finished game's end the player of ``seat`` wants a rematch; the last offer wanted names it."""
+
+    type = _type("rematch_offered")
+    seat = _seat()
+    rematch_id = fields.String(
+        required=True, allow_none=True, metadata={"description": "the rematch's game id, on the offer that completes the set"}
+    )
+
+
+class RematchDeclinedEventSchema(EnvelopeSchema):
+    """The player of ``seat`` wants no rematch: there is none."""
+
+    type = _type("rematch_declined")
+    seat = _seat()
+
+
+class RematchStartedEventSchema(EnvelopeSchema):
+    """The rematch the offers named was made."""
+
+    type = _type("rematch_started")
+    rematch_id = fields.String(required=True, metadata={"description": "the rematch's game id"})
 
 
 class GameStartedEventSchema(EnvelopeSchema):
@@ -207,9 +243,13 @@ EVENT_SCHEMAS: dict[str, tuple[str, type[Schema]]] = {
         ("turn_timed_out", TurnTimedOutEventSchema),
         ("seat_resigned", SeatResignedEventSchema),
         ("game_cancelled", GameCancelledEventSchema),
+        ("game_aborted", GameAbortedEventSchema),
         ("round_won", RoundWonEventSchema),
         ("round_scored", RoundScoredEventSchema),
         ("game_finished", GameFinishedEventSchema),
+        ("rematch_offered", RematchOfferedEventSchema),
+        ("rematch_declined", RematchDeclinedEventSchema),
+        ("rematch_started", RematchStartedEventSchema),
     )
 }
 

@@ -13,6 +13,7 @@ from service.application.handles import HANDLE_PATTERN, HANDLE_RULE, PREFIX_PATT
 from service.application.players import SEARCH_LIMIT
 from service.game import NAME_LENGTH, unprintable
 from service.http.schemas.vocabulary import ENUMS, Choice
+from service.lobby import DAYS_PER_TURN
 
 #: No game comes near this many events; larger cursors are refused rather than sent to Redis.
 MAX_EVENT = 2**40
@@ -176,6 +177,32 @@ class GameCreateSchema(Strict):
         allow_none=True, validate=validate.Range(5, 30 * 24 * 3600), metadata={"description": "seconds a human has per turn"}
     )
     timeout_action = Choice("TimeoutAction", load_default="fold")
+    days_per_turn = fields.Integer(
+        strict=True,
+        validate=validate.OneOf(DAYS_PER_TURN),
+        metadata={"description": "a correspondence game: days each turn may take (instead of turn_timeout)"},
+    )
+    listed = fields.Boolean(
+        load_default=False,
+        truthy={True},
+        falsy={False},
+        metadata={"description": "list it among the open tables (listOpenGames) while a human seat is open: anyone may "
+                                 "join it then, without the join code"},
+    )
+    rated = fields.Boolean(
+        load_default=False,
+        truthy={True},
+        falsy={False},
+        metadata={"description": "count it for the players' ratings once finished (never when aborted); not with seed or deck"},
+    )
+
+    @validates_schema
+    def _options(self, data: dict[str, Any], **_: Any) -> None:
+        if data.get("days_per_turn") is not None and data.get("turn_timeout") is not None:
+            raise ValidationError("give turn_timeout (seconds) or days_per_turn, not both", "days_per_turn")
+        if data.get("rated") and (data.get("seed") is not None or data.get("deck") is not None):
+            raise ValidationError("a rated game is dealt at random: no seed or deck (anyone who knows them knows the deal)",
+                                  "rated")
 
     @post_load
     def _command(self, data: dict[str, Any], **_: Any) -> NewGame:
@@ -188,12 +215,51 @@ class GameCreateSchema(Strict):
             deck=[Card.parse(c) for c in deck] if deck is not None else None,
             turn_timeout=data.get("turn_timeout"),
             timeout_action=data["timeout_action"],
+            listed=data["listed"],
+            rated=data["rated"],
+            days_per_turn=data.get("days_per_turn"),
+            origin="open_table" if data["listed"] else "direct",
         )
 
 
 class JoinSchema(Strict):
-    code = fields.String(required=True, validate=validate.Length(1, 64))
+    code = fields.String(
+        validate=validate.Length(1, 64),
+        metadata={"description": "the join code its creator passed on; a listed game (listOpenGames) needs none"},
+    )
     seat = fields.Integer(strict=True, validate=validate.Range(0, 3))
+
+
+class OpenGamesQuerySchema(Strict):
+    """The filters of ``listOpenGames``: each one left out matches any table."""
+
+    variant = Choice("Variant")
+    action_rules = fields.Boolean()
+    players = fields.Integer(validate=validate.Range(2, 4), metadata={"description": "how many seats the game has"})
+    turn_timeout = fields.Integer(
+        validate=validate.Range(5, 30 * 24 * 3600),
+        metadata={"description": "live games with this many seconds a turn (time control), not correspondence ones"},
+    )
+    days_per_turn = fields.Integer(
+        validate=validate.OneOf(DAYS_PER_TURN), metadata={"description": "correspondence games with this many days a turn"}
+    )
+    rated = fields.Boolean()
+    min_rating = fields.Integer(
+        validate=validate.Range(0, 5000),
+        metadata={"description": "tables whose rating (their seated players' mean) is at least this; until ratings come "
+                                 "every player has 1500"},
+    )
+    max_rating = fields.Integer(validate=validate.Range(0, 5000), metadata={"description": "and at most this"})
+    limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
+    cursor = fields.String(validate=validate.Length(1, 100), metadata={"description": "the next_cursor of the page before"})
+
+    @validates_schema
+    def _one_time_control(self, data: dict[str, Any], **_: Any) -> None:
+        if data.get("days_per_turn") is not None and data.get("turn_timeout") is not None:
+            raise ValidationError("ask for turn_timeout (live) or days_per_turn (correspondence), not both", "days_per_turn")
+        low, high = data.get("min_rating"), data.get("max_rating")
+        if low is not None and high is not None and low > high:
+            raise ValidationError("must not be above max_rating", "min_rating")
 
 
 #: The flags of a legal step (``LegalStepSchema``): a listed step may be sent back as it is, and they are ignored.

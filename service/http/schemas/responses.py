@@ -172,7 +172,23 @@ class YouSchema(Schema):
     )
 
 
-class GameViewSchema(Schema):
+class GameOptionsSchema(Schema):
+    """How a game came to be and what it counts for: in its view and in every list of games."""
+
+    listed = fields.Boolean(required=True, metadata={"description": "shown among the open tables while a human seat is open"})
+    rated = fields.Boolean(required=True, metadata={"description": "counts for ratings once finished (never when aborted)"})
+    days_per_turn = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "a correspondence game: days a turn may take (turn_timeout "
+                                                                  "is that many seconds); null for a live or untimed one"}
+    )
+    origin = Choice("Origin", required=True)
+    rematch_of = fields.String(required=True, allow_none=True, metadata={"description": "the game this one is a rematch of"})
+    rematch = fields.String(
+        required=True, allow_none=True, metadata={"description": "this game's rematch, once every player wanted one"}
+    )
+
+
+class GameViewSchema(GameOptionsSchema):
     id = fields.String(required=True)
     version = fields.Integer(required=True)
     status = Choice("GameStatus", required=True)
@@ -203,9 +219,21 @@ class GameViewSchema(Schema):
     round_winner = fields.Integer(required=True, allow_none=True)
     winner = fields.Integer(required=True, allow_none=True)
     finish = Choice("Finish", required=True, allow_none=True)
+    abortable = fields.Boolean(
+        required=True,
+        metadata={"description": "its players may still abort it (abortGame): dealt, and not every seat has ended a turn yet"},
+    )
+    rematch_offers = fields.List(
+        fields.Integer(),
+        required=True,
+        metadata={"description": "at a finished game's end: the seats whose players want a rematch (offerRematch)"},
+    )
+    rematch_declined = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "the seat whose player declined a rematch: there is none"}
+    )
 
 
-class GameSummarySchema(Schema):
+class GameSummarySchema(GameOptionsSchema):
     id = fields.String(required=True)
     status = Choice("GameStatus", required=True)
     version = fields.Integer(required=True)
@@ -223,6 +251,43 @@ class GameSummarySchema(Schema):
     winner = fields.Integer(required=True, allow_none=True)
     deadline = fields.String(required=True, allow_none=True)
     updated_at = fields.String(required=True)
+
+
+class OpenGameSchema(Schema):
+    """A listed game with a human seat open: join it without a code (joinGame)."""
+
+    id = fields.String(required=True)
+    created_at = fields.String(required=True)
+    creator = fields.String(required=True, metadata={"description": "the name of the player who listed it"})
+    variant = Choice("Variant", required=True)
+    action_rules = fields.Boolean(required=True)
+    players = fields.Integer(required=True, metadata={"description": "how many seats the game has"})
+    seats = fields.List(
+        fields.String(allow_none=True), required=True, metadata={"description": "who plays each seat; null: an open seat"}
+    )
+    open_seats = fields.List(fields.Integer(), required=True, metadata={"description": "the human seats open to join"})
+    turn_timeout = fields.Integer(required=True, allow_none=True, metadata={"description": "seconds a human turn may take"})
+    days_per_turn = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "a correspondence game's days a turn"}
+    )
+    timeout_action = Choice("TimeoutAction", required=True)
+    rated = fields.Boolean(required=True)
+    rating = fields.Integer(
+        required=True,
+        metadata={"description": "the table's rating: its seated players' mean (everyone has 1500 until ratings come)"},
+    )
+    your_seat = fields.Integer(required=True, allow_none=True, metadata={"description": "your seat, if you sit at it already"})
+
+
+class OpenGameListSchema(Schema):
+    games = fields.List(fields.Nested(OpenGameSchema), required=True)
+    next_cursor = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "pass as ?cursor= for the next page; null on the last page. A filter that matches few "
+                                 "tables may answer a short page (even an empty one) with a cursor: a page looks at "
+                                 "500 tables at most"},
+    )
 
 
 class GameListSchema(Schema):

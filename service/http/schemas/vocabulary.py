@@ -22,6 +22,7 @@ from engine.cards import COLORS_HIGH_TO_LOW
 from engine.events import DrawCause, Effect, Elimination, Finish
 from engine.state import Phase
 from service.challenges import ANSWERS, DECLINE_REASONS, STATUSES
+from service.lobby import ORIGINS
 
 #: The schema of null alone (OpenAPI 3.0): the other half of every nullable reference.
 NULL: dict[str, Any] = {"type": "object", "nullable": True, "enum": [None]}
@@ -43,10 +44,19 @@ ENUMS: dict[str, tuple[list[str], str]] = {
     "StepType": (["play", "discard", "take", "place", "end_turn", "fold"], "What a step of a turn does"),
     "Destination": ([d.value for d in Destination], "Where a 7's action puts a palette card"),
     "Variant": ([v.value for v in Variant], "basic: one round; advanced: rounds scored up to a target, with the discard draw"),
-    "GameStatus": (["waiting", "active", "finished", "cancelled"], "waiting: seats open; cancelled: called off before it began"),
+    "GameStatus": (
+        ["waiting", "active", "finished", "cancelled", "aborted"],
+        "waiting: seats open; cancelled: called off by its creator before it began; aborted: called off by a player "
+        "after the deal, before every seat had moved once (no winner, never rated)",
+    ),
     "GamePhase": (
-        ["waiting", "cancelled", "turn", "round_won", "round_scored", "finished"],
+        ["waiting", "cancelled", "aborted", "turn", "round_won", "round_scored", "finished"],
         "Where the game stands: a seat's turn, or a round won or scored (a worker scores and deals next)",
+    ),
+    "Origin": (
+        list(ORIGINS),
+        "How the game came to be: created directly (direct), listed among the open tables (open_table), a quick match, "
+        "an accepted challenge, or a rematch",
     ),
     "ReplayPhase": ([p.value for p in Phase], "The engine's phase after a replay step (not_started: before the deal)"),
     "Dealing": (["random", "seeded", "custom"], "How it was shuffled: seeded (the creator chose the seed), custom (a deck)"),
