@@ -69,6 +69,13 @@ class Settings:
     #: (the AI work one player can cause); 0: no limit.
     max_games_in_play: int = 100
     max_ai_seats_in_play: int = 24
+    #: How long a handle a player gave up is set aside for them alone to take back, in seconds (0: freed at once).
+    handle_hold_seconds: int = 7 * 24 * 3600
+    #: Challenges a player may have sent that are still open (0: no limit); how long a challenge stays open unless its
+    #: challenger asks otherwise, and the longest they may ask for (seconds: a day, two weeks).
+    max_open_challenges: int = 20
+    challenge_expiry: int = 24 * 3600
+    max_challenge_expiry: int = 14 * 24 * 3600
     #: AI turns one player's games may have queued or running at once (0: no limit), so that a player with
     #: many games against AIs cannot fill the queue that every other table waits in (workers/shares.py).
     ai_turns_per_player: int = 1

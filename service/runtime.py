@@ -14,11 +14,14 @@ import fakeredis
 import redis
 from redis import Redis  # for Runtime's fields: in its body, ``redis`` is the field of that name
 
+from service.application.challenges import ChallengeService
+from service.application.departures import GameDepartures
 from service.application.games import GameService
 from service.application.imports import ImportedReplays
 from service.application.players import PlayerService
 from service.application.tickets import StreamTickets
 from service.config import Settings
+from service.storage.challenges import ChallengeIndex, ChallengeStreams
 from service.storage.connections import BadRedisUrl, blocking_client, is_cluster, queue_client, store_client
 from service.storage.events import EventStore
 from service.storage.players import PlayerStore
@@ -48,6 +51,7 @@ class Runtime:
     #: timeout of ``raw_redis``: a pool of its own with a longer one (the in-memory store has none: ``raw_redis``)
     worker_redis: Redis
     accounts: PlayerService  # players and their tokens as requests ask for them (the routes' way to the player store)
+    challenges: ChallengeService  # challenges to named players: made, answered, cancelled, listed (service/challenges.py)
 
 
 def connect(settings: Settings) -> tuple[redis.Redis, redis.Redis]:
@@ -118,11 +122,27 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
         max_ai_seats_in_play=settings.max_ai_seats_in_play,
     )
     replays = ReplayStore(text, settings.key_prefix)
-    accounts = PlayerService(players)
+    accounts = PlayerService(players, load=games.load, handle_hold_seconds=settings.handle_hold_seconds)
     tickets = StreamTickets(TicketStore(text, settings.key_prefix, settings.stream_ticket_seconds), accounts, games.load)
     imports = ImportedReplays(replays, players, settings.imported_replay_ttl, max_events=settings.max_replay_events)
     worker_redis = raw if clients else worker_client(settings, raw)
+    challenges = ChallengeService(
+        ChallengeStreams(
+            text, settings.key_prefix, replicas=settings.wait_replicas, replica_timeout_ms=settings.wait_replicas_timeout_ms
+        ),
+        ChallengeIndex(text, settings.key_prefix),
+        players,
+        accounts,
+        games,
+        followups=dispatcher,
+        max_open=settings.max_open_challenges,
+        expiry=settings.challenge_expiry,
+        max_expiry=settings.max_challenge_expiry,
+    )
+    # What ends when an account is deleted, in this order: what could seat the player anew joins before their games.
+    accounts.join(challenges)
+    accounts.join(GameDepartures(games))
     return Runtime(
         settings, text, raw, store, players, games, replays, queue, webhook_queue, dispatcher, tickets, imports, worker_redis,
-        accounts,
+        accounts, challenges,
     )

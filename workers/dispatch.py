@@ -112,9 +112,7 @@ class Dispatcher:
         nobody but its players drops it — only if no later append noted another meanwhile.  ``playing_on``:
         the job that appended plays the next quick AI turn itself; it is not queued (the agenda still looks).
         """
-        for item in items:
-            if item.job == "notify" and (self.webhook_of is None or self.webhook_of(item.args[0])):
-                self.enqueue(item)
+        self.notify(items)
         queued_now, next_look = self._offer(game, [i for i in items if i.job in MOVES_GAME], playing_on=playing_on)
         if next_look is None:
             if mark is not None:
@@ -123,6 +121,13 @@ class Dispatcher:
                 self.agenda.forget(game.id)
         elif not queued_now or mark is None:
             self.agenda.look_at(game.id, next_look)
+
+    def notify(self, items: Sequence[Due]) -> None:
+        """Queue the notifications among ``items`` now, for players who have a webhook (a game's, after its append; or a
+        challenge's, which comes with no game)."""
+        for item in items:
+            if item.job == "notify" and (self.webhook_of is None or self.webhook_of(item.args[0])):
+                self.enqueue(item)
 
     def reoffer(self, game: Game, items: Sequence[Due], seen: int | None = None) -> bool:
         """Offer again what the game needs now (a read of a quiet game, or the ticker's look at it).

@@ -20,6 +20,7 @@ from typing import Any
 
 from engine import DealRound, Event, Fold, GameState, Phase, RuleViolation, ScoreRound, decide_and_fold, decide_steps
 from service.application.followups import plays_on
+from service.challenges import CHALLENGE_NOTICES
 from service.game import Game, decode
 from service.lobby import LobbyEvent, TurnTimedOut
 from workers import webhooks
@@ -146,27 +147,30 @@ def sign(secret: str, timestamp: str, body: bytes) -> str:
     return "v1=" + mac.hexdigest()
 
 
-def notify(game_id: str, version: int, player_id: str, kind: str) -> str:
+def notify(subject_id: str, version: int, player_id: str, kind: str, game_id: str | None = None) -> str:
     """POST a signed event to the player's webhook; an error is retried by RQ with backoff.
 
-    It runs when its turn in its receiver's line comes (``workers.dispatch.Dispatcher.line_of``), so that a receiver
-    that hangs holds up its own deliveries only.
+    ``subject_id`` is the game the event is about, at its ``version``; or, for a challenge's notices
+    (:data:`~service.challenges.CHALLENGE_NOTICES`), the challenge, at its version, and ``game_id`` the game it started
+    if it did.  It runs when its turn in its receiver's line comes (``workers.dispatch.Dispatcher.line_of``), so that a
+    receiver that hangs holds up its own deliveries only.
     """
     rt = runtime()
     player = rt.players.get(player_id)
     if player is None or not player.webhook_url or not player.webhook_secret:
         return "no webhook"
-    body = json.dumps(
-        {
-            "event": kind,
-            "game_id": game_id,
-            "version": version,
-            "player_id": player_id,
-            "sent_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
-            "game_url": f"{rt.settings.public_url}/v1/games/{game_id}",
-        },
-        separators=(",", ":"),
-    ).encode()
+    public = rt.settings.public_url
+    sent_at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    event: dict[str, Any]
+    if kind in CHALLENGE_NOTICES:
+        event = {"event": kind, "challenge_id": subject_id, "version": version, "player_id": player_id, "sent_at": sent_at,
+                 "challenge_url": f"{public}/v1/challenges/{subject_id}"}
+        if game_id:
+            event.update(game_id=game_id, game_url=f"{public}/v1/games/{game_id}")
+    else:
+        event = {"event": kind, "game_id": subject_id, "version": version, "player_id": player_id, "sent_at": sent_at,
+                 "game_url": f"{public}/v1/games/{subject_id}"}
+    body = json.dumps(event, separators=(",", ":")).encode()
     timestamp = str(int(time.time()))
     request = urllib.request.Request(
         player.webhook_url,

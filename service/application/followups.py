@@ -17,12 +17,17 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from engine import Event, GameFinished, Phase, RoundDealt, RoundWon, TurnStarted
+from service.challenges import CHALLENGE_NOTICES
 from service.game import Game
 
 
 @dataclass(frozen=True, slots=True)
 class Due:
-    """A job that the game needs, for the version it was decided on."""
+    """A job that the game needs, for the version it was decided on.
+
+    A notification (``notify``) may be about something that is no game: one of :data:`CHALLENGE_NOTICES` is about
+    the challenge ``game_id`` names, at that challenge's version (see :func:`challenge_notice`).
+    """
 
     job: str  # "ai_turn" | "score_round" | "turn_deadline" | "notify"
     game_id: str
@@ -40,6 +45,15 @@ class Due:
 
 #: The jobs that move a game on (the others only tell players about it).
 MOVES_GAME = frozenset({"ai_turn", "score_round", "turn_deadline"})
+
+
+def challenge_notice(kind: str, challenge_id: str, version: int, player_id: str, game_id: str | None = None) -> Due:
+    """Tell ``player_id`` of a challenge (``kind``: one of :data:`~service.challenges.CHALLENGE_NOTICES`) at its
+    ``version``; ``game_id``: the game it started, if it did.  The ``notify`` job's arguments, with the challenge in
+    the game's place: the job tells the two apart by the kind."""
+    if kind not in CHALLENGE_NOTICES:
+        raise ValueError(f"{kind!r} is not a challenge's notice")
+    return Due("notify", challenge_id, version, (player_id, kind, *((game_id,) if game_id else ())))
 
 
 def due(game: Game, appended: Sequence[Event] = ()) -> list[Due]:
@@ -113,6 +127,11 @@ class FollowUps(Protocol):
         """Offer a place freed by a finished AI turn to a waiting ``game``; ``True`` if it took it."""
         ...
 
+    def notify(self, items: Sequence[Due]) -> None:
+        """Tell players of what no append to a game brought (a challenge made, answered or cancelled: see
+        :func:`challenge_notice`), as a game's notifications are told."""
+        ...
+
 
 class NoFollowUps:
     """No job system: nothing is queued (the embedded tools and the application's own tests)."""
@@ -131,3 +150,6 @@ class NoFollowUps:
 
     def offer_place(self, game: Game, items: Sequence[Due]) -> bool:
         return False
+
+    def notify(self, items: Sequence[Due]) -> None:
+        return None

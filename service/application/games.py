@@ -62,7 +62,7 @@ class GameService(GameWrites):
         self.records = CreateRecords(store.redis)  # of games created with an Idempotency-Key
         self.loader = GameLoader(store, snapshot_every=snapshot_every)
         self.lists = GameLists(players, self.loader.load)
-        self.feeds = GameFeeds(store)
+        self.feeds = GameFeeds(store, players)  # a deleted player's seat is shown as such
         self.quotas = Quotas(players, self.lists.in_play, max_games_in_play, max_ai_seats_in_play)
 
     # --- reading ----------------------------------------------------------------------

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from service.application.commands import GamePage
+from service.application.records import counted
 from service.errors import NotFound, Refused
 from service.game import Game
 from service.storage.players import Player, PlayerStore
@@ -131,5 +132,9 @@ class GameLists:
         self.players.forget_game(_listed_by(game), game.id)
 
     def archive(self, game: Game) -> None:
-        """Index a finished game as finished for everyone who lists it."""
-        self.players.archive_game(_listed_by(game), game.id, _epoch_ms(game.updated_at))
+        """Index a finished game as finished for everyone who lists it, and count it in their records
+        (:mod:`service.application.records`); a deleted account is left out: its lists are gone."""
+        listed = _listed_by(game)
+        listed -= self.players.deleted_among(listed)
+        played, won = counted(game)
+        self.players.archive_game(listed, game.id, _epoch_ms(game.updated_at), played=played, won=won)

@@ -1,4 +1,5 @@
-"""Players and their tokens, as a request may ask for them: sign up, who a token is, the profile, the tokens.
+"""Players and their tokens, as a request may ask for them: sign up, who a token is, the profile, the tokens;
+handles, public profiles, the search by handle, and deleting an account.
 
 The routes and the HTTP layer's auth call this, never the store (issue 19): what storage raises
 (:class:`~service.storage.events.IdempotencyMismatch`, :class:`~service.storage.players.TooManyTokens`) is
@@ -11,15 +12,33 @@ caps on open waits) are storage's own; they are exported from here, the layer th
 
 from __future__ import annotations
 
+import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from service.application.commands import utc_now
+from service.application.handles import check_handle, is_handle, is_player_id
+from service.application.records import rebuild
 from service.errors import NotFound, Refused
+from service.game import Game
 from service.storage.events import Idempotency, IdempotencyMismatch
-from service.storage.players import Player, PlayerStore, TokenInfo, TooManyTokens, hash_token
+from service.storage.handles import Found, HandleTaken, fold
+from service.storage.players import Player, PlayerStore, PlayerTag, TokenInfo, TooManyTokens, hash_token
 
-__all__ = ["Issued", "Player", "PlayerService", "SignedUp", "TokenInfo", "hash_token"]
+__all__ = [
+    "AccountDeleted", "Issued", "Player", "PlayerPage", "PlayerService", "PlayerTag", "Profile", "SignedUp", "TokenInfo",
+    "hash_token",
+]
+
+log = logging.getLogger("red7.players")
+
+#: How long a handle given up is set aside for the player who gave it up (s): a week.
+HANDLE_HOLD_SECONDS = 7 * 24 * 3600
+#: The most players a page of a search holds.
+SEARCH_LIMIT = 20
+_CURSOR = re.compile(r"([a-z0-9_-]{1,20})\.([A-Za-z0-9_]{1,40})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,16 +59,68 @@ class Issued:
     replayed: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """What anyone may see of a player: who they are and their record (never a token or a webhook)."""
+
+    player: Player
+    played: int
+    won: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerPage:
+    """A page of a search: the players ``found``; ``next_cursor``: what to pass for the next page (``None``: the last)."""
+
+    found: list[Player]
+    next_cursor: str | None
+
+
+class AccountDeleted(Protocol):
+    """A part of the service that holds something of a player which ends when their account is deleted (their
+    games, match tickets, challenges, push subscriptions ...).  It joins with :meth:`PlayerService.join`; its
+    ``on_account_deleted`` must be safe to call twice (it is: see :meth:`PlayerService.delete`)."""
+
+    def on_account_deleted(self, player_id: str) -> None: ...
+
+
 def _reused(exc: IdempotencyMismatch) -> Refused:
     return Refused("idempotency_key_reused", str(exc))
+
+
+def _taken(handle: str) -> Refused:
+    return Refused("handle_taken", f"Another player has the handle {handle!r} (handles are the same whatever their case).")
+
+
+def _bad_cursor() -> Refused:
+    return Refused(
+        "invalid_request",
+        "The cursor is not one this server gave out for this prefix; pass next_cursor as it came.",
+        errors=[{"field": "cursor", "message": "not a cursor from next_cursor", "location": "query"}],
+    )
 
 
 class PlayerService:
     """Sign-ups, token lookups, profiles, webhooks and tokens, over the player store."""
 
-    def __init__(self, store: PlayerStore, *, clock: Callable[[], str] = utc_now) -> None:
+    def __init__(
+        self,
+        store: PlayerStore,
+        *,
+        clock: Callable[[], str] = utc_now,
+        load: Callable[[str], Game] | None = None,
+        handle_hold_seconds: int = HANDLE_HOLD_SECONDS,
+    ) -> None:
         self.store = store
         self.clock = clock
+        self.load = load  # the games, for a record to rebuild (none: records are read as they are)
+        self.handle_hold_seconds = handle_hold_seconds
+        self.parts: list[AccountDeleted] = []
+
+    def join(self, part: AccountDeleted) -> None:
+        """``part``'s ``on_account_deleted`` is called when an account is deleted, after the parts that joined before
+        it (what could seat the player in a new game joins before the games' part)."""
+        self.parts.append(part)
 
     # --- who is calling -----------------------------------------------------------------
 
@@ -63,24 +134,104 @@ class PlayerService:
 
     # --- signing up, the profile --------------------------------------------------------
 
-    def sign_up(self, name: str, idempotency: Idempotency | None = None) -> SignedUp:
+    def sign_up(self, name: str, idempotency: Idempotency | None = None, handle: str | None = None) -> SignedUp:
         """A new player and its first token; with ``idempotency`` (scoped by the caller's address: there is no player
-        yet), once per key: a retry is answered with the player and token the first attempt made."""
-        if idempotency is None:
-            player, token = self.store.create(name, self.clock())
-            return SignedUp(player, token)
+        yet), once per key: a retry is answered with the player and token the first attempt made.
+
+        With a ``handle``: refused as :func:`~service.application.handles.check_handle` says, and ``handle_taken``
+        if another player has it (nothing is made then).
+        """
+        if handle is not None:
+            check_handle(handle)
         try:
-            player, token, replayed = self.store.create_once(name, self.clock(), idempotency)
+            if idempotency is None:
+                player, token = self.store.create(name, self.clock(), handle)
+                return SignedUp(player, token)
+            player, token, replayed = self.store.create_once(name, self.clock(), idempotency, handle)
         except IdempotencyMismatch as exc:
             raise _reused(exc) from None
+        except HandleTaken:
+            raise _taken(handle or "") from None
         return SignedUp(player, token, replayed)
 
-    def update(self, player: Player, *, name: str | None = None, webhook_url: str | None = None) -> Player:
-        """Rename the player, or set its webhook (``""`` removes it; ``None`` leaves either as it is).
+    def update(
+        self, player: Player, *, name: str | None = None, webhook_url: str | None = None, handle: str | None = None
+    ) -> Player:
+        """Rename the player, set its webhook, or its handle (``""`` removes either; ``None`` leaves each as it is).
 
-        A webhook set gets a new signing secret, on the player returned (the only time it is shown).
+        A webhook set gets a new signing secret, on the player returned (the only time it is shown).  The handle is
+        changed first, as it alone may be refused (``handle_invalid``, ``handle_reserved``, ``handle_taken``): a
+        request that is refused changes nothing.  The handle given up is set aside for ``handle_hold_seconds``, for
+        this player alone to take back (so that nobody poses as them under it while others still use it); a player
+        sets aside one handle at a time.
         """
+        if handle:
+            check_handle(handle)
+        if handle is not None:
+            try:
+                self.store.set_handle(player.id, handle or None, self.handle_hold_seconds * 1000)
+            except HandleTaken:
+                raise _taken(handle) from None
         return self.store.update(player.id, name=name, webhook_url=webhook_url)
+
+    # --- players others can find ----------------------------------------------------------
+
+    def by_handle(self, handle: str) -> Player | None:
+        """The player whose handle this is, whatever its case; ``None`` if nobody's (a deleted account is nobody)."""
+        return self.store.by_handle(handle) if is_handle(handle) else None
+
+    def find(self, ref: str) -> Player:
+        """The player ``ref`` names: their id (``p_`` and 16 hex digits) or their handle; ``player_not_found``."""
+        player = self.store.get(ref) if is_player_id(ref) else self.by_handle(ref)
+        if player is None:
+            raise NotFound("player_not_found", f"No player has the id or handle {ref!r}.")
+        return player
+
+    def profile(self, ref: str) -> Profile:
+        """What anyone may see of the player ``ref`` names (:meth:`find`), their record made complete if it was not."""
+        player = self.find(ref)
+        record = self.store.record(player.id)
+        if not record.complete and self.load is not None:
+            record = rebuild(self.store, player.id, self.load)
+        return Profile(player, record.played, record.won)
+
+    def search(self, prefix: str = "", *, limit: int = SEARCH_LIMIT, cursor: str | None = None) -> PlayerPage:
+        """Players whose handle starts with ``prefix`` (whatever its case; empty: everyone with a handle), in the order
+        of their handles, ``limit`` a page (at most :data:`SEARCH_LIMIT`); ``cursor``: the page before's next_cursor."""
+        after = None
+        if cursor is not None:
+            match = _CURSOR.fullmatch(cursor)
+            if match is None or not match[1].startswith(fold(prefix)):
+                raise _bad_cursor()
+            after = Found(match[1], match[2])
+        players, last = self.store.search(prefix, after, max(1, min(limit, SEARCH_LIMIT)))
+        return PlayerPage(players, None if last is None else f"{last.folded}.{last.player_id}")
+
+    def tags(self, player_ids: set[str]) -> dict[str, PlayerTag]:
+        """What a table shows of each seated player: their handle, or that their account was deleted."""
+        return self.store.tags(player_ids) if player_ids else {}
+
+    # --- deleting an account -----------------------------------------------------------------
+
+    def delete(self, player: Player) -> None:
+        """Delete the player's account.
+
+        Every part that joined (:meth:`join`) ends what it holds of the player first, while the player is still
+        there, so that a failure stops the deletion where the client can try it again; then the account goes
+        (:meth:`PlayerStore.erase`: tokens revoked, webhook, name and handle erased, the handle freed, the lists
+        ended); then the parts are called again, for what seated the player meanwhile (their tokens worked until
+        then), and what fails now is logged: nobody could retry it.  Game streams keep the player's pseudonymous
+        id, so every replay still verifies; what is shown of the seat is "deleted player".
+        """
+        for part in self.parts:
+            part.on_account_deleted(player.id)
+        self.store.erase(player.id, self.clock())
+        for part in self.parts:
+            try:
+                part.on_account_deleted(player.id)
+            except Exception:
+                log.exception("%s could not end what it holds of deleted player %s", type(part).__name__, player.id)
+        self.store.forget_games(player.id)
 
     # --- tokens -------------------------------------------------------------------------
 

@@ -1,4 +1,7 @@
-"""Reading a game as a viewer may: its event feed and its replay, up to the version the viewer's sight was decided on."""
+"""Reading a game as a viewer may: its event feed and its replay, up to the version the viewer's sight was decided on.
+
+A deleted player's seat is named "deleted player" in both (:mod:`service.application.erasure`).
+"""
 
 from __future__ import annotations
 
@@ -8,8 +11,10 @@ from collections import OrderedDict
 from typing import Any
 
 from replays.build import FULL, Perspective, build_replay
+from service.application.erasure import erase_names, seated_in
 from service.game import Game, decode, redact_envelope
 from service.storage.events import EventStore
+from service.storage.players import PlayerStore
 
 log = logging.getLogger("red7.games")
 
@@ -17,9 +22,12 @@ log = logging.getLogger("red7.games")
 class GameFeeds:
     """What a viewer reads of a game besides its view: the redacted event feed and the replay."""
 
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, players: PlayerStore | None = None) -> None:
         self.store = store
-        self._replays: OrderedDict[tuple[str, int, str, str], dict[str, Any]] = OrderedDict()  # finished games' replays
+        self.players = players  # who was deleted (none: nobody is)
+        #: finished games' replays, by game, version, head and perspective, with the players seated in them and which
+        #: of those were deleted when it was built (a deletion since makes it stale)
+        self._replays: OrderedDict[tuple[str, int, str, str], tuple[dict[str, Any], set[str], frozenset[str]]] = OrderedDict()
         self._replays_lock = threading.Lock()
 
     def feed(self, game: Game, viewer: str | None, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
@@ -30,14 +38,19 @@ class GameFeeds:
         """
         seat = game.sight_of(viewer)
         finished = game.status == "finished"
+        stored = [(e.number, decode(e.payload)) for e in self.store.read(game.id, after, limit) if e.number <= game.version]
+        deleted = self._deleted(seated_in(data for _, data in stored))
         out = []
-        for stored in self.store.read(game.id, after, limit):
-            if stored.number > game.version:
-                break
-            data = decode(stored.payload)
-            shown = redact_envelope(data, seat, is_creator=viewer == game.created_by, finished=finished)
-            out.append({"n": stored.number, **shown})
+        for number, data in stored:
+            shown = redact_envelope(erase_names(data, deleted), seat, is_creator=viewer == game.created_by, finished=finished)
+            out.append({"n": number, **shown})
         return out
+
+    def _deleted(self, seated: set[str]) -> frozenset[str]:
+        """Which of these players' accounts were deleted."""
+        if self.players is None or not seated:
+            return frozenset()
+        return frozenset(player_id for player_id, tag in self.players.tags(seated).items() if tag.deleted)
 
     def replay(self, game: Game, viewer: str | None) -> dict[str, Any]:
         """The replay of ``game`` for ``viewer``: all of it once the game is finished, else what the viewer has seen."""
@@ -45,14 +58,16 @@ class GameFeeds:
         key = (game.id, game.version, game.head, str(perspective))
         with self._replays_lock:
             cached = self._replays.get(key)
-        if cached is not None:
-            return cached
+        if cached is not None and self._deleted(cached[1]) == cached[2]:
+            return cached[0]
         # Up to the version the perspective was decided on (a resignation may have been appended since).
         stored = [(e.number, decode(e.payload)) for e in self.store.read_all(game.id) if e.number <= game.version]
-        document = build_replay(game.id, stored, perspective)
-        if perspective == FULL:  # a finished game's replay never changes
+        seated = seated_in(data for _, data in stored)  # a player who left before the start too
+        deleted = self._deleted(seated)
+        document = build_replay(game.id, [(number, erase_names(data, deleted)) for number, data in stored], perspective)
+        if perspective == FULL:  # a finished game's replay never changes (but for an account deleted since)
             with self._replays_lock:  # request threads share it
-                self._replays[key] = document
+                self._replays[key] = (document, seated, deleted)
                 while len(self._replays) > 64:
                     self._replays.popitem(last=False)
         return document

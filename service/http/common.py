@@ -22,11 +22,11 @@ from werkzeug.datastructures import MIMEAccept
 
 from replays.ndjson import document_from_lines
 from service.application.games import GameService
-from service.application.players import PlayerService
+from service.application.players import PlayerService, PlayerTag
 from service.game import Game
 from service.http.examples import problem_example
 from service.http.problems import PROBLEM_JSON
-from service.http.views import game_json
+from service.http.views import game_json, seated_ids
 from service.http.waits import OpenWaits
 from service.runtime import Runtime
 
@@ -284,7 +284,8 @@ def documented_errors(*codes: int, store: bool = True) -> Callable[[_View], _Vie
 
 
 class RenderCache:
-    """Rendered views by (game, version, head, viewer): a view of a stored game never changes, and clients poll.
+    """Rendered views by (game, version, head, viewer, what is shown of the seated players): a view of a stored game
+    never changes but for a seated player's handle or account, and clients poll.
 
     The head (the last event itself) is in the key because a version number names one game only as long as
     Redis keeps its history (see :mod:`service.storage.events`).
@@ -292,28 +293,38 @@ class RenderCache:
 
     def __init__(self, size: int = 4096) -> None:
         self.size = size
-        self._views: OrderedDict[tuple[str, int, str, str | None], str] = OrderedDict()
+        self._views: OrderedDict[tuple[str, int, str, str | None, tuple[tuple[str, PlayerTag], ...]], str] = OrderedDict()
         self._lock = threading.Lock()
 
     def render(self, game: Game, player_id: str | None) -> str:
         """The view of a stored version of the game (only those: a version number names one game state only once stored)."""
-        key = (game.id, game.version, game.head, player_id)
+        tags = seat_tags(game)
+        key = (game.id, game.version, game.head, player_id, tuple(sorted(tags.items())))
         with self._lock:
             text = self._views.get(key)
         if text is None:
-            text = render_view(game, player_id)
-            self.remember(game, player_id, text)
+            text = json.dumps(game_json(game, player_id, tags), separators=(",", ":"))
+            self._remember(key, text)
         return text
 
     def remember(self, game: Game, player_id: str | None, text: str) -> None:
+        tags = seat_tags(game)
+        self._remember((game.id, game.version, game.head, player_id, tuple(sorted(tags.items()))), text)
+
+    def _remember(self, key: tuple[str, int, str, str | None, tuple[tuple[str, PlayerTag], ...]], text: str) -> None:
         with self._lock:
-            self._views[(game.id, game.version, game.head, player_id)] = text
+            self._views[key] = text
             while len(self._views) > self.size:
                 self._views.popitem(last=False)
 
 
+def seat_tags(game: Game) -> dict[str, PlayerTag]:
+    """What the game's view shows of its seated players (their handles; deleted accounts)."""
+    return player_service().tags(seated_ids(game))
+
+
 def render_view(game: Game, player_id: str | None) -> str:
-    return json.dumps(game_json(game, player_id), separators=(",", ":"))
+    return json.dumps(game_json(game, player_id, seat_tags(game)), separators=(",", ":"))
 
 
 RENDERED = RenderCache()

@@ -6,21 +6,45 @@ module only names things for the API (see the contract in the README).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
 from engine import Card, LegalStep, step_to_dict, view
 from engine.cards import card_names
 from engine.rules import leading_seat, qualifying_mask
+from service.application.erasure import DELETED_NAME
+from service.application.players import PlayerTag
 from service.game import Game
+
+#: What the views know of the players in a game's seats, by id (:meth:`PlayerService.tags`): their handles, and
+#: whose accounts were deleted.  A view rendered without it shows no handle.
+Tags = Mapping[str, PlayerTag]
 
 
 def _names(cards: tuple[Card, ...]) -> list[str]:
     return [str(c) for c in cards]
 
 
-def seat_name(game: Game, number: int) -> str:
+def seated_ids(game: Game) -> set[str]:
+    """The players in the game's seats (those who resigned too): whose tags a view of it needs."""
+    return {seat.player_id for seat in game.seats if seat.player_id}
+
+
+def seat_name(game: Game, number: int, tags: Tags | None = None) -> str:
+    """Who plays a seat, as people read it: a deleted account's seat is "deleted player" (its id stays)."""
+    seat = game.seats[number]
+    tag = tags.get(seat.player_id) if tags and seat.player_id else None
+    if tag is not None and tag.deleted:
+        return f"{DELETED_NAME} (resigned; AI {seat.level})" if seat.resigned else DELETED_NAME
     return game.seat_label(number) or f"open seat {number}"
+
+
+def seat_handle(game: Game, number: int, tags: Tags | None = None) -> str | None:
+    """The handle of the player in a seat, if they have one (their handle now: it may have changed since)."""
+    player_id = game.seats[number].player_id
+    tag = tags.get(player_id) if tags and player_id else None
+    return tag.handle if tag is not None else None
 
 
 def legal_step_json(option: LegalStep) -> dict[str, Any]:
@@ -42,8 +66,8 @@ def deadline(game: Game) -> str | None:
     return (started + timedelta(seconds=game.turn_timeout)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def game_json(game: Game, player_id: str | None) -> dict[str, Any]:
-    """``GET /v1/games/{id}`` for ``player_id`` (``None``: a spectator)."""
+def game_json(game: Game, player_id: str | None, tags: Tags | None = None) -> dict[str, Any]:
+    """``GET /v1/games/{id}`` for ``player_id`` (``None``: a spectator); ``tags``: of the players seated."""
     seat = game.seat_of(player_id)
     out: dict[str, Any] = {
         "id": game.id,
@@ -63,7 +87,8 @@ def game_json(game: Game, player_id: str | None) -> dict[str, Any]:
     seats: list[dict[str, Any]] = [
         {
             "seat": number,
-            "name": seat_name(game, number),
+            "name": seat_name(game, number, tags),
+            "handle": seat_handle(game, number, tags),
             "kind": s.kind,
             "level": s.level,
             "player_id": s.player_id,
@@ -123,8 +148,8 @@ def game_json(game: Game, player_id: str | None) -> dict[str, Any]:
     return out
 
 
-def summary_json(game: Game, player_id: str) -> dict[str, Any]:
-    """A line of ``GET /v1/players/me/games``."""
+def summary_json(game: Game, player_id: str, tags: Tags | None = None) -> dict[str, Any]:
+    """A line of ``GET /v1/players/me/games``; ``tags``: of the players seated."""
     seat = game.seat_of(player_id)
     return {
         "id": game.id,
@@ -135,7 +160,8 @@ def summary_json(game: Game, player_id: str) -> dict[str, Any]:
         "round": game.state.round,
         "variant": game.variant.value,
         "players": len(game.seats),
-        "seats": [seat_name(game, n) for n in range(len(game.seats))],
+        "seats": [seat_name(game, n, tags) for n in range(len(game.seats))],
+        "handles": [seat_handle(game, n, tags) for n in range(len(game.seats))],
         "winner": game.state.winner,
         "deadline": deadline(game),
         "updated_at": game.updated_at,

@@ -9,11 +9,16 @@ locking the player out, and a lost answer to "issue a token" costs nothing
 
 Keys (a player's own keys share the hash tag ``{<id>}``: one Redis Cluster slot per player):
 
-- ``<prefix>player:{<id>}`` a hash: name, time of sign-up, webhook
+- ``<prefix>player:{<id>}`` a hash: name, time of sign-up, webhook, handle (as given) and the handle set aside
+  last (``held_handle``), ``record`` once the player's record is complete (below); once the account is
+  deleted, only ``deleted_at`` (a tombstone: the id answers nobody, and a retried sign-up cannot bring it back)
 - ``<prefix>player:{<id>}:tokens`` token id -> JSON of its hash, label and time of issue
 - ``<prefix>player:{<id>}:games`` the ids of the player's games not yet finished
 - ``<prefix>player:{<id>}:finished`` a sorted set of the finished ones, scored by the time they finished,
   so that a long history is paged, never loaded whole
+- ``<prefix>player:{<id>}:played``, ``:won`` the player's record: the ids of the finished games they played and
+  won (sets: a game counts once however often its finish is indexed; :mod:`service.application.records`
+  says what counts and rebuilds them from ``:finished``)
 - ``<prefix>player:{<id>}:idem`` the idempotency records of the player's creates (a token, a game, an import;
   :mod:`service.storage.idempotency`), a day each
 - ``<prefix>token:<sha256>`` the player's id: the lookup a request's token is resolved by, on a slot of its own
@@ -27,6 +32,12 @@ unlisted after.  A crash in between leaves a listed token that does not work
 transaction here touches one player's keys only.  (Before this layout, the
 player's keys had no braces; ``red7 migrate`` moves a store to this one:
 ``service/storage/migrate.py``.)
+
+A handle's claim and the index of handles are on slots of their own too (:mod:`service.storage.handles`): the
+claim is taken before the record names the handle, the index entry written before it too (a reader checks the
+record), and both let go of after the record no longer names it.  Deleting an account follows the same order:
+the record becomes a tombstone first (nothing of the player works or shows from then on), then the handle and
+the tokens' lookup keys go; a crash in between leaves only what nothing resolves to any more.
 """
 
 from __future__ import annotations
@@ -36,7 +47,7 @@ import json
 import secrets
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import cast
 
@@ -44,6 +55,7 @@ import redis
 from redis.typing import EncodableT, FieldT
 
 from service.storage.events import Idempotency
+from service.storage.handles import Claim, Found, HandleClaims, HandleIndex, HandleTaken, fold
 from service.storage.idempotency import CreateRecords, made_by, record_field, record_text, seal, signup_records_key, unseal
 
 TOKEN_PREFIX = "r7_"
@@ -66,6 +78,24 @@ def _text(value: bytes | str) -> str:
 def _texts(fields: Mapping[bytes | str, bytes | str]) -> dict[str, str]:
     """A hash read with ``HGETALL``, as text (see :func:`_text`)."""
     return {_text(name): _text(value) for name, value in fields.items()}
+
+
+def _player(player_id: str, data: Mapping[str, str]) -> Player | None:
+    """The player a record holds; ``None`` for none, or a deleted account's tombstone (it has no name)."""
+    if "name" not in data:
+        return None
+    return Player(
+        player_id,
+        data["name"],
+        data["created_at"],
+        data.get("webhook_url") or None,
+        data.get("webhook_secret") or None,
+        data.get("handle") or None,
+    )
+
+
+def _same(handle: str | None, other: str | None) -> bool:
+    return handle is not None and other is not None and fold(handle) == fold(other)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +133,14 @@ def finished_key(prefix: str, player_id: str) -> str:
     return f"{player_key(prefix, player_id)}:finished"
 
 
+def played_key(prefix: str, player_id: str) -> str:
+    return f"{player_key(prefix, player_id)}:played"
+
+
+def won_key(prefix: str, player_id: str) -> str:
+    return f"{player_key(prefix, player_id)}:won"
+
+
 def records_key(prefix: str, player_id: str) -> str:
     """The idempotency records of the player's creates (:mod:`service.storage.idempotency`)."""
     return f"{player_key(prefix, player_id)}:idem"
@@ -119,6 +157,27 @@ class Player:
     created_at: str
     webhook_url: str | None = None
     webhook_secret: str | None = None
+    handle: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerTag:
+    """What a table shows of the player in a seat: their handle, or that the account was deleted."""
+
+    handle: str | None
+    deleted: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """Finished games the player played and won; ``complete``: kept since sign-up, or rebuilt since."""
+
+    played: int
+    won: int
+    complete: bool
+
+
+__all__ = ["Found", "HandleTaken", "Player", "PlayerStore", "PlayerTag", "Record", "TokenInfo", "TooManyTokens"]
 
 
 class PlayerStore:
@@ -135,8 +194,11 @@ class PlayerStore:
         self.cache_seconds = cache_seconds
         self._by_token: dict[str, tuple[float, Player]] = {}
         self._webhooks: dict[str, tuple[float, str | None]] = {}
+        self._tags: dict[str, tuple[float, PlayerTag]] = {}
         self._revocations = 0  # revocations in this process, so that a lookup racing one is not cached
         self._lock = threading.Lock()
+        self.claims = HandleClaims(client, prefix)
+        self.index = HandleIndex(client, prefix)
 
     def _player_key(self, player_id: str) -> str:
         return player_key(self.prefix, player_id)
@@ -153,39 +215,57 @@ class PlayerStore:
     def _tokens_key(self, player_id: str) -> str:
         return tokens_key(self.prefix, player_id)
 
-    def create(self, name: str, created_at: str) -> tuple[Player, str]:
-        """A new player and its first token (the only time the token exists in clear)."""
-        player = Player(new_id("p"), name, created_at)
+    def create(self, name: str, created_at: str, handle: str | None = None) -> tuple[Player, str]:
+        """A new player and its first token (the only time the token exists in clear); :class:`HandleTaken`."""
+        player = Player(new_id("p"), name, created_at, handle=handle)
         token, info = _new_token("first token", created_at)
-        self._sign_up(player, info)
+        claim = self.claims.claim(handle, player.id, self._names) if handle else None
+        self._sign_up(player, info, claim)
         return player, token
 
-    def create_once(self, name: str, created_at: str, idempotency: Idempotency) -> tuple[Player, str, bool]:
+    def create_once(
+        self, name: str, created_at: str, idempotency: Idempotency, handle: str | None = None
+    ) -> tuple[Player, str, bool]:
         """:meth:`create`, once per key of the caller's address (``idempotency.scope``); ``True``: a retry's answer.
 
         The record (the player's id, time and first token, sealed) is claimed first, on the address's slot, then
         the player is made as it says: a retry finds the record and makes whatever of the player is not there yet
-        (see :mod:`service.storage.idempotency`), never a second player.
+        (see :mod:`service.storage.idempotency`), never a second player.  The handle is claimed before the record
+        (a handle taken answers before anything is recorded), for the id the record will hold: a retry claims it
+        again for the id its record holds, which is its own claim.
         """
-        token, info = _new_token("first token", created_at)
-        player = Player(new_id("p"), name, created_at)
-        made = {"id": player.id, "at": created_at, "token_id": info.id, "token": seal(token, idempotency)}
-        first = CreateRecords(self.redis).claim(signup_records_key(self.prefix, idempotency.scope), idempotency, made)
+        records = CreateRecords(self.redis)
+        key = signup_records_key(self.prefix, idempotency.scope)
+        first = records.find(key, idempotency)
         if first is None:
-            self._sign_up(player, info)
-            return player, token, False
+            token, info = _new_token("first token", created_at)
+            player = Player(new_id("p"), name, created_at, handle=handle)
+            claim = self.claims.claim(handle, player.id, self._names) if handle else None
+            made = {"id": player.id, "at": created_at, "token_id": info.id, "token": seal(token, idempotency)}
+            first = records.claim(key, idempotency, made)
+            if first is None:
+                self._sign_up(player, info, claim)
+                return player, token, False
+            if handle:
+                self.claims.let_go(handle, player.id)  # an attempt with this key beside this one recorded its player first
         token = unseal(first["token"], idempotency)
-        player = Player(first["id"], name, first["at"])
+        player = Player(first["id"], name, first["at"], handle=handle)
         info = TokenInfo(first["token_id"], "first token", first["at"], hash_token(token))
         if not self.redis.exists(self._player_key(player.id)):
-            self._sign_up(player, info)  # the first attempt stopped before it made the player
+            # the first attempt stopped before it made the player
+            self._sign_up(player, info, self.claims.claim(handle, player.id, self._names) if handle else None)
         elif self.redis.hexists(self._tokens_key(player.id), info.id):
             self._enable_token(player.id, info)  # it may have stopped before the token worked (unless revoked since)
         return player, token, True
 
-    def _sign_up(self, player: Player, info: TokenInfo) -> None:
+    def _sign_up(self, player: Player, info: TokenInfo, claim: Claim | None = None) -> None:
+        fields: dict[FieldT, EncodableT] = {"name": player.name, "created_at": player.created_at, "record": "1"}
+        if claim is not None and player.handle:
+            self.claims.refresh(claim, player.id)  # the claim, fresh, before the record names the handle
+            self.index.add(player.handle, player.id)
+            fields["handle"] = player.handle
         with self.redis.pipeline(transaction=True) as pipe:  # the player's slot: the player and its token, listed
-            pipe.hset(self._player_key(player.id), mapping={"name": player.name, "created_at": player.created_at})
+            pipe.hset(self._player_key(player.id), mapping=fields)
             self._list_token(pipe, player.id, info)
             pipe.execute()
         self._enable_token(player.id, info)  # then the token works
@@ -286,16 +366,7 @@ class PlayerStore:
         return True
 
     def get(self, player_id: str) -> Player | None:
-        data = _texts(self.redis.hgetall(self._player_key(player_id)))
-        if not data:
-            return None
-        return Player(
-            player_id,
-            data["name"],
-            data["created_at"],
-            data.get("webhook_url") or None,
-            data.get("webhook_secret") or None,
-        )
+        return _player(player_id, _texts(self.redis.hgetall(self._player_key(player_id))))
 
     def webhook_url(self, player_id: str) -> str | None:
         """Where the player wants notifications, if anywhere (cached like token lookups)."""
@@ -343,12 +414,212 @@ class PlayerStore:
             mapping["webhook_secret"] = secrets.token_urlsafe(32) if webhook_url else ""
         if mapping:
             self.redis.hset(self._player_key(player_id), mapping=mapping)
-            with self._lock:
-                self._by_token = {k: v for k, v in self._by_token.items() if v[1].id != player_id}
-                self._webhooks.pop(player_id, None)
+            self._forget(player_id)
         player = self.get(player_id)
         assert player is not None
         return player
+
+    def _forget(self, player_id: str) -> None:
+        """Drop what this process cached of the player (other processes: within ``cache_seconds``)."""
+        with self._lock:
+            self._by_token = {k: v for k, v in self._by_token.items() if v[1].id != player_id}
+            self._webhooks.pop(player_id, None)
+            self._tags.pop(player_id, None)
+
+    # --- handles ------------------------------------------------------------------------
+
+    def _names(self, player_id: str, folded: str) -> bool:
+        """Whether the player's record names the handle (folded): a claim of theirs is held, not pending."""
+        handle = self.redis.hget(self._player_key(player_id), "handle")
+        return handle is not None and fold(_text(handle)) == folded
+
+    def set_handle(self, player_id: str, handle: str | None, keep_ms: int = 0) -> Player:
+        """Give the player ``handle`` (``None``: no handle), or raise :class:`HandleTaken`.
+
+        The handle given up is set aside for ``keep_ms`` (0: freed now): only this player may take it back
+        meanwhile.  A player sets aside one handle at a time, the one given up last: a change frees the one set
+        aside before (unless it takes it back).  Only the case changed: the record changes, and nothing else.
+        """
+        current = self.get(player_id)
+        assert current is not None, "the player is the caller: it exists"
+        if handle is not None and _same(handle, current.handle):
+            if handle != current.handle:
+                self.redis.hset(self._player_key(player_id), "handle", handle)
+                self._forget(player_id)
+            return self._got(player_id)
+        if handle is not None:
+            claim = self.claims.claim(handle, player_id, self._names)
+            self.index.add(handle, player_id)  # a hint until the record names the handle (readers check)
+            self.claims.refresh(claim, player_id)
+        old, held = self._point_to(player_id, handle, keep=keep_ms > 0)
+        if old is not None:
+            self.index.remove(old, player_id)
+            self.claims.let_go(old, player_id, keep_ms)  # set aside (or freed) after the record no longer names it
+        if held is not None and not _same(held, handle):
+            self.claims.let_go(held, player_id)  # the handle set aside before (unless taken back now): freed
+        self._forget(player_id)
+        return self._got(player_id)
+
+    def _point_to(self, player_id: str, handle: str | None, *, keep: bool) -> tuple[str | None, str | None]:
+        """Make the record name ``handle`` (and set aside the one it named, if ``keep``); what it named and had set
+        aside before.  One transaction on the player's slot, decided again if the record changed meanwhile."""
+        key = self._player_key(player_id)
+        with self.redis.pipeline(transaction=True) as pipe:
+            while True:
+                try:
+                    pipe.watch(key)  # type: ignore[no-untyped-call]  # redis-py leaves Pipeline.watch unannotated
+                    stored = pipe.hmget(key, ["handle", "held_handle"])
+                    old, held = (_text(value) if value else None for value in stored)
+                    pipe.multi()
+                    if handle is None:
+                        pipe.hdel(key, "handle")
+                    else:
+                        pipe.hset(key, "handle", handle)
+                    if keep and old is not None:
+                        pipe.hset(key, "held_handle", old)
+                    else:
+                        pipe.hdel(key, "held_handle")
+                    pipe.execute()
+                    return old, held
+                except redis.WatchError:
+                    continue
+
+    def _got(self, player_id: str) -> Player:
+        player = self.get(player_id)
+        assert player is not None
+        return player
+
+    def by_handle(self, handle: str) -> Player | None:
+        """The player whose handle this is (case aside), if any: the claim says who, and their record must agree."""
+        owner = self.claims.owner(handle)
+        player = self.get(owner) if owner is not None else None
+        return player if player is not None and _same(player.handle, handle) else None
+
+    def search(self, prefix: str, after: Found | None, count: int) -> tuple[list[Player], Found | None]:
+        """Up to ``count`` players whose handle starts with ``prefix`` (case aside), in handle order, after the entry
+        ``after``; and the entry to pass as ``after`` for the next page (``None``: the last page).
+
+        Index entries whose player's record does not name that handle (a change or a deletion on its way, or cut
+        short) are passed over: a page may hold fewer than ``count`` players only when it is the last.
+        """
+        shown: list[tuple[Found, Player]] = []
+        cursor = after
+        while len(shown) <= count:
+            wanted = count + 1 - len(shown)
+            batch = self.index.starting(prefix, cursor, wanted)
+            with self.redis.pipeline(transaction=False) as pipe:  # one key each: a cluster client splits it by node
+                for found in batch:
+                    pipe.hgetall(self._player_key(found.player_id))
+                records = pipe.execute()
+            for found, record in zip(batch, records, strict=True):
+                cursor = found
+                player = _player(found.player_id, _texts(record))
+                if player is not None and player.handle is not None and fold(player.handle) == found.folded:
+                    shown.append((found, player))
+            if len(batch) < wanted:
+                break
+        page = shown[:count]
+        return [player for _, player in page], (page[-1][0] if len(shown) > count else None)
+
+    def tags(self, player_ids: set[str]) -> dict[str, PlayerTag]:
+        """What a table shows of each of these players (cached like token lookups: a change shows within
+        ``cache_seconds`` in other processes)."""
+        now = time.monotonic()
+        out: dict[str, PlayerTag] = {}
+        with self._lock:
+            for player_id in player_ids:
+                hit = self._tags.get(player_id)
+                if hit is not None and hit[0] > now:
+                    out[player_id] = hit[1]
+        missing = sorted(player_ids - out.keys())
+        if not missing:
+            return out
+        with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in missing:
+                pipe.hmget(self._player_key(player_id), ["handle", "deleted_at"])
+            replies = pipe.execute()
+        with self._lock:
+            if len(self._tags) > 50_000:
+                self._tags.clear()
+            for player_id, (handle, deleted_at) in zip(missing, replies, strict=True):
+                tag = PlayerTag(_text(handle) if handle and not deleted_at else None, deleted=bool(deleted_at))
+                self._tags[player_id] = (now + self.cache_seconds, tag)
+                out[player_id] = tag
+        return out
+
+    # --- the record: games played and won -------------------------------------------------
+
+    def record(self, player_id: str) -> Record:
+        with self.redis.pipeline(transaction=True) as pipe:  # the player's slot
+            pipe.scard(played_key(self.prefix, player_id))
+            pipe.scard(won_key(self.prefix, player_id))
+            pipe.hget(self._player_key(player_id), "record")
+            played, won, complete = pipe.execute()
+        return Record(int(played), int(won), bool(complete))
+
+    def forget_games(self, player_id: str) -> None:
+        """Drop the player's list of games not finished (a deleted account's, once it has left them)."""
+        self.redis.delete(self._games_key(player_id))
+
+    def deleted_among(self, player_ids: set[str]) -> set[str]:
+        """Which of these players' accounts were deleted (read now: no cache)."""
+        ordered = sorted(player_ids)
+        with self.redis.pipeline(transaction=False) as pipe:  # one key each: a cluster client splits it by node
+            for player_id in ordered:
+                pipe.hexists(self._player_key(player_id), "deleted_at")
+            replies = pipe.execute()
+        return {player_id for player_id, deleted in zip(ordered, replies, strict=True) if deleted}
+
+    def add_to_record(self, player_id: str, played: set[str], won: set[str], *, complete: bool = False) -> None:
+        """Add games to the player's record (each counts once, however often it is added); ``complete``: the record
+        now holds every game it should (a rebuild's last step), so it is not rebuilt again."""
+        with self.redis.pipeline(transaction=True) as pipe:  # the player's slot
+            if played:
+                pipe.sadd(played_key(self.prefix, player_id), *sorted(played))
+            if won:
+                pipe.sadd(won_key(self.prefix, player_id), *sorted(won))
+            if complete:
+                pipe.hset(self._player_key(player_id), "record", "1")
+            pipe.execute()
+
+    # --- deleting an account --------------------------------------------------------------
+
+    def erase(self, player_id: str, deleted_at: str) -> None:
+        """Delete the account: the record becomes a tombstone and the player's finished games, record and
+        idempotency records go (one transaction on its slot: from then on the player answers nobody, and their
+        tokens resolve to nobody), then the handle is freed (index entry, claims) and the tokens' lookup keys go,
+        then their listing.  Safe to repeat.  The list of games not finished stays, for the games to be left
+        (:meth:`forget_games` ends it)."""
+        self._adopt_legacy_token(player_id)  # a token kept the old way is listed, so that its lookup key goes too
+        key = self._player_key(player_id)
+        lists = [f"{key}:{name}" for name in ("finished", "played", "won", "idem")]
+        with self.redis.pipeline(transaction=True) as pipe:
+            while True:
+                try:
+                    pipe.watch(key)  # type: ignore[no-untyped-call]  # redis-py leaves Pipeline.watch unannotated
+                    stored = pipe.hmget(key, ["handle", "held_handle", "deleted_at"])
+                    handle, held, was_deleted = (_text(value) if value else None for value in stored)
+                    pipe.multi()
+                    pipe.delete(key, *lists)
+                    pipe.hset(key, "deleted_at", was_deleted or deleted_at)
+                    pipe.execute()
+                    break
+                except redis.WatchError:
+                    continue
+        self._forget(player_id)
+        if handle is not None:
+            self.index.remove(handle, player_id)
+            self.claims.let_go(handle, player_id)
+        if held is not None:
+            self.claims.let_go(held, player_id)
+        digests = [json.loads(text)["hash"] for text in self.redis.hvals(self._tokens_key(player_id))]
+        for digest in digests:
+            self.redis.delete(self._token_key(digest))  # each stops resolving (it resolved to nobody already) ...
+        self.redis.delete(self._tokens_key(player_id))  # ... and the listing goes after
+        with self._lock:
+            for digest in digests:
+                self._by_token.pop(digest, None)
+            self._revocations += 1
 
     def add_game(self, player_id: str, game_id: str) -> None:
         """Index a game under a player *before* the game records the seat.
@@ -378,16 +649,23 @@ class PlayerStore:
                 pipe.srem(self._games_key(player_id), game_id)
             pipe.execute()
 
-    def archive_game(self, player_ids: set[str], game_id: str, finished_ms: int) -> None:
-        """Move a finished game from its players' open games to their finished ones (idempotent).
+    def archive_game(
+        self, player_ids: set[str], game_id: str, finished_ms: int, *, played: Collection[str] = (), won: Collection[str] = ()
+    ) -> None:
+        """Move a finished game from its players' open games to their finished ones, and count it in the records of
+        those who ``played`` and ``won`` it (idempotent: a record is a set of games).
 
         As in :meth:`forget_game`, single-slot writes in a plain pipeline; for each player the game is listed as
-        finished before it leaves the open ones, so a write lost in between leaves it listed twice (readers check
-        the game itself), never nowhere.
+        finished and counted before it leaves the open ones, so a write lost in between leaves it listed twice
+        (readers check the game itself, and the next listing archives it again), never nowhere or uncounted.
         """
         with self.redis.pipeline(transaction=False) as pipe:
             for player_id in player_ids:
                 pipe.zadd(self._finished_key(player_id), {game_id: finished_ms})
+                if player_id in played:
+                    pipe.sadd(played_key(self.prefix, player_id), game_id)
+                if player_id in won:
+                    pipe.sadd(won_key(self.prefix, player_id), game_id)
                 pipe.srem(self._games_key(player_id), game_id)
             pipe.execute()
 

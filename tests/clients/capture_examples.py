@@ -40,7 +40,7 @@ def capture() -> dict[str, Any]:
         assert response.status_code == status, (method, path, response.status_code, response.get_data(as_text=True))
         return response.get_json() if response.data else None
 
-    out["PlayerCreate"] = {"name": "Ana"}
+    out["PlayerCreate"] = {"name": "Ana", "handle": "ana_b"}
     ana = call("POST", "/v1/players", body=out["PlayerCreate"], status=201)
     out["PlayerCreated"] = ana
     token = ana["token"]
@@ -49,7 +49,7 @@ def capture() -> dict[str, Any]:
     out["TokenCreate"] = {"label": "phone"}
     out["TokenIssued"] = call("POST", "/v1/players/me/tokens", token, out["TokenCreate"], status=201)
     out["TokenList"] = call("GET", "/v1/players/me/tokens", token)
-    bo = call("POST", "/v1/players", body={"name": "Bo"}, status=201)
+    bo = call("POST", "/v1/players", body={"name": "Bo", "handle": "anansi"}, status=201)
     lobby = call("POST", "/v1/games", bo["token"], {"seats": [{"kind": "human"}, {"kind": "human"}]}, status=201)
     out["Join"] = {"code": lobby["join_code"]}
     out["GameCreate"] = {
@@ -87,6 +87,22 @@ def capture() -> dict[str, Any]:
         drain(runtime)
     out["Replay"] = call("GET", f"{path}/replay/export")
     out["Imported"] = call("POST", "/v1/replays", token, out["Replay"], status=201)
+    out["PublicPlayer"] = call("GET", "/v1/players/Ana_B")
+    out["PlayerList"] = call("GET", "/v1/players?handle=an&limit=1", token)
+    # A challenge from Ana to Bo (named by id until handles exist), accepted; one from Bo to Ana, declined.
+    out["ChallengeCreate"] = {
+        "players": [bo["id"]],
+        "seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "ai", "level": "greedy"}],
+        "variant": "advanced",
+        "days_per_turn": 3,
+        "rated": True,
+    }
+    out["Challenge"] = call("POST", "/v1/challenges", token, out["ChallengeCreate"], status=201)
+    call("POST", f"/v1/challenges/{out['Challenge']['id']}/accept", bo["token"])
+    declined = call("POST", "/v1/challenges", bo["token"], {"players": [ana["id"]], "turn_timeout": 300}, status=201)
+    out["ChallengeDecline"] = {"reason": "too_fast"}
+    call("POST", f"/v1/challenges/{declined['id']}/decline", token, out["ChallengeDecline"])
+    out["ChallengeList"] = call("GET", "/v1/challenges?limit=2", token)
     out["ProblemList"] = {"problems": call("GET", "/v1/problems")["problems"][:3]}
     out["Health"] = call("GET", "/healthz")
     return out

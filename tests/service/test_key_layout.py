@@ -29,11 +29,13 @@ def test_every_key_of_a_player_is_on_the_players_slot(api, runtime):
         api.act(finished["id"], ana["token"], [{"type": "fold"}])
     api.game(bo["token"], [HUMAN, ai("greedy")], variant="basic")
     api.call("GET", "/v1/players/me/games", ana["token"])
+    won = api.view(finished["id"], ana["token"])["winner"] == 0
     prefix = runtime.settings.key_prefix
     keys = list(runtime.redis.scan_iter(match=f"{prefix}player:*"))
-    for player, lists in ((ana, ":finished"), (bo, ":games")):
+    ana_lists = {":finished", ":played", *([":won"] if won else [])}  # the finished game, counted in her record
+    for player, lists in ((ana, ana_lists), (bo, {":games"})):
         own = [key for key in keys if key.startswith(player_key(prefix, player["id"]))]
-        assert {key.removeprefix(player_key(prefix, player["id"])) for key in own} == {"", ":tokens", lists}
+        assert {key.removeprefix(player_key(prefix, player["id"])) for key in own} == {"", ":tokens", *lists}
         assert {key_slot(key.encode()) for key in own} == {key_slot(player_key(prefix, player["id"]).encode())}
     assert len(keys) == sum(key.startswith(player_key(prefix, p["id"])) for key in keys for p in (ana, bo))
 

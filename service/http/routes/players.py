@@ -1,4 +1,5 @@
-"""Players and their tokens: sign-up, the caller's profile and games, tokens per device."""
+"""Players and their tokens: sign-up, the caller's profile and games, tokens per device; players others can find
+(handles, public profiles, the search by handle) and deleting an account."""
 
 from __future__ import annotations
 
@@ -7,12 +8,13 @@ from typing import Any
 from flask import Response, request
 from flask.views import MethodView
 
-from service.application.players import Player, TokenInfo, hash_token
+from service.application.players import Player, Profile, TokenInfo, hash_token
 from service.http.auth import bearer_token, current_player, require_api_key
 from service.http.common import (
     API_KEY,
     NO_STORE,
     PRIVATE,
+    PUBLIC,
     TOKEN,
     documented_errors,
     game_service,
@@ -30,20 +32,27 @@ from service.http.schemas import (
     MyGamesQuerySchema,
     PlayerCreatedSchema,
     PlayerCreateSchema,
+    PlayerListSchema,
     PlayerSchema,
+    PlayerSearchQuerySchema,
     PlayerUpdateSchema,
+    PublicPlayerSchema,
     TokenCreateSchema,
     TokenIssuedSchema,
     TokenListSchema,
 )
-from service.http.views import summary_json
+from service.http.views import seated_ids, summary_json
+
+#: A public profile is the same for everyone, and changes (a new handle, a game finished, an account deleted):
+#: a cache may keep it only to ask again.
+PROFILE_CACHE = {"Cache-Control": "no-cache"}
 
 # --- players -----------------------------------------------------------------------------
 
 
 @v1.route("/players")
 class Players(MethodView):
-    @documented_errors(400, 401, 413, 415, 422, 429)
+    @documented_errors(400, 401, 409, 413, 415, 422, 429)
     @v1.arguments(PlayerCreateSchema(), example=example("PlayerCreate"))
     @v1.response(
         201, PlayerCreatedSchema, headers=response_headers("Location", "Idempotent-Replayed"), example=example("PlayerCreated")
@@ -54,19 +63,43 @@ class Players(MethodView):
         parameters=[idempotency_parameter("makes no second player (keyed by your address: there is no token yet)")],
     )
     def post(self, body: dict[str, Any]) -> Response:
-        """Create a player; the token in the answer is shown only once (and to a retry with the same Idempotency-Key)."""
+        """Create a player; the token in the answer is shown only once (and to a retry with the same Idempotency-Key).
+
+        With a handle, others can find you by it (``getPlayer``, ``searchPlayers``); you may choose one later too
+        (``updateMe``).  A handle another player has is 409 handle_taken, and nobody is created.
+        """
         require_api_key()
         key = idempotency(request.remote_addr or "unknown", red7_runtime().settings.idempotency_ttl)
-        signed_up = player_service().sign_up(body["name"], key)
+        signed_up = player_service().sign_up(body["name"], key, handle=body.get("handle"))
         player = signed_up.player
-        created = {"id": player.id, "name": player.name, "token": signed_up.token, "created_at": player.created_at}
+        created = {
+            "id": player.id, "name": player.name, "handle": player.handle, "token": signed_up.token,
+            "created_at": player.created_at,
+        }
         replayed = REPLAYED if signed_up.replayed else {}
         headers = {"Location": "/v1/players/me", **NO_STORE, **replayed}  # as the new token sees itself
         return json_response(created, 201, headers)
 
+    @documented_errors(401, 422, 429)
+    @v1.arguments(PlayerSearchQuerySchema(), location="query")
+    @v1.response(200, PlayerListSchema, example=example("PlayerList"))
+    @v1.doc(operationId="searchPlayers", security=TOKEN)
+    def get(self, query: dict[str, Any]) -> Response:
+        """Players by the start of their handle, whatever its case, in handle order, a page at a time (20 at most).
+
+        Only players with a handle are found; a deleted account never is.
+        """
+        current_player()
+        page = player_service().search(query.get("handle", ""), limit=query["limit"], cursor=query.get("cursor"))
+        players = [{"id": p.id, "handle": p.handle, "name": p.name} for p in page.found]
+        return json_response({"players": players, "next_cursor": page.next_cursor}, 200, PRIVATE)
+
 
 def _player_json(player: Player, *, show_secret: bool = False) -> dict[str, Any]:
-    out = {"id": player.id, "name": player.name, "created_at": player.created_at, "webhook_url": player.webhook_url}
+    out = {
+        "id": player.id, "name": player.name, "handle": player.handle, "created_at": player.created_at,
+        "webhook_url": player.webhook_url,
+    }
     if show_secret and player.webhook_secret:
         out["webhook_secret"] = player.webhook_secret
     return out
@@ -81,18 +114,37 @@ class Me(MethodView):
         """The calling player."""
         return json_response(_player_json(current_player()), 200, PRIVATE)
 
-    @documented_errors(400, 401, 413, 415, 422, 429)
+    @documented_errors(400, 401, 409, 413, 415, 422, 429)
     @v1.arguments(PlayerUpdateSchema(), example=example("PlayerUpdate"))
     @v1.response(200, PlayerSchema, example=example("Player"))
     @v1.doc(operationId="updateMe", security=TOKEN)
     def patch(self, body: dict[str, Any]) -> Response:
-        """Rename, or set the webhook URL (the answer holds its new signing secret, once)."""
+        """Rename, choose or change your handle, or set the webhook URL (the answer holds its new signing secret, once).
+
+        A request refused (a handle taken, say) changes nothing.
+        """
         player = current_player()
-        url = body.get("webhook_url")
+        url, handle = body.get("webhook_url"), body.get("handle")
         updated = player_service().update(
-            player, name=body.get("name"), webhook_url=(url or "") if "webhook_url" in body else None
+            player,
+            name=body.get("name"),
+            webhook_url=(url or "") if "webhook_url" in body else None,
+            handle=(handle or "") if "handle" in body else None,
         )
         return json_response(_player_json(updated, show_secret="webhook_url" in body), 200, NO_STORE)
+
+    @documented_errors(401, 429)
+    @v1.response(204, description="Deleted: your tokens no longer work, and your id and handle answer 404")
+    @v1.doc(operationId="deleteMe", security=TOKEN)
+    def delete(self) -> Response:
+        """Delete your account: every token revoked, the webhook dropped, name and handle erased (the handle is free).
+
+        Games waiting that you created are called off; you leave the others still waiting, and an AI plays your seat
+        to the end of every game in play.  Finished games keep your seat under its pseudonymous id, shown as
+        "deleted player", so their replays still verify.
+        """
+        player_service().delete(current_player())
+        return Response(status=204, mimetype=None)
 
 
 @v1.route("/players/me/games")
@@ -105,8 +157,32 @@ class MyGames(MethodView):
         """The caller's games, a page at a time: the ones where it is their turn first, then active, waiting, finished."""
         player = current_player()
         page = game_service().games_of(player, status=query.get("status"), limit=query["limit"], cursor=query.get("cursor"))
-        games = [summary_json(g, player.id) for g in page.games]
+        tags = player_service().tags(set().union(*(seated_ids(g) for g in page.games)))
+        games = [summary_json(g, player.id, tags) for g in page.games]
         return json_response({"games": games, "next_cursor": page.next_cursor}, 200, PRIVATE)
+
+
+def _profile_json(profile: Profile) -> dict[str, Any]:
+    """What anyone sees of a player: never a token, a webhook or its secret."""
+    player = profile.player
+    return {
+        "id": player.id, "handle": player.handle, "name": player.name, "since": player.created_at,
+        "games": {"played": profile.played, "won": profile.won},
+    }
+
+
+@v1.route("/players/<player>")
+class PlayerResource(MethodView):
+    @documented_errors(404, 429)
+    @v1.response(200, PublicPlayerSchema, example=example("PublicPlayer"))
+    @v1.doc(operationId="getPlayer", security=PUBLIC)
+    def get(self, player: str) -> Response:
+        """A player's public profile, by id (``p_`` and 16 hex digits) or by handle (whatever its case).
+
+        Anyone may read it, without a token: handle, name, since when, finished games played and won.  A deleted
+        account answers 404 player_not_found.
+        """
+        return json_response(_profile_json(player_service().profile(player)), 200, PROFILE_CACHE)
 
 
 def _token_json(info: TokenInfo) -> dict[str, Any]:

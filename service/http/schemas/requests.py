@@ -9,6 +9,8 @@ from marshmallow import Schema, ValidationError, fields, post_load, validate, va
 from engine import Card, Variant, step_from_dict
 from replays.build import AT_RANGE
 from service.application.commands import NewGame, SeatRequest
+from service.application.handles import HANDLE_PATTERN, HANDLE_RULE, PREFIX_PATTERN
+from service.application.players import SEARCH_LIMIT
 from service.game import NAME_LENGTH, unprintable
 from service.http.schemas.vocabulary import ENUMS, Choice
 
@@ -80,8 +82,21 @@ class Text(fields.String):
         return trimmed
 
 
+#: A handle as the document states it; the application checks it (``handle_invalid``, ``handle_reserved``) so that
+#: every caller meets the same rule, and the document's pattern and length say it to generators and people.
+HANDLE_DOC = {
+    "pattern": HANDLE_PATTERN,
+    "minLength": 3,
+    "maxLength": 20,
+    "example": "ana_b",
+    "description": f"unique whatever its case (stored as given): {HANDLE_RULE}; a few words are reserved "
+    "(handle_reserved, e.g. me, admin, system, ai, red7, support, null), and handle_taken says another player has it",
+}
+
+
 class PlayerCreateSchema(Strict):
     name = Text(required=True, metadata={"example": "Ana"})
+    handle = fields.String(metadata={**HANDLE_DOC, "description": f"what others find you by: {HANDLE_DOC['description']}"})
 
 
 def _webhook_url(value: str | None) -> None:
@@ -92,6 +107,15 @@ def _webhook_url(value: str | None) -> None:
 
 class PlayerUpdateSchema(Strict):
     name = Text()
+    handle = fields.String(
+        allow_none=True,
+        metadata={
+            **{k: v for k, v in HANDLE_DOC.items() if k != "minLength"},
+            "pattern": "^(?:" + HANDLE_PATTERN.strip("^$") + ")?$",  # empty too: it removes the handle
+            "description": f"a new handle: {HANDLE_DOC['description']}; empty or null removes yours. The one you give up is "
+            "kept for you alone to take back for a while (RED7_HANDLE_HOLD_SECONDS, a week)",
+        },
+    )
     webhook_url = fields.String(
         allow_none=True,
         validate=[validate.Length(max=500), _webhook_url],
@@ -108,6 +132,16 @@ class MyGamesQuerySchema(Strict):
         validate=validate.OneOf(["active", "waiting", "finished"]), metadata={"description": "only games in this state"}
     )
     limit = fields.Integer(load_default=50, validate=validate.Range(1, 200))
+    cursor = fields.String(validate=validate.Length(1, 100), metadata={"description": "the next_cursor of the page before"})
+
+
+class PlayerSearchQuerySchema(Strict):
+    handle = fields.String(
+        validate=validate.Regexp(PREFIX_PATTERN, error="a prefix of a handle: 1 to 20 ASCII letters, digits, _ or -"),
+        metadata={"description": "the start of the handles to find, whatever its case; leave it out for every player "
+                  "with a handle", "example": "an"},
+    )
+    limit = fields.Integer(load_default=SEARCH_LIMIT, validate=validate.Range(1, SEARCH_LIMIT))
     cursor = fields.String(validate=validate.Length(1, 100), metadata={"description": "the next_cursor of the page before"})
 
 

@@ -39,9 +39,15 @@ class ProblemSchema(Schema):
     max_fields = fields.Integer(metadata={"description": "headers_too_large: how many header fields a request may carry"})
 
 
+def _handle(description: str = "what others find the player by (null: none)") -> fields.String:
+    """A handle in an answer: always there, null for a player who has none."""
+    return fields.String(required=True, allow_none=True, metadata={"description": description})
+
+
 class PlayerCreatedSchema(Schema):
     id = fields.String(required=True)
     name = fields.String(required=True)
+    handle = _handle()
     token = fields.String(required=True, metadata={"description": "bearer token; shown only now"})
     created_at = fields.String(required=True)
 
@@ -75,9 +81,46 @@ class TokenListSchema(Schema):
 class PlayerSchema(Schema):
     id = fields.String(required=True)
     name = fields.String(required=True)
+    handle = _handle()
     created_at = fields.String(required=True)
     webhook_url = fields.String(allow_none=True)
     webhook_secret = fields.String(metadata={"description": "HMAC key for webhook signatures; shown only when the URL is set"})
+
+
+class GameRecordSchema(Schema):
+    played = fields.Integer(required=True, metadata={"description": "finished games the player sat in (resigned too)"})
+    won = fields.Integer(required=True, metadata={"description": "of those, the games their seat won (not once they resigned)"})
+
+
+class PublicPlayerSchema(Schema):
+    """What anyone sees of a player (never a token or a webhook)."""
+
+    id = fields.String(required=True)
+    handle = _handle()
+    name = fields.String(required=True)
+    since = fields.String(required=True, metadata={"description": "when the player signed up", "format": "date-time"})
+    games = fields.Nested(
+        GameRecordSchema,
+        required=True,
+        metadata={"description": "finished games only: a game called off or aborted counts for nobody"},
+    )
+    ratings = fields.Dict(
+        keys=fields.String(),
+        metadata={"description": "the player's ratings, present once there are any (one per kind of rated game)"},
+    )
+
+
+class PlayerFoundSchema(Schema):
+    id = fields.String(required=True)
+    handle = fields.String(required=True)
+    name = fields.String(required=True)
+
+
+class PlayerListSchema(Schema):
+    players = fields.List(fields.Nested(PlayerFoundSchema), required=True, metadata={"description": "in handle order"})
+    next_cursor = fields.String(
+        required=True, allow_none=True, metadata={"description": "pass as ?cursor= for the next page; null on the last page"}
+    )
 
 
 class LegalStepSchema(StepSchema):
@@ -96,7 +139,8 @@ class LegalStepSchema(StepSchema):
 
 class SeatViewSchema(Schema):
     seat = fields.Integer(required=True)
-    name = fields.String(required=True)
+    name = fields.String(required=True, metadata={"description": 'who plays the seat ("deleted player": an account deleted)'})
+    handle = _handle("the handle of the player in the seat (null: an AI's or open seat, or a player without one)")
     kind = Choice("SeatKind", required=True)
     level = Choice("AiLevel", required=True, allow_none=True)
     player_id = fields.String(required=True, allow_none=True)
@@ -181,6 +225,11 @@ class GameSummarySchema(Schema):
     variant = Choice("Variant", required=True)
     players = fields.Integer(required=True)
     seats = fields.List(fields.String(), required=True, metadata={"description": "who plays each seat, as people read it"})
+    handles = fields.List(
+        fields.String(allow_none=True),
+        required=True,
+        metadata={"description": "the handle of the player in each seat (null: none, or an AI's or open seat)"},
+    )
     winner = fields.Integer(required=True, allow_none=True)
     deadline = fields.String(required=True, allow_none=True)
     updated_at = fields.String(required=True)

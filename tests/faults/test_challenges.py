@@ -1,0 +1,82 @@
+"""Challenges as production runs them (gunicorn's two processes, a `red7 worker`, redis-server with AOF), broken for real.
+
+Ana challenges Bo and Cy; their webhooks hear of it.  Then the API and the worker are killed (kill -9) and Redis
+too, and everything is started again on what the AOF kept: the challenge is there, rebuilt from its stream, in both
+inboxes.  Bo and Cy accept at the same moment, through two API processes: one game starts, with everyone seated,
+which Ana hears of by webhook with its id, and which every player finds in their list of games.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from tests.deployment import Client, wait_until
+from tests.faults.test_slow_webhooks import Receiver
+
+HOOKS = {"RED7_WEBHOOK_PRIVATE_HOSTS": "1"}  # the receiver listens on loopback
+
+
+def test_a_challenge_survives_a_restart_of_everything_and_two_acceptances_at_once_start_one_game(deployment, server):
+    receiver = Receiver(hang=0.0)
+    try:
+        base = deployment.api(**HOOKS)
+        worker = deployment.worker(**HOOKS)
+        ana, bo, cy = (Client(base).sign_up(name) for name in ("Ana", "Bo", "Cy"))
+        for player in (ana, bo, cy):
+            player.json("PATCH", "/players/me", json={"webhook_url": receiver.url})
+        seats = [{"kind": "human"}, {"kind": "ai", "level": "greedy"}, {"kind": "human"}, {"kind": "human"}]
+        made = ana.json("POST", "/challenges", expect=201,
+                        json={"players": [bo.player_id, cy.player_id], "seats": seats, "days_per_turn": 1})
+
+        def told(kind: str) -> list[dict]:
+            return [body for _, body in receiver.calls if body["event"] == kind and body.get("challenge_id") == made["id"]]
+
+        received = wait_until(lambda: len(told("challenge_received")) == 2 and told("challenge_received"), 30,
+                              "both players challenged hear of it")
+        assert sorted(body["player_id"] for body in received) == sorted([bo.player_id, cy.player_id])
+
+        api_process = deployment.started[0]
+        deployment.kill_tree(api_process)
+        deployment.kill_tree(worker)
+        server.kill()
+        server.start()
+        base = deployment.api(**HOOKS)
+        deployment.worker(**HOOKS)
+        ana, bo, cy = (Client(base, c.token, c.player_id) for c in (ana, bo, cy))
+        for player in (bo, cy):
+            inbox = player.json("GET", "/challenges?status=open")["challenges"]
+            assert [c["id"] for c in inbox] == [made["id"]] and inbox[0]["role"] == "challenged"
+
+        answers: dict[str, dict] = {}
+        start = threading.Barrier(2)
+
+        def accept(player: Client) -> None:
+            start.wait()
+            answers[player.player_id or ""] = player.json("POST", f"/challenges/{made['id']}/accept")
+
+        threads = [threading.Thread(target=accept, args=(player,)) for player in (bo, cy)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        challenge = ana.json("GET", f"/challenges/{made['id']}")
+        game_id = challenge["game_id"]
+        assert challenge["status"] == "started" and game_id
+        first = [who for who, answer in answers.items() if answer["game_id"] is None]  # its answer: still open
+        assert len(answers) == 2 and len(first) == 1 and {a["game_id"] for a in answers.values()} == {None, game_id}
+        stream = server.client().xrange(f"{deployment.prefix}challenge:{{{made['id']}}}:events")
+        kinds = [fields["e"].split('"type":"', 1)[1].split('"', 1)[0] for _, fields in stream]
+        assert sorted(kinds) == sorted(["challenge_created", "challenge_accepted", "challenge_accepted", "challenge_started"])
+
+        view = ana.json("GET", f"/games/{game_id}")
+        assert view["status"] == "active" and [s["player_id"] for s in view["seats"]] == [
+            ana.player_id, None, bo.player_id, cy.player_id]
+        for player in (ana, bo, cy):
+            assert [g["id"] for g in player.json("GET", "/players/me/games")["games"]] == [game_id]
+        started = wait_until(lambda: len([b for b in told("challenge_accepted") if b.get("game_id")]) == 2
+                             and [b for b in told("challenge_accepted") if b.get("game_id")], 30, "the others hear it started")
+        assert sorted(b["player_id"] for b in started) == sorted([ana.player_id, *first])  # all but the last to accept
+        assert all(b["game_id"] == game_id and b["game_url"].endswith(f"/v1/games/{game_id}") for b in started)
+        assert not [a for c in (ana, bo, cy) for a in c.server_errors()]
+    finally:
+        receiver.close()
