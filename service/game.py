@@ -28,6 +28,7 @@ from engine import (
     GameStarted,
     GameState,
     Phase,
+    PlayerEliminated,
     RoundDealt,
     TurnStarted,
     Variant,
@@ -140,6 +141,9 @@ class Game:
     rematch_declined: int | None = None
     rematch: str | None = None
     rematch_started: bool = False
+    #: The seats in the order they left the last round dealt, the first out first: the engine's state says who is
+    #: out, not when, and the basic game's places are that order (see :meth:`standing`).
+    left_round: tuple[int, ...] = ()
     #: The stored payload of event ``version`` (empty before the first): with the version it names
     #: the history this game was folded from, which a version number alone does not once Redis
     #: has lost writes and numbered other events the same (see :mod:`service.storage.events`).
@@ -195,6 +199,26 @@ class Game:
         turn = self.state.turn
         return turn.seat if turn is not None and self.state.phase is Phase.TURN and not self.aborted else None
 
+    def standing(self) -> list[int] | None:
+        """The seats in place order once the game is finished (``None`` before): the winner first, then the others
+        as the rules order them.
+
+        The basic game (docs/rules.md 20) by how long each stayed in its one round: the last one out second, the
+        first one out last.  The advanced game (docs/rules.md 25, the engine's :func:`~engine.game_leader`) by
+        points, equal points by the highest card in the score pile; only players who scored nothing are equal
+        then, and they follow in seat order.  Resigning changes nothing here: an AI played the seat on, and the
+        seat's place is where its cards put it.
+        """
+        state = self.state
+        winner = state.winner
+        if state.phase is not Phase.FINISHED or winner is None:
+            return None
+        seats = range(len(self.seats))
+        if self.variant is Variant.ADVANCED:
+            return sorted(seats, key=lambda s: (s != winner, -state.score(s), -state.scored[s].bit_length()))
+        stayed = [s for s in reversed(self.left_round) if s != winner]
+        return [winner, *stayed, *(s for s in seats if s != winner and s not in stayed)]
+
     def copy(self) -> Game:
         """An independent copy (folding into it leaves this one as it is)."""
         return replace(self, seats=[replace(s) for s in self.seats], state=self.state.copy())
@@ -230,14 +254,18 @@ class Game:
             "rematch_declined": self.rematch_declined,
             "rematch": self.rematch,
             "rematch_started": self.rematch_started,
+            "left_round": list(self.left_round),
             "head": self.head,
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Game:
-        """A snapshot read back; one written before games kept ``moved`` counts every seat of a dealt game as moved
-        (it cannot tell, and a game that may not be aborted is the safe guess: its players may still resign)."""
+        """The inverse of :meth:`to_dict`; ``ValueError`` for a snapshot this version cannot use, such as one
+        written before games kept ``left_round`` (its loader folds the stream again instead, which also finds which
+        seats have moved)."""
         values = dict(data)
+        if "left_round" not in values:
+            raise ValueError("a snapshot without left_round: written before games kept who left the round when")
         values["seats"] = [Seat(**s) for s in data["seats"]]
         values["variant"] = Variant(data["variant"])
         values["state"] = state_from_dict(data["state"])
@@ -246,6 +274,7 @@ class Game:
         elif values["state"].phase is not Phase.NOT_STARTED:
             values["moved"] = frozenset(range(len(values["seats"])))
         values["rematch_offers"] = tuple(data.get("rematch_offers", ()))
+        values["left_round"] = tuple(data["left_round"])
         return cls(**values)
 
 
@@ -300,6 +329,10 @@ def apply_engine(game: Game, number: int, event: Event, at: str) -> None:
         game.moved = game.moved | {mover}
     if isinstance(event, TurnStarted | RoundDealt):
         game.turn_started_at = at
+    if isinstance(event, RoundDealt):
+        game.left_round = ()
+    elif isinstance(event, PlayerEliminated):
+        game.left_round = (*game.left_round, event.seat)
     game.version = number
     game.updated_at = at
 

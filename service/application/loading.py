@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import threading
@@ -91,8 +92,9 @@ class GameLoader:
         if start is None:
             snapshot = self.store.snapshot(game_id)
             if snapshot is not None:
-                start = Game.from_dict(json.loads(snapshot[1]))
-                self._snapshot_at[game_id] = start.version
+                start = self._from_snapshot(game_id, snapshot[1])
+                if start is not None:
+                    self._snapshot_at[game_id] = start.version
         tail: list[tuple[int, str]] = []
         if start is not None:
             stored = [(e.number, e.payload) for e in self.store.read_all(game_id, after=start.version - 1)]
@@ -113,6 +115,18 @@ class GameLoader:
         game = load(game_id, tail, start.copy() if cached is not None and start is not None else start)
         self.remember(game)
         return game
+
+    def _from_snapshot(self, game_id: str, data: str) -> Game | None:
+        """The stored snapshot as a game, or ``None`` for one this version cannot read (written by an older one that
+        kept less, or in another format): a snapshot is only a shortcut, so the stream is folded instead, and the
+        snapshot dropped for the one the fold leaves (one of the same version would not replace it)."""
+        try:
+            return Game.from_dict(json.loads(data))
+        except (ValueError, KeyError, TypeError) as error:
+            log.warning("game %s: the stored snapshot is of no use here (%s): folding the game from its stream", game_id, error)
+            with contextlib.suppress(redis.RedisError):  # else the next cold reader finds it of no use, and tries again
+                self.store.drop_snapshot(game_id)
+            return None
 
     def _drop_lost(self, game_id: str, stale: Game, *, from_cache: bool) -> None:
         """Forget a fold of a history Redis no longer holds (the caller folds the game again from the stream)."""

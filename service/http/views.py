@@ -107,7 +107,7 @@ def game_json(game: Game, player_id: str | None, tags: Tags | None = None) -> di
             entry.update(in_round=False, palette=[], qualifying=[], hand_size=0, score=0, scored=[])
         out.update(
             phase=game.status, round=0, rule=None, leader=None, canvas=[], deck_size=None, target=None, turn=None,
-            seats=seats, legal_steps=[], round_winner=None, winner=None, finish=None,
+            seats=seats, legal_steps=[], round_winner=None, winner=None, finish=None, standing=None,
         )
         if seat is not None:
             out["you"] = {"seat": seat, "hand": []}
@@ -147,6 +147,7 @@ def game_json(game: Game, player_id: str | None, tags: Tags | None = None) -> di
         round_winner=seen.round_winner,
         winner=seen.winner,
         finish=None if seen.finish is None else seen.finish.value,
+        standing=game.standing(),
     )
     if seat is not None:  # a resigned player sees no hand: the seat is an AI's now
         out["you"] = {"seat": seat, "hand": [] if seen.hand is None else _names(seen.hand)}

@@ -1,10 +1,14 @@
-"""The web client at /play in a real headless Chromium at a phone's size: a whole game against AIs, by clicking.
+"""The web client at /play in a real headless Chromium, at a phone's size and a desktop's: whole games against AIs,
+by clicking.
 
 The app is served as ``red7 serve --embedded`` serves it (the in-memory store, the jobs run in threads of
 this process) on a free localhost port; the browser knows nothing but the page's address.  The AI level
 is greedy and the variant basic (one round, whoever wins it wins the game), so a game is over in seconds.
 The page follows the game through the ticketed stream; a server that answers the ticket route with a 404
-(an older one, played by a switch in front of the app) makes it long-poll instead.
+(an older one, played by a switch in front of the app) makes it long-poll instead.  At the table the palettes and
+the steps are on the first screen (element rectangles, no scrolling), what the others did since the player's last
+turn is marked (checked against the server's own event feed), and the end lists the players by place.  Each test
+saves screenshots in its tmp dir (``phone-*.png``, ``desktop-*.png``) for a person to look at.
 
 Needs Debian's ``chromium`` and ``chromium-driver`` and the ``selenium`` package (``.ci/run`` installs
 them); without them the tests are skipped with the reason.
@@ -16,7 +20,9 @@ import json
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -35,6 +41,7 @@ from selenium.webdriver.support.select import Select  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 PHONE = (390, 844)
+DESKTOP = (1280, 860)
 GAME_SECONDS = 90  # a basic game against two greedy AIs takes a few seconds of clicking; this is the bound
 
 
@@ -65,9 +72,10 @@ NO_ROUTE = json.dumps(
 ).encode()
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[Server]:
-    runtime = build_runtime(settings_for(f"red7-test:{uuid.uuid4().hex[:12]}:", stream_max_seconds=5.0))
+@contextmanager
+def serving(**settings: Any) -> Iterator[Server]:
+    """The app with its jobs in threads of this process, on a free loopback port, logging what it is asked."""
+    runtime = build_runtime(settings_for(f"red7-test:{uuid.uuid4().hex[:12]}:", **settings))
     app = create_app(runtime)
     seen: list[Seen] = []
     switches = {"without_tickets": lambda: False}
@@ -99,10 +107,24 @@ def server() -> Iterator[Server]:
 
 
 @pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    with serving(stream_max_seconds=5.0) as state:
+        yield state
+
+
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     with chromium("500,900") as driver:
         # A phone's screen: a headless window is at least 500 px wide, so the viewport is emulated instead.
         metrics = {"width": PHONE[0], "height": PHONE[1], "deviceScaleFactor": 3, "mobile": True}
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+        yield driver
+
+
+@pytest.fixture(scope="module")
+def desktop() -> Iterator[Any]:
+    with chromium(f"{DESKTOP[0]},{DESKTOP[1] + 100}") as driver:
+        metrics = {"width": DESKTOP[0], "height": DESKTOP[1], "deviceScaleFactor": 1, "mobile": False}
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
         yield driver
 
@@ -128,7 +150,11 @@ return {
     palette: Array.from(s.querySelectorAll("[data-card]")).map((c) => c.dataset.card),
     turn: s.dataset.turn === "true",
     leader: s.dataset.leader === "true",
+    marked: Array.from(s.querySelectorAll('[data-card][data-new="true"]')).map((c) => c.dataset.card),
+    marked_said: Array.from(s.querySelectorAll('[data-card][data-new="true"] .sr-only')).map((c) => c.textContent),
+    recent: s.querySelector(".seat-recent") ? s.querySelector(".seat-recent").textContent : null,
   })),
+  rule_new: q("#rule-new") && !q("#rule-new").hidden ? q("#rule-new").textContent : null,
   steps: Array.from(document.querySelectorAll("#steps button")).map((b) => ({
     index: Number(b.dataset.index), type: b.dataset.type, card: b.dataset.card || null, text: b.textContent,
     eliminates: b.dataset.eliminates === "true", can_win: b.dataset.canWin === "true", ends_turn: b.dataset.endsTurn === "true",
@@ -138,6 +164,8 @@ return {
   outcome_shown: !q("#outcome").hidden,
   winner: q("#winner").textContent,
   scores: Array.from(document.querySelectorAll("#final-scores li")).map((li) => li.textContent),
+  places: Array.from(document.querySelectorAll("#final-scores li"))
+    .map((li) => [Number(li.dataset.seat), Number(li.dataset.place)]),
   scores_shown: !q("#final-scores").hidden,
   replay: q("#replay-link").getAttribute("href"),
   problem: q("#problem").hidden ? null : q("#problem").textContent,
@@ -149,6 +177,100 @@ return {
 
 def table(driver: Any) -> dict[str, Any]:
     return driver.execute_script(TABLE)
+
+
+SCREEN = """
+const box = (el) => {
+  if (!el) return null;
+  const r = el.getBoundingClientRect();
+  return { top: r.top, bottom: r.bottom, left: r.left, right: r.right };
+};
+const q = (s) => document.querySelector(s);
+return {
+  viewport: [innerWidth, innerHeight], scrolled: [scrollX, scrollY],
+  status: box(q("#status-panel")), seats: box(q("#seats")), move: box(q("#move")), step: box(q("#steps button")),
+  hand: box(q("#hand-panel")), news: box(q("#news-panel")),
+};
+"""
+
+
+def first_screen(driver: Any) -> dict[str, Any]:
+    """Where the table's parts are, scrolled to the top as a page opens: their rectangles in the viewport."""
+    driver.execute_script("scrollTo(0, 0)")
+    return driver.execute_script(SCREEN)
+
+
+def inside(box: dict[str, float] | None, viewport: list[int]) -> bool:
+    if box is None:
+        return False
+    return box["top"] >= 0 and box["left"] >= 0 and box["bottom"] <= viewport[1] and box["right"] <= viewport[0]
+
+
+def screenshot(driver: Any, path: Any) -> None:
+    """A PNG of the viewport, for a person to look at (the test's tmp dir keeps it)."""
+    driver.execute_script("scrollTo(0, 0)")
+    assert driver.save_screenshot(str(path)), path
+
+
+def feed(server: Server, game_id: str, token: str) -> list[dict[str, Any]]:
+    """The player's own events, as the server gives them (redacted for that player)."""
+    response = server.client.call("GET", f"/v1/games/{game_id}/events?after=0&limit=500", token)
+    assert response.status_code == 200
+    return response.get_json()["events"]
+
+
+MOVES = {"card_played", "card_discarded", "card_drawn", "card_taken", "card_placed", "player_eliminated", "turn_timed_out",
+         "seat_resigned"}
+
+
+def since_last_turn(events: list[dict[str, Any]], mine: int) -> list[dict[str, Any]]:
+    """On the player's turn: the others' moves since the player's last turn (after its last move, or the deal)."""
+    i = len(events) - 1
+    while i >= 0 and events[i]["type"] != "round_dealt" and (events[i]["type"], events[i]["seat"]) != ("turn_started", mine):
+        i -= 1
+    if i < 0 or events[i]["type"] == "round_dealt":
+        return []  # the player leads the round: nobody moved yet
+    moves = []
+    for event in reversed(events[:i]):
+        if event["type"] == "round_dealt" or (event["type"] in MOVES and event["seat"] == mine):
+            break
+        if event["type"] in MOVES:
+            moves.append(event)
+    return moves[::-1]
+
+
+def check_marks(server: Server, game_id: str, token: str, now: dict[str, Any]) -> int:
+    """The page marks what the others did since the player's last turn, as the server's feed tells it: the cards they
+    played (still on a palette) carry the mark, with words for screen readers; a line per seat names each card moved;
+    the rule says who changed it.  How many cards were marked."""
+    events = [e for e in feed(server, game_id, token) if e["n"] <= now["version"]]
+    moves = since_last_turn(events, 0)
+    on_palettes = {card for seat in now["seats"] for card in seat["palette"]}
+    for seat in now["seats"]:
+        theirs = [e for e in moves if e["seat"] == seat["seat"]]
+        played = sorted(e["card"] for e in theirs if e["type"] == "card_played" and e["card"] in on_palettes)
+        assert sorted(seat["marked"]) == played, (seat, theirs)
+        assert all("new since your last turn" in said for said in seat["marked_said"]), seat["marked_said"]
+        if theirs:
+            assert seat["recent"] and seat["recent"].startswith(seat["name"] + " "), (seat, theirs)
+            for event in theirs:
+                assert event.get("card") is None or event["card"] in seat["recent"], (seat["recent"], event)
+        else:
+            assert seat["recent"] is None, seat
+    rule_changes = [e for e in moves if e["type"] == "card_discarded" or (e["type"] == "card_placed" and e["to"] == "canvas")]
+    if rule_changes:
+        assert now["rule_new"] == f"new: set by {now['seats'][rule_changes[-1]['seat']]['name']}", now["rule_new"]
+    else:
+        assert now["rule_new"] is None
+    return sum(len(seat["marked"]) for seat in now["seats"])
+
+
+def check_places(view: dict[str, Any], end: dict[str, Any]) -> None:
+    """The end lists the players by place, as the view's standing gives them, never by seat."""
+    assert view["standing"] and sorted(view["standing"]) == list(range(len(view["seats"])))
+    assert [seat for seat, _ in end["places"]] == view["standing"], (end["places"], view["standing"])
+    assert end["places"][0][1] == 1 and view["seats"][view["standing"][0]]["name"] in end["scores"][0]
+    assert "winner" in end["scores"][0]
 
 
 def wait_for(driver: Any, condition: Callable[[dict[str, Any]], Any], seconds: float = 10) -> dict[str, Any]:
@@ -214,11 +336,14 @@ def new_game_against_two_greedy_ais(driver: Any) -> tuple[str, dict[str, Any]]:
     return parse_qs(urlsplit(driver.current_url).fragment)["game"][0], shown
 
 
-def play_out(driver: Any) -> tuple[int, int, set[str]]:
-    """Click legal steps until the end shows: the clicks, the eliminations confirmed, the live modes seen."""
+def play_out(driver: Any, on_turn: Callable[[dict[str, Any]], Any] | None = None) -> tuple[int, int, set[str]]:
+    """Click legal steps until the end shows: the clicks, the eliminations confirmed, the live modes seen.
+
+    ``on_turn`` is shown the table once at each of the player's turns, before the click."""
     clicks = confirmed = 0
     modes = set()
     deadline = time.monotonic() + GAME_SECONDS
+    shown = -1
     while True:
         assert time.monotonic() < deadline, f"the game did not finish in {GAME_SECONDS} s: {table(driver)}"
         now = table(driver)
@@ -228,6 +353,11 @@ def play_out(driver: Any) -> tuple[int, int, set[str]]:
             return clicks, confirmed, modes
         if not now["your_turn"] or not now["steps"] or any(s["disabled"] for s in now["steps"]):
             time.sleep(0.05)
+            continue
+        if on_turn is not None and now["version"] != shown:
+            shown = now["version"]
+            time.sleep(0.2)  # the stream's events of the last version are in (the view came first): look again
+            on_turn(table(driver))
             continue
         step = choose(now["steps"])
         try:
@@ -246,7 +376,7 @@ def play_out(driver: Any) -> tuple[int, int, set[str]]:
 # --- the tests ---------------------------------------------------------------------------------
 
 
-def test_a_whole_game_against_two_greedy_ais_by_clicking(server: Server, browser: Any) -> None:
+def test_a_whole_game_against_two_greedy_ais_by_clicking(server: Server, browser: Any, tmp_path: Path) -> None:
     started = time.monotonic()
     fresh_page(browser, f"{server.base}/play")
     browser.get_log("browser")  # start both logs empty
@@ -268,6 +398,14 @@ def test_a_whole_game_against_two_greedy_ais_by_clicking(server: Server, browser
     # The warning before a step that puts you out: cancelled, nothing is sent.
     first = wait_for(browser, lambda t: t["your_turn"] and t["steps"] and not any(s["disabled"] for s in t["steps"]), 20)
     assert len(first["hand"]) >= 6, first["hand"]
+
+    # On a phone the palettes come first and the steps right under them, all on the first screen; the hand below.
+    screen = first_screen(browser)
+    assert screen["viewport"] == list(PHONE) and screen["scrolled"] == [0, 0]
+    assert inside(screen["seats"], screen["viewport"]) and inside(screen["step"], screen["viewport"]), screen
+    assert screen["status"]["bottom"] <= screen["seats"]["top"] <= screen["seats"]["bottom"] <= screen["move"]["top"], screen
+    assert screen["hand"]["top"] >= screen["move"]["bottom"], screen
+    screenshot(browser, tmp_path / "phone-turn.png")
     fold = next(s for s in first["steps"] if s["type"] == "fold")
     assert fold["eliminates"] and "out of this round" in fold["text"]
     posts = len([r for r in server.requests if r.method == "POST"])
@@ -278,9 +416,11 @@ def test_a_whole_game_against_two_greedy_ais_by_clicking(server: Server, browser
     assert not table(browser)["dialog_open"]
     assert len([r for r in server.requests if r.method == "POST"]) == posts, "a cancelled step sends nothing"
 
-    # Play the game out by clicking legal steps, until the end shows.
-    clicks, confirmed, modes = play_out(browser)
+    # Play the game out by clicking legal steps, until the end shows; at each turn, what the AIs did is marked.
+    marked: list[int] = []
+    clicks, confirmed, modes = play_out(browser, lambda now: marked.append(check_marks(server, game_id, player["token"], now)))
     assert clicks >= 1 and confirmed <= 1, "one round: the player goes out at most once"
+    assert any(marked), f"no AI card was ever marked in {len(marked)} turns: the check proves nothing"
 
     end = table(browser)
     view = server.client.view(game_id, player["token"])
@@ -289,7 +429,10 @@ def test_a_whole_game_against_two_greedy_ais_by_clicking(server: Server, browser
     winner = view["seats"][view["winner"]]["name"]
     assert winner in end["winner"] or (view["winner"] == 0 and end["winner"].startswith("You "))
     assert len(end["scores"]) == 3 and winner in next(s for s in end["scores"] if "winner" in s)
-    assert not end["scores_shown"], "the basic game has no scores to show"
+    assert end["scores_shown"]
+    check_places(view, end)
+    assert "the last one out" in end["scores"][1] and "the first one out" in end["scores"][2], end["scores"]
+    screenshot(browser, tmp_path / "phone-end.png")
     assert end["status"] == ("Game over: you won!" if view["winner"] == 0 else f"Game over: {winner} won.")
     assert end["news"] > 0, "the moves were told as they came"
     assert end["overflow"] <= 0
@@ -311,7 +454,7 @@ def test_a_whole_game_against_two_greedy_ais_by_clicking(server: Server, browser
     assert streams and all(r.query.get("ticket") and r.query.get("after") and not r.authorized for r in streams)
     assert len(streams) <= len(tickets), "each connection with a ticket of its own"
     assert not any(r.path.endswith("/events") for r in feeds)
-    assert "stream" in modes and "poll" not in modes, modes
+    assert "stream" in modes and not {"poll", "slow"} & modes, modes
     assert end["live"] == "over"
 
     assert console_problems(browser) == []
@@ -391,3 +534,138 @@ def test_on_a_server_without_stream_tickets_the_page_long_polls(server: Server, 
     # The one complaint: the 404 that told the page there are no tickets.
     problems = console_problems(browser)
     assert problems and all("/stream-tickets" in entry["message"] and "404" in entry["message"] for entry in problems)
+
+
+def four_player_game(driver: Any) -> str:
+    """From the home screen: a basic game against three greedy AIs; its id once the player's turn shows."""
+    Select(driver.find_element(By.ID, "players")).select_by_value("4")
+    driver.find_element(By.CSS_SELECTOR, 'input[name="variant"][value="basic"]').click()
+    driver.find_element(By.ID, "create").click()
+    ready = lambda t: t["screen"] == "table" and t["your_turn"] and t["steps"] and not any(s["disabled"] for s in t["steps"])  # noqa: E731
+    wait_for(driver, ready, 20)
+    return parse_qs(urlsplit(driver.current_url).fragment)["game"][0]
+
+
+def test_four_players_on_a_phone_still_see_the_palettes_and_the_first_step_without_scrolling(
+    server: Server, browser: Any, tmp_path: Path
+) -> None:
+    fresh_page(browser, f"{server.base}/play")
+    sign_up(browser, "Di")
+    four_player_game(browser)
+    screen = first_screen(browser)
+    assert screen["viewport"] == list(PHONE)
+    assert inside(screen["seats"], screen["viewport"]) and inside(screen["step"], screen["viewport"]), screen
+    assert screen["seats"]["bottom"] <= screen["step"]["top"], "the steps come under the palettes"
+    assert table(browser)["overflow"] <= 0
+    screenshot(browser, tmp_path / "phone-four-players.png")
+    dark = {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", dark)
+    try:
+        screenshot(browser, tmp_path / "phone-four-players-dark.png")
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
+def test_on_a_desktop_the_table_is_side_by_side_and_the_end_ranks_by_place(server: Server, desktop: Any, tmp_path: Path) -> None:
+    fresh_page(desktop, f"{server.base}/play")
+    desktop.get_log("browser")
+    sign_up(desktop, "Eve")
+    game_id = four_player_game(desktop)
+    eve = stored_player(desktop)
+    screen = first_screen(desktop)
+    assert screen["viewport"] == list(DESKTOP)
+    assert inside(screen["seats"], screen["viewport"]) and inside(screen["step"], screen["viewport"]), screen
+    assert screen["move"]["left"] >= screen["seats"]["right"], "the steps beside the palettes, not under them"
+    assert screen["move"]["top"] <= screen["seats"]["top"] and screen["hand"]["left"] >= screen["seats"]["right"]
+    screenshot(desktop, tmp_path / "desktop-turn.png")
+
+    marked: list[int] = []
+    play_out(desktop, lambda now: marked.append(check_marks(server, game_id, eve["token"], now)))
+    end = table(desktop)
+    view = server.client.view(game_id, eve["token"])
+    check_places(view, end)
+    assert len(end["places"]) == 4 and [place for _, place in end["places"]] == [1, 2, 3, 4]
+    assert table(desktop)["overflow"] <= 0
+    screenshot(desktop, tmp_path / "desktop-end.png")
+    assert console_problems(desktop) == []
+
+
+def test_the_end_of_an_advanced_game_ranks_by_points_not_by_seat(server: Server, browser: Any, tmp_path: Path) -> None:
+    """A game of four random AIs (advanced: scored rounds), watched to its end by a player who holds no seat."""
+    owner = server.client.player("Fay")["token"]
+    for _ in range(5):  # the places of four random AIs are in seat order once in 24 games or so: then another
+        game_id = server.client.game(owner, [{"kind": "ai", "level": "random"}] * 4, variant="advanced")["id"]
+        deadline = time.monotonic() + GAME_SECONDS
+        while (view := server.client.view(game_id))["status"] != "finished":
+            assert time.monotonic() < deadline, f"the AIs did not finish game {game_id} in {GAME_SECONDS} s"
+            time.sleep(0.2)
+        if view["standing"] != [0, 1, 2, 3]:
+            break
+    assert view["standing"] != [0, 1, 2, 3], "five games all ended in seat order"
+
+    fresh_page(browser, f"{server.base}/play")
+    sign_up(browser, "Gus")
+    browser.get(f"{server.base}/play#game={game_id}")
+    end = wait_for(browser, lambda t: t["screen"] == "table" and t["outcome_shown"])
+    check_places(view, end)
+    scores = [view["seats"][seat]["score"] for seat in view["standing"]]
+    assert scores == sorted(scores, reverse=True)
+    for index, ((seat, place), text) in enumerate(zip(end["places"], end["scores"], strict=True)):
+        points = view["seats"][seat]["score"]
+        assert f"{points} point" in text, text
+        before = view["seats"][end["places"][index - 1][0]]["score"] if index > 1 else None
+        # Players who scored nothing are equal under docs/rules.md 25: they share a place.
+        assert place == (end["places"][index - 1][1] if points == 0 and before == 0 else index + 1), end["places"]
+    screenshot(browser, tmp_path / "phone-end-advanced.png")
+
+
+def test_a_stream_another_tab_took_over_falls_back_to_a_slow_poll_instead_of_a_reconnection_loop(browser: Any) -> None:
+    """A player may hold one wait open here (RED7_MAX_WAITS_PER_TOKEN=1): a second tab's stream takes the first tab's
+    slot, and the first is told `event: replaced`.  Reconnecting would take the second's slot back, and so on for ever:
+    the first tab reads the feed now and then without waiting instead (a plain read holds no slot), and keeps up."""
+    with serving(stream_max_seconds=30.0, max_waits_per_token=1) as server:
+        fresh_page(browser, f"{server.base}/play")
+        sign_up(browser, "Hal")
+        hal = stored_player(browser)
+        Select(browser.find_element(By.ID, "players")).select_by_value("2")
+        browser.find_element(By.CSS_SELECTOR, 'input[name="variant"][value="basic"]').click()
+        browser.find_element(By.ID, "create").click()
+        wait_for(browser, lambda t: t["screen"] == "table" and t["live"] == "stream" and t["your_turn"], 20)
+        game_id = parse_qs(urlsplit(browser.current_url).fragment)["game"][0]
+        first_tab = browser.current_window_handle
+        streams = lambda: [r for r in server.requests if r.path == f"/v1/games/{game_id}/stream"]  # noqa: E731
+        slow_polls = lambda: [r for r in server.requests if r.path == f"/v1/games/{game_id}/events" and "wait" not in r.query]  # noqa: E731
+        WebDriverWait(browser, 10, poll_frequency=0.05).until(lambda d: len(streams()) == 1)
+
+        # The same player opens the game in a second tab: its stream takes the only slot.
+        browser.switch_to.new_window("tab")
+        try:
+            browser.get(f"{server.base}/play#game={game_id}")
+            wait_for(browser, lambda t: t["screen"] == "table" and t["live"] == "stream")
+            time.sleep(3)  # a loop would have reconnected several times by now (each after half a second)
+            assert len(streams()) == 2, f"{len(streams())} streams: the tabs took the slot from each other"
+            assert slow_polls(), "the first tab reads the feed without waiting"
+            assert table(browser)["live"] == "stream", "the newer tab keeps its stream"
+
+            # The game moves on (the player plays from elsewhere, the AI answers): the first tab reads it in.
+            view = server.client.view(game_id, hal["token"])
+            step = choose([{**s, "index": i} for i, s in enumerate(view["legal_steps"])])
+            sent = {k: step[k] for k in ("type", "card", "seat", "to") if k in step}
+            acted = server.client.act(game_id, hal["token"], [sent], headers={"If-Match": f'"{view["version"]}"'})
+            assert acted.status_code == 200, acted.get_json()
+            deadline = time.monotonic() + 10
+            while (moved := server.client.view(game_id, hal["token"]))["status"] == "active" and not moved["legal_steps"]:
+                assert time.monotonic() < deadline, "the AI did not answer"
+                time.sleep(0.1)
+            wait_for(browser, lambda t: t["version"] == moved["version"], 10)  # the second tab, live
+            WebDriverWait(browser, 35, poll_frequency=0.2).until(  # two reads 10 s apart: the one that takes it in, the next
+                lambda d: any(int(r.query["after"][0]) >= moved["version"] for r in slow_polls())
+            )
+            assert len(streams()) == 2
+        finally:
+            browser.close()
+            browser.switch_to.window(first_tab)
+        # Back in the first tab, shown again: it caught up, and it is live again (the other tab is gone).
+        caught_up = wait_for(browser, lambda t: t["version"] >= moved["version"], 10)
+        assert caught_up["problem"] is None
+        assert console_problems(browser) == []

@@ -231,6 +231,16 @@ class GameViewSchema(GameOptionsSchema):
     rematch_declined = fields.Integer(
         required=True, allow_none=True, metadata={"description": "the seat whose player declined a rematch: there is none"}
     )
+    standing = fields.List(
+        fields.Integer(),
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "once the game is finished, every seat in place order (null before): the winner first, then "
+            "in the basic game by how long each stayed in the round (the last one out second), in the advanced game by "
+            "points, equal points by the highest card in the score pile (players who scored nothing follow in seat order)"
+        },
+    )
 
 
 class GameSummarySchema(GameOptionsSchema):
