@@ -20,6 +20,7 @@ from typing import Any
 
 from engine import DealRound, Event, Fold, GameState, Phase, RuleViolation, ScoreRound, decide_and_fold, decide_steps
 from service.application.followups import plays_on
+from service.application.ratings import LadderBusy
 from service.game import Game, decode
 from service.lobby import LobbyEvent, TurnTimedOut
 from workers import webhooks
@@ -140,6 +141,15 @@ def turn_deadline(game_id: str, version: int) -> str:
     return f"seat {seat} timed out ({game.timeout_action})" if done else "nothing to do: the turn was played"
 
 
+def rate(game_id: str, version: int) -> str:
+    """A finished rated game goes into its ladder: applied once, however often this runs, beside whatever twin
+    (``service.storage.ratings``); a ladder changing under every attempt fails it, and RQ retries it."""
+    try:
+        return runtime().ratings.apply(game_id)
+    except LadderBusy as busy:
+        raise RuntimeError(str(busy)) from None
+
+
 def sign(secret: str, timestamp: str, body: bytes) -> str:
     """The webhook signature: HMAC-SHA256 over ``"<timestamp>.<body>"``, hex, prefixed ``v1=``."""
     mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
@@ -197,4 +207,5 @@ JOBS: dict[str, Callable[..., str]] = {
     "score_round": score_round,
     "turn_deadline": turn_deadline,
     "notify": notify,
+    "rate": rate,
 }

@@ -18,13 +18,14 @@ from typing import Any, Protocol
 
 from engine import Event, GameFinished, Phase, RoundDealt, RoundWon, TurnStarted
 from service.game import Game
+from service.ratings import is_rated
 
 
 @dataclass(frozen=True, slots=True)
 class Due:
     """A job that the game needs, for the version it was decided on."""
 
-    job: str  # "ai_turn" | "score_round" | "turn_deadline" | "notify"
+    job: str  # "ai_turn" | "score_round" | "turn_deadline" | "notify" | "rate"
     game_id: str
     version: int
     args: tuple[Any, ...] = ()
@@ -40,6 +41,9 @@ class Due:
 
 #: The jobs that move a game on (the others only tell players about it).
 MOVES_GAME = frozenset({"ai_turn", "score_round", "turn_deadline"})
+#: The jobs the agenda watches until they have run: those that move a game on, and a finished rated game's
+#: ``rate`` (its ladder takes it once, however often it runs; the dispatcher asks the ladder whether it has).
+WATCHED = MOVES_GAME | {"rate"}
 
 
 def due(game: Game, appended: Sequence[Event] = ()) -> list[Due]:
@@ -52,6 +56,8 @@ def due(game: Game, appended: Sequence[Event] = ()) -> list[Due]:
             out += [Due("notify", game.id, version, (pid, "round_over")) for pid in humans.values()]
         elif isinstance(event, GameFinished):
             out += [Due("notify", game.id, version, (pid, "game_finished")) for pid in humans.values()]
+    if is_rated(game):  # due until its ladder has it (whatever the events just appended: a lost job is found again)
+        out.append(Due("rate", game.id, version))
     state = game.state
     if state.phase in (Phase.ROUND_WON, Phase.ROUND_SCORED):
         out.append(Due("score_round", game.id, version))
