@@ -31,6 +31,8 @@ SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "not_found": (404, "There is nothing here"),
     "game_not_found": (404, "No such game"),
     "token_not_found": (404, "You hold no token with this id"),
+    "ladder_not_found": (404, "No such ladder (the ladders are basic and advanced)"),
+    "player_not_rated": (404, "That player has no rating on this ladder yet"),
     "method_not_allowed": (405, "This method is not allowed here"),
     "not_acceptable": (406, "No representation matches the Accept header"),
     "version_conflict": (409, "The game moved on since the version you sent"),

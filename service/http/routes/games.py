@@ -19,6 +19,7 @@ from service.http.common import (
     TOKEN,
     TOKEN_AND_API_KEY,
     TOKEN_OR_NONE,
+    answers_not_modified,
     documented_errors,
     game_response,
     game_service,
@@ -90,7 +91,7 @@ class GameResource(MethodView):
         player = current_player(required=False)
         game = game_service().load(game_id)
         game_service().ensure_progress(game)
-        if request.if_none_match and request.if_none_match.contains_weak(str(game.version)):
+        if request.if_none_match and request.if_none_match.contains_weak(str(game.version)) and answers_not_modified(game):
             return Response(status=304, headers={"ETag": f'"{game.version}"', **PRIVATE})
         return game_response(game, player.id if player else None)
 

@@ -235,3 +235,14 @@ class StreamQuerySchema(Strict):
     after = fields.Integer(
         validate=validate.Range(0, MAX_EVENT), metadata={"description": "resume after this event (or Last-Event-ID)"}
     )
+
+
+class LeaderboardQuerySchema(Strict):
+    limit = fields.Integer(load_default=50, validate=validate.Range(1, 100), metadata={"description": "players on the page"})
+    offset = fields.Integer(
+        load_default=0, validate=validate.Range(0, 10_000_000), metadata={"description": "start after this many ranks"}
+    )
+    around = fields.String(
+        validate=validate.Length(1, 100),
+        metadata={"description": "a player id (or ai:<level>): the page centred on that player's rank (offset is ignored)"},
+    )

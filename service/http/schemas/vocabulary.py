@@ -21,6 +21,7 @@ from engine import ALL_CARDS, Destination, Variant
 from engine.cards import COLORS_HIGH_TO_LOW
 from engine.events import DrawCause, Effect, Elimination, Finish
 from engine.state import Phase
+from service.ratings import LADDERS
 
 #: The schema of null alone (OpenAPI 3.0): the other half of every nullable reference.
 NULL: dict[str, Any] = {"type": "object", "nullable": True, "enum": [None]}
@@ -57,6 +58,7 @@ ENUMS: dict[str, tuple[list[str], str]] = {
     "DrawCause": ([c.value for c in DrawCause], "Why a card was drawn: a 3's action, or the draw after a discard"),
     "Elimination": ([e.value for e in Elimination], "Why a seat went out of the round"),
     "Finish": ([f.value for f in Finish], "How the game ended"),
+    "Ladder": (list(LADDERS), "A ladder: the rated games of one variant (the action rules share their variant's)"),
 }
 
 
