@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine import Variant
+from replays.verify import verify_replay
 from service.application.commands import NewGame, SeatRequest
 from service.ratings import Placing, Result
 from tests.service.conftest import HUMAN
@@ -92,3 +93,20 @@ def test_an_unrated_game_shows_no_ratings_and_keeps_its_304(api):
     assert "ratings" not in api.view(game["id"], ana["token"])
     same = api.call("GET", f"/v1/games/{game['id']}", ana["token"], headers={"If-None-Match": f'"{game["version"]}"'})
     assert same.status_code == 304
+
+
+def test_a_rated_games_replay_carries_its_seats_ratings_outside_its_hash_and_its_export_none(api):
+    runtime = api.runtime
+    ana = api.player("Ana")
+    player = runtime.accounts.by_token(ana["token"])
+    assert player is not None
+    request = NewGame([SeatRequest("ai", "random"), SeatRequest("ai", "greedy")], variant=Variant.BASIC, rated=True)
+    game = runtime.games.create(player, request).game
+    assert game is not None
+    api.run_jobs()
+    replay = api.call("GET", f"/v1/games/{game.id}/replay").get_json()
+    assert replay["ratings"]["applied"] and [s["player"] for s in replay["ratings"]["seats"]] == ["ai:random", "ai:greedy"]
+    assert replay["ratings"] == api.view(game.id)["ratings"]
+    assert verify_replay(replay).ok, "the ratings are the ladder's: the replay's hash holds without them"
+    export = api.call("GET", f"/v1/games/{game.id}/replay/export").get_json()
+    assert "ratings" not in export and export["hash"] == replay["hash"]

@@ -123,7 +123,11 @@ class GameReplay(MethodView):
         """
         player = current_player(required=False)
         game = game_service().load(game_id)
-        response = _replay_response(game_service().replay(game, player.id if player else None), query)
+        document = game_service().replay(game, player.id if player else None)
+        ratings = red7_runtime().ratings.of_game(game) if game.rated else None
+        if ratings is not None:  # the ladder's, read now: outside the hash (replays.build.NOT_HASHED); not in an export
+            document = {**document, "ratings": ratings}
+        response = _replay_response(document, query)
         response.headers.update(PRIVATE)  # a game in play as far as the caller has seen it: its hand included
         return response
 

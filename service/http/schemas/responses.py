@@ -296,7 +296,14 @@ class ReplaySchema(Schema):
     events = fields.List(Ref("Event"), required=True)
     steps = fields.List(Ref("ReplayStep"), required=True)
     outcome = Ref("Outcome", required=True, allow_none=True, metadata={"description": "null until the game is over"})
-    hash = fields.String(required=True, metadata={"description": "sha256 of the canonical JSON without this member"})
+    hash = fields.String(
+        required=True, metadata={"description": "sha256 of the canonical JSON without this member (nor ratings)"}
+    )
+    ratings = fields.Nested(
+        "GameRatingsSchema",
+        metadata={"description": "getReplay of a rated game only: the seats' ratings as in the game's view (the ladder's, "
+                  "not the game's record: outside the hash, never in an export)"},
+    )
 
 
 class ReplayAtSchema(Schema):
