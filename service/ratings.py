@@ -148,9 +148,15 @@ def is_rated(game: Game) -> bool:
     """Whether ``game`` counts for its players' ratings: created rated, finished (so every seat was filled), dealt
     at random (a creator who chose the seed or the deck could know every hand), and never aborted.
 
-    The one predicate for it: the lobby's ``game_aborted`` (issue 20) adds its check here.
+    The one predicate for it: the lobby's ``game_aborted`` (issue 20) adds its check here (an aborted game's
+    status is not ``finished``, so none is needed while that holds).
     """
-    return game.rated and game.status == "finished" and game.dealing == "random"
+    return counts(game) and game.status == "finished"
+
+
+def counts(game: Game) -> bool:
+    """Whether ``game`` will count for its players' ratings once finished (a view shows the seats' ratings then)."""
+    return game.rated and game.dealing == "random" and game.status != "cancelled"
 
 
 def rated_player(game: Game, seat: int) -> tuple[str, str]:
@@ -244,7 +250,6 @@ class Record:
     by_players: dict[int, list[int]] = field(default_factory=dict)  # players -> [played, won, places]
 
     def count(self, placing: Placing, players: int) -> None:
-        self.name = placing.name
         self.played += 1
         self.won += placing.place == 1
         self.places += placing.place
@@ -345,8 +350,11 @@ def insert(
         for player, rating in applied.after.items():
             mine[player].rating = rating
         out.append(applied)
+    latest = {p for applied in later for p in applied.result.players}
     for placing in result.seats:  # the records count places, which no order changes
         mine[placing.player].count(placing, len(result.seats))
+        if placing.player not in latest:  # the name of the player's last game in the fold's order
+            mine[placing.player].name = placing.name
     return out, mine
 
 

@@ -20,7 +20,20 @@ from typing import Any
 
 from service.errors import NotFound, Refused
 from service.game import Game, decode
-from service.ratings import LADDERS, NEW, Applied, Ladder, Record, Result, fold, is_rated, ladder_of, rated_player, result_of
+from service.ratings import (
+    LADDERS,
+    NEW,
+    Applied,
+    Ladder,
+    Record,
+    Result,
+    counts,
+    fold,
+    is_rated,
+    ladder_of,
+    rated_player,
+    result_of,
+)
 from service.storage.events import EventStore
 from service.storage.ratings import BoardLine, LadderBusy, RatingStore
 
@@ -165,16 +178,16 @@ class RatingService:
         """The ratings a game's view shows (``None`` for a game that is not rated): each seat's player's rating — as
         it was before the game once the game is applied to its ladder, with the change it made; before that their
         rating now."""
-        if not game.rated or game.status == "cancelled" or not game.seats:
+        if not counts(game) or not game.seats:
             return None
         ladder = ladder_of(game.variant.value == "advanced")
-        players = [rated_player(game, seat)[0] for seat in range(len(game.seats))]
+        players = [None if seat.open else rated_player(game, n)[0] for n, seat in enumerate(game.seats)]
         applied = self.store.game(ladder, game.id) if game.status == "finished" else None
         if applied is None:
-            records = self.store.records(ladder, list(dict.fromkeys(players)))
-            seats = [_seat_now(n, p, records.get(p)) for n, p in enumerate(players)]
+            records = self.store.records(ladder, [p for p in dict.fromkeys(players) if p is not None])
+            seats = [_seat_now(n, p, records.get(p) if p else None) for n, p in enumerate(players)]
         else:
-            seats = [_seat_applied(n, p, applied) for n, p in enumerate(players)]
+            seats = [_seat_applied(n, p, applied) for n, p in enumerate(players) if p is not None]
         return {"ladder": ladder, "applied": applied is not None, "seats": seats}
 
     # --- the rebuild ----------------------------------------------------------------------------
@@ -210,7 +223,9 @@ class RatingService:
         return report
 
 
-def _seat_now(seat: int, player: str, record: Record | None) -> dict[str, Any]:
+def _seat_now(seat: int, player: str | None, record: Record | None) -> dict[str, Any]:
+    if player is None:  # an open seat: nobody to rate yet
+        return {"seat": seat, "player": None, "rating": None, "provisional": None, "change": None, "place": None}
     shown = record.rating if record is not None else NEW
     return {"seat": seat, "player": player, "rating": shown.shown, "provisional": shown.provisional, "change": None,
             "place": None}

@@ -110,3 +110,16 @@ def test_a_rated_games_replay_carries_its_seats_ratings_outside_its_hash_and_its
     assert verify_replay(replay).ok, "the ratings are the ladder's: the replay's hash holds without them"
     export = api.call("GET", f"/v1/games/{game.id}/replay/export").get_json()
     assert "ratings" not in export and export["hash"] == replay["hash"]
+
+
+def test_a_rated_table_still_open_shows_the_seated_players_ratings_and_no_one_on_the_open_seat(api):
+    runtime = api.runtime
+    ana = api.player("Ana")
+    player = runtime.accounts.by_token(ana["token"])
+    assert player is not None
+    request = NewGame([SeatRequest("human"), SeatRequest("human")], variant=Variant.ADVANCED, rated=True)
+    game = runtime.games.create(player, request).game
+    assert game is not None and game.status == "waiting"
+    seats = api.view(game.id, ana["token"])["ratings"]["seats"]
+    assert seats[0]["player"] == player.id and seats[0]["rating"] == 1000
+    assert seats[1] == {"seat": 1, "player": None, "rating": None, "provisional": None, "change": None, "place": None}

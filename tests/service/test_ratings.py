@@ -52,7 +52,9 @@ def played(seats: list[SeatSpec], *, variant: Variant, seed: int, rated: bool = 
 
 def result(game_id: str, at_ms: int, *places: tuple[str, int]) -> Result:
     at = datetime.fromtimestamp(at_ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    return Result(game_id, "advanced", at, tuple(Placing(n, p, p.upper(), place) for n, (p, place) in enumerate(places)))
+    names = (f"{p.upper()} in {game_id}" for p, _ in places)  # a player's name may change from game to game
+    return Result(game_id, "advanced", at, tuple(Placing(n, p, name, place) for n, ((p, place), name)
+                                                 in enumerate(zip(places, names, strict=True))))
 
 
 # --- the standing ----------------------------------------------------------------------------------------------

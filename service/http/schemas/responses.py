@@ -404,9 +404,14 @@ class PlayerRatingsSchema(Schema):
 
 class SeatRatingSchema(Schema):
     seat = fields.Integer(required=True)
-    player = fields.String(required=True, metadata={"description": "who is rated for the seat: a player id or ai:<level>"})
-    rating = fields.Integer(required=True, metadata={"description": "before the game once it is applied; until then, now"})
-    provisional = fields.Boolean(required=True)
+    player = fields.String(
+        required=True, allow_none=True,
+        metadata={"description": "who is rated for the seat: a player id or ai:<level>; null for an open seat"},
+    )
+    rating = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "before the game once it is applied; until then, now"}
+    )
+    provisional = fields.Boolean(required=True, allow_none=True)
     change = fields.Integer(required=True, allow_none=True, metadata={"description": "what the game changed; null until applied"})
     place = fields.Integer(required=True, allow_none=True, metadata={"description": "the place it finished in, once applied"})
 
