@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import statistics
 import sys
@@ -258,13 +259,22 @@ def fill(client: Any, store: Any, ladder: str, players: int, seed: int) -> None:
         client.zadd(store.key(ladder, "board"), board)
 
 
-def time_it(runs: int, call: Any) -> list[float]:
+def time_it(runs: int, call: Any, cpu: list[float] | None = None) -> list[float]:
+    """Wall-clock ms of each call (and, into ``cpu``, this process's CPU ms of each: the machine may be shared)."""
     times = []
     for n in range(runs):
-        started = time.perf_counter()
+        started, used = time.perf_counter(), time.process_time()
         call(n)
         times.append((time.perf_counter() - started) * 1000)
+        if cpu is not None:
+            cpu.append((time.process_time() - used) * 1000)
     return times
+
+
+def server_usec(client: Any) -> float:
+    """Microseconds Redis spent in commands since its stats were reset (a single server: ``INFO commandstats``)."""
+    stats = client.info("commandstats")
+    return float(sum(entry["usec"] for entry in stats.values()))
 
 
 def measure(client: Any, where: str, args: argparse.Namespace) -> dict[str, float]:
@@ -289,7 +299,12 @@ def measure(client: Any, where: str, args: argparse.Namespace) -> dict[str, floa
                                                                    in enumerate(zip(seated, places, strict=True)))))
 
     time_it(20, lambda n: (update(args.updates + n), service.leaderboard("advanced", limit=50)))  # warm: scripts, pools
-    updates = time_it(args.updates, update)
+    single = not hasattr(client, "get_nodes")
+    if single:
+        client.config_resetstat()
+    cpu: list[float] = []
+    updates = time_it(args.updates, update, cpu)
+    served = server_usec(client) / args.updates / 1000 if single else None
     top = time_it(args.reads, lambda n: service.leaderboard("advanced", limit=50))
     around = time_it(args.reads, lambda n: service.leaderboard("advanced", limit=50, around=rng.choice(players)))
     memory = client.memory_usage(store.key("advanced", "board")) or 0
@@ -298,6 +313,9 @@ def measure(client: Any, where: str, args: argparse.Namespace) -> dict[str, floa
           f"(leaderboard and records {memory / 1e6:.1f} MB)")
     print(f"    update (read, Plackett-Luce, one script), {args.updates} games of 2-4: "
           f"median {statistics.median(updates):.2f} ms, p99 {percentile(updates, 0.99):.2f} ms (target <= 5)")
+    print(f"      of which CPU: this client median {statistics.median(cpu):.2f} ms, p99 {percentile(cpu, 0.99):.2f} ms"
+          + (f"; Redis {served:.3f} ms per update (INFO commandstats)" if served is not None else ""))
+    print(f"      (the machine's load average now: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     print(f"    top-50 leaderboard read, {args.reads} reads: median {statistics.median(top):.2f} ms, "
           f"p99 {percentile(top, 0.99):.2f} ms (target <= 20)")
     print(f"    the 50 around a player, {args.reads} reads: median {statistics.median(around):.2f} ms, "
@@ -340,7 +358,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     one.add_argument("--seed", type=int, default=1)
     one = sub.add_parser("ranks", help="AI levels only: expert > greedy > random?")
     one.add_argument("--games", type=int, default=300)
-    one.add_argument("--iterations", type=int, default=8, help="the expert's samples per move")
+    one.add_argument("--iterations", type=int, default=32,
+                     help="the expert's samples per move (at 8 it is no stronger than greedy: the ladders say so)")
     one.add_argument("--seed", type=int, default=1)
     one = sub.add_parser("predicts", help="graded strengths, split 80/20 in time: the winner predicted")
     one.add_argument("--games", type=int, default=2000)

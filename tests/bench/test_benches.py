@@ -117,7 +117,7 @@ def test_cost_bench_prints_the_cost_of_a_move_its_parts_and_the_memory_of_a_live
 
 def test_ratings_bench_ranks_the_ai_levels_in_order_on_a_small_seeded_run() -> None:
     """The acceptance's ranking, small and seeded (the bench's default plays 300 games): expert > greedy > random."""
-    out = run_bench("ratings_bench", "ranks", "--games", "24", "--iterations", "4")
+    out = run_bench("ratings_bench", "ranks", "--games", "24", "--iterations", "32")
     assert "24 rated games of 2, 3 and 4 AI seats" in out
     assert out.count("expert > greedy > random (conservative ratings): yes") == 2, out
 
