@@ -163,3 +163,26 @@ def test_the_rate_job_is_due_when_a_rated_game_finishes_and_queued_again_until_i
     assert runtime.ratings.applied(game)
     assert not dispatcher.reoffer(game, due(game)), "applied: nothing more to queue"
     assert runtime.queue.count == 0
+
+
+def test_ratings_of_a_player_give_each_ladder_rating_rank_history_and_record(api, runtime):
+    """What a public profile (getPlayer) shows: per ladder the rating, rank, provisional flag, last changes, record."""
+    ana = runtime.accounts.sign_up("Ana").player
+    for variant in (Variant.BASIC, Variant.BASIC, Variant.ADVANCED):
+        request = NewGame([SeatRequest("human"), SeatRequest("ai", "random"), SeatRequest("ai", "greedy")],
+                          variant=variant, rated=True)
+        game = runtime.games.create(ana, request).game
+        runtime.games.leave(game.id, ana)  # resigns: last, and the AIs play it out
+    api.run_jobs()
+    mine = runtime.ratings.ratings_of(ana.id)
+    assert mine["player_id"] == ana.id and set(mine["ladders"]) == {"basic", "advanced"}
+    basic = mine["ladders"]["basic"]
+    assert basic["played"] == 2 and basic["won"] == 0 and basic["average_place"] == 3.0
+    assert basic["by_players"] == {"3": {"played": 2, "won": 0, "average_place": 3.0}}
+    assert basic["provisional"] and basic["ranked"] == 3 and basic["rank"] == 3, "last in every game: last on the ladder"
+    history = basic["history"]
+    assert len(history) == 2 and all(h["place"] == 3 and h["players"] == 3 and h["change"] < 0 for h in history)
+    assert history[0]["finished_at"] >= history[1]["finished_at"], "the latest first"
+    assert history[0]["before"] == history[1]["after"], "one game's rating after is the next one's before"
+    assert basic["rating"] == history[0]["after"]
+    assert runtime.ratings.ratings_of("p_nobody") == {"player_id": "p_nobody", "ladders": {}}
