@@ -108,6 +108,8 @@ def test_a_rated_games_replay_carries_its_seats_ratings_outside_its_hash_and_its
     assert replay["ratings"]["applied"] and [s["player"] for s in replay["ratings"]["seats"]] == ["ai:random", "ai:greedy"]
     assert replay["ratings"] == api.view(game.id)["ratings"]
     assert verify_replay(replay).ok, "the ratings are the ladder's: the replay's hash holds without them"
+    page = api.call("GET", f"/v1/games/{game.id}/replay/view").get_data(as_text=True)
+    assert '"ratings":' in page and '"ai:greedy"' in page, "the viewer page holds them too, for it to show"
     export = api.call("GET", f"/v1/games/{game.id}/replay/export").get_json()
     assert "ratings" not in export and export["hash"] == replay["hash"]
 
