@@ -38,9 +38,15 @@ FULL = "full"
 Perspective = int | str | None  # FULL, a seat, or None for a spectator
 
 
+#: Members a served replay may carry that are not the game's record, so not under its hash: the seats' ratings
+#: (``getReplay`` of a rated game) are the ladder's, and a game that finished earlier but was applied later may
+#: still change them after the game is over.
+NOT_HASHED = frozenset({"hash", "ratings"})
+
+
 def canonical(document: dict[str, Any]) -> bytes:
-    """The bytes the content hash is taken over: the document without its hash, keys sorted."""
-    body = {k: v for k, v in document.items() if k != "hash"}
+    """The bytes the content hash is taken over: the document without its hash (nor its ratings), keys sorted."""
+    body = {k: v for k, v in document.items() if k not in NOT_HASHED}
     return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 

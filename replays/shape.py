@@ -26,7 +26,7 @@ from engine import EVENT_SCHEMA_VERSION, Card, Color
 from engine.cards import ALL_CARDS
 from engine.events import EVENT_TYPES, Variant
 from service.game import name_problem, unprintable
-from service.lobby import AI_LEVELS, DAYS_PER_TURN, LOBBY_TYPES, ORIGINS
+from service.lobby import AI_LEVELS, DAYS_PER_TURN, LOBBY_TYPES, OPTIONAL_CREATED, ORIGINS
 
 Problem = tuple[str, str]
 #: A member's check: why the value is not what the service writes there, or ``None``.
@@ -152,14 +152,14 @@ LOBBY_MEMBERS: dict[str, tuple[dict[str, Check], frozenset[str]]] = {
             "seed": _whole(0, 2**64 - 1),
             "deck": _optional(_deck),
             "join_code": _text(64),  # never in an export (replays show none), but not out of place in a game's first event
+            # The options of how a game came to be (service.lobby.OPTIONAL_CREATED: written only when set).
             "listed": _boolean,
             "rated": _boolean,
-            "days_per_turn": _optional(_one_of(*DAYS_PER_TURN)),
+            "days_per_turn": _one_of(*DAYS_PER_TURN),
             "origin": _one_of(*ORIGINS),
-            "rematch_of": _optional(_identifier),
+            "rematch_of": _identifier,
         },
-        frozenset({"turn_timeout", "timeout_action", "deck", "join_code", "listed", "rated", "days_per_turn", "origin",
-                   "rematch_of"}),
+        frozenset({"turn_timeout", "timeout_action", "deck", "join_code", *OPTIONAL_CREATED}),
     ),
     "seat_taken": ({"seat": _seat_number, "player_id": _identifier, "name": name_problem}, frozenset()),
     "seat_left": ({"seat": _seat_number}, frozenset()),

@@ -1,4 +1,4 @@
-"""The ``red7`` command: ``serve``, ``worker``, ``replay``, ``migrate``, and the engine's ``demo``."""
+"""The ``red7`` command: ``serve``, ``worker``, ``replay``, ``migrate``, ``ratings``, and the engine's ``demo``."""
 
 from __future__ import annotations
 
@@ -135,6 +135,26 @@ def _migrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ratings(args: argparse.Namespace) -> int:
+    from service.config import Settings
+    from service.runtime import build_runtime
+
+    settings = Settings.from_env()
+    if settings.embedded:
+        print("red7 ratings needs REDIS_URL: the store whose game streams and ladders to read.", file=sys.stderr)
+        return 2
+    ratings = build_runtime(settings).ratings
+    print("red7 ratings rebuild: folding every finished rated game of the streams, in the order they finished ...")
+    report = ratings.rebuild(write=args.write)
+    print(f"red7 ratings rebuild: {report.games} finished rated games")
+    for ladder, (games, rebuilt, stored) in report.ladders.items():
+        verdict = "identical" if rebuilt == stored else "DIFFERENT"
+        written = " (the rebuilt ladder written in its place)" if ladder in report.written else ""
+        print(f"  {ladder}: {games} games; rebuilt sha256:{rebuilt}; stored sha256:{stored}: {verdict}{written}")
+    differing = [ladder for ladder, (_, rebuilt, stored) in report.ladders.items() if rebuilt != stored]
+    return 0 if all(ladder in report.written for ladder in differing) else 1
+
+
 def _demo(args: argparse.Namespace) -> int:
     from engine.demo import main as demo_main
 
@@ -165,6 +185,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     migrate.add_argument("--players", type=int, metavar="N", help="move at most N players, then stop (run it again to go on)")
     migrate.set_defaults(run=_migrate)
+    ratings = sub.add_parser("ratings", help="the ladders on REDIS_URL: rebuild them from the game streams and compare")
+    ratings.add_argument("action", choices=("rebuild",))
+    ratings.add_argument("--write", action="store_true",
+                         help="store the rebuilt ladder in place of one that differs (else: compare only; exit 1 if any differs)")
+    ratings.set_defaults(run=_ratings)
     demo = sub.add_parser("demo", help="watch bots play a game in the terminal")
     demo.add_argument("--players", type=int, default=3, choices=(2, 3, 4))
     demo.add_argument("--seed", type=int)

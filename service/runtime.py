@@ -19,12 +19,14 @@ from service.application.departures import GameDepartures
 from service.application.games import GameService
 from service.application.imports import ImportedReplays
 from service.application.players import PlayerService
+from service.application.ratings import RatingService
 from service.application.tickets import StreamTickets
 from service.config import Settings
 from service.storage.challenges import ChallengeIndex, ChallengeStreams
 from service.storage.connections import BadRedisUrl, blocking_client, is_cluster, queue_client, store_client
 from service.storage.events import EventStore
 from service.storage.players import PlayerStore
+from service.storage.ratings import RatingStore
 from service.storage.replays import ReplayStore
 from service.storage.tickets import TicketStore
 from workers.agenda import Agenda
@@ -52,6 +54,7 @@ class Runtime:
     worker_redis: Redis
     accounts: PlayerService  # players and their tokens as requests ask for them (the routes' way to the player store)
     challenges: ChallengeService  # challenges to named players: made, answered, cancelled, listed (service/challenges.py)
+    ratings: RatingService  # the ladders: finished rated games applied once, leaderboards, a player's ratings
 
 
 def connect(settings: Settings) -> tuple[redis.Redis, redis.Redis]:
@@ -143,7 +146,10 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
     # What ends when an account is deleted, in this order: what could seat the player anew joins before their games.
     accounts.join(challenges)
     accounts.join(GameDepartures(games))
+    ratings = RatingService(RatingStore(text, settings.key_prefix), store, games.load)
+    dispatcher.rated = ratings.applied
+    games.tables.rating = ratings.rating  # the open tables' rating range compares the players' ratings
     return Runtime(
         settings, text, raw, store, players, games, replays, queue, webhook_queue, dispatcher, tickets, imports, worker_redis,
-        accounts, challenges,
+        accounts, challenges, ratings,
     )

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from service.application.followups import MOVES_GAME, Due, quick_turn
+from service.application.followups import WATCHED, Due, quick_turn
 from service.game import Game
 from workers.agenda import Agenda
 from workers.liveness import PULSE_EVERY, runs
@@ -96,6 +96,9 @@ class Dispatcher:
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     #: Each player's share of AI turns on their way at once (None: no limit): see :mod:`workers.shares`.
     shares: Shares | None = None
+    #: Whether a finished rated game is applied to its ladder (the composition root asks the ratings): until it is,
+    #: its ``rate`` job is watched like a move (queued again if lost); ``None``: it is queued once, unwatched.
+    rated: Callable[[Game], bool] | None = None
 
     def before_append(self, game_id: str) -> int:
         """Note the game on the agenda before an append: if this process dies before :meth:`after_append`,
@@ -113,7 +116,7 @@ class Dispatcher:
         the job that appended plays the next quick AI turn itself; it is not queued (the agenda still looks).
         """
         self.notify(items)
-        queued_now, next_look = self._offer(game, [i for i in items if i.job in MOVES_GAME], playing_on=playing_on)
+        queued_now, next_look = self._offer(game, [i for i in items if i.job in WATCHED], playing_on=playing_on)
         if next_look is None:
             if mark is not None:
                 self.agenda.reschedule(game.id, mark, None)
@@ -136,7 +139,7 @@ class Dispatcher:
         ``seen``: the agenda's time for the game when the ticker read it; the
         agenda is changed only if no append changed it since.
         """
-        queued_now, next_look = self._offer(game, [i for i in items if i.job in MOVES_GAME])
+        queued_now, next_look = self._offer(game, [i for i in items if i.job in WATCHED])
         if seen is not None:
             self.agenda.reschedule(game.id, seen, next_look)
         elif next_look is not None:
@@ -165,6 +168,10 @@ class Dispatcher:
         queued_now = False
         for item in items:
             at = item.at
+            if item.job == "rate" and (self.rated is None or self.rated(game)):
+                if self.rated is None:
+                    self.enqueue(item)
+                continue  # its ladder has it (or nobody can tell): nothing to watch
             if item.job == "ai_turn" and self.ai_delay > 0 and game.updated_at:
                 at = datetime.fromisoformat(game.updated_at.replace("Z", "+00:00")) + timedelta(seconds=self.ai_delay)
             if at is not None and at > now:

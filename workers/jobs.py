@@ -20,6 +20,7 @@ from typing import Any
 
 from engine import DealRound, Event, Fold, GameState, Phase, RuleViolation, ScoreRound, decide_and_fold, decide_steps
 from service.application.followups import plays_on
+from service.application.ratings import LadderBusy
 from service.challenges import CHALLENGE_NOTICES
 from service.game import Game, decode
 from service.lobby import LobbyEvent, TurnTimedOut
@@ -148,6 +149,15 @@ def start_rematch(game_id: str, version: int) -> str:
     return f"rematch {game.rematch} made" if game.rematch_started else "nothing to do: no rematch agreed on"
 
 
+def rate(game_id: str, version: int) -> str:
+    """A finished rated game goes into its ladder: applied once, however often this runs, beside whatever twin
+    (``service.storage.ratings``); a ladder changing under every attempt fails it, and RQ retries it."""
+    try:
+        return runtime().ratings.apply(game_id)
+    except LadderBusy as busy:
+        raise RuntimeError(str(busy)) from None
+
+
 def sign(secret: str, timestamp: str, body: bytes) -> str:
     """The webhook signature: HMAC-SHA256 over ``"<timestamp>.<body>"``, hex, prefixed ``v1=``."""
     mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
@@ -209,4 +219,5 @@ JOBS: dict[str, Callable[..., str]] = {
     "turn_deadline": turn_deadline,
     "start_rematch": start_rematch,
     "notify": notify,
+    "rate": rate,
 }

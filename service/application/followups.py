@@ -20,6 +20,7 @@ from engine import Event, GameFinished, Phase, RoundDealt, RoundWon, TurnStarted
 from service.challenges import CHALLENGE_NOTICES
 from service.game import Game
 from service.lobby import GameAborted, GameCreated, LobbyEvent, RematchDeclined, RematchOffered
+from service.ratings import is_rated
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +31,7 @@ class Due:
     the challenge ``game_id`` names, at that challenge's version (see :func:`challenge_notice`).
     """
 
-    job: str  # "ai_turn" | "score_round" | "turn_deadline" | "start_rematch" | "notify"
+    job: str  # "ai_turn" | "score_round" | "turn_deadline" | "start_rematch" | "notify" | "rate"
     game_id: str
     version: int
     args: tuple[Any, ...] = ()
@@ -47,6 +48,9 @@ class Due:
 #: The jobs that move a game on (the others only tell players about it).  ``start_rematch`` makes the rematch a
 #: finished game's players agreed on, should the request that agreed stop before it did.
 MOVES_GAME = frozenset({"ai_turn", "score_round", "turn_deadline", "start_rematch"})
+#: The jobs the agenda watches until they have run: those that move a game on, and a finished rated game's
+#: ``rate`` (its ladder takes it once, however often it runs; the dispatcher asks the ladder whether it has).
+WATCHED = MOVES_GAME | {"rate"}
 
 
 def challenge_notice(kind: str, challenge_id: str, version: int, player_id: str, game_id: str | None = None) -> Due:
@@ -72,6 +76,8 @@ def due(game: Game, appended: Sequence[Event | LobbyEvent] = ()) -> list[Due]:
             out += _lobby_news(game, event, humans)
     if game.rematch is not None and not game.rematch_started:
         out.append(Due("start_rematch", game.id, version))
+    if is_rated(game):  # due until its ladder has it (whatever the events just appended: a lost job is found again)
+        out.append(Due("rate", game.id, version))
     if game.aborted:
         return out  # nothing more is played
     state = game.state

@@ -6,8 +6,8 @@ does that, :meth:`~service.application.appending.GameWrites.append`).  The index
 crash between an append and its index move), never one too few: a page checks each game it shows and drops the
 entries whose game is no longer an open listed table.
 
-Ratings come later (issue 21): a table's rating is its seated players' (:func:`rating_of`), and until players
-have one everyone has :data:`DEFAULT_RATING`; the rating-range filter is accepted and applied already.
+A table's rating is its seated players' mean on the table's ladder (the rating service's, wired by the composition
+root; :func:`rating_of`, a new player's rating for everyone, stands in where there is none).
 """
 
 from __future__ import annotations
@@ -21,25 +21,28 @@ from typing import Any
 from service.application.commands import NewGame
 from service.errors import NotFound, Refused
 from service.game import Game
+from service.ratings import NEW, ladder_of
 from service.storage.players import Player
 from service.storage.tables import TableEntry, TableIndex
 
-#: Everyone's rating until players have one (issue 21): the usual starting rating.
-DEFAULT_RATING = 1500
+#: A player's rating before their first rated game (service.ratings).
+DEFAULT_RATING = NEW.shown
 #: Index entries one page looks at, at most: a narrow filter answers a short page (with a cursor) rather than scan on.
 SCAN_MOST = 500
 #: An entry whose game is not there yet is kept this long (ms): the game's first append may be on its way.
 NOT_THERE_YET_MS = 60_000
 
 
-def rating_of(player_id: str) -> int:
-    """A player's rating, for the open tables' rating range: the one place issue 21 plugs ratings in."""
+def rating_of(player_id: str, ladder: str) -> int:
+    """A player's rating on a ladder where no rating service is wired: a new player's."""
     return DEFAULT_RATING
 
 
-def table_rating(game: Game, rating: Callable[[str], int] = rating_of) -> int:
-    """A table's rating: the mean of its seated human players' (rounded), the creator's alone while nobody joined."""
-    ratings = [rating(seat.player_id) for seat in game.seats if seat.kind == "human" and seat.player_id]
+def table_rating(game: Game, rating: Callable[[str, str], int] = rating_of) -> int:
+    """A table's rating: the mean of its seated human players' on its ladder (rounded), the creator's alone while
+    nobody joined."""
+    ladder = ladder_of(game.variant.value == "advanced")
+    ratings = [rating(seat.player_id, ladder) for seat in game.seats if seat.kind == "human" and seat.player_id]
     return round(sum(ratings) / len(ratings)) if ratings else DEFAULT_RATING
 
 
@@ -131,7 +134,7 @@ class OpenTables:
         *,
         max_listed: int = 0,
         now_ms: Callable[[], int] = lambda: int(time.time() * 1000),
-        rating: Callable[[str], int] = rating_of,
+        rating: Callable[[str, str], int] = rating_of,
     ) -> None:
         self.index = index
         self.load = load

@@ -331,4 +331,18 @@ RENDERED = RenderCache()
 
 
 def game_response(game: Game, player_id: str | None, status: int = 200) -> Response:
-    return json_response(RENDERED.render(game, player_id), status, {"ETag": f'"{game.version}"', **PRIVATE})
+    """A game's view; a rated game's carries its seats' ratings (``ratings``), read now: they change without the game
+    (another game of a player ends; this one is applied to its ladder after its last event), so they are added to
+    the rendered view, never kept in it."""
+    text = RENDERED.render(game, player_id)
+    if game.rated:
+        ratings = red7_runtime().ratings.of_game(game)
+        if ratings is not None:
+            text = f'{text[:-1]},"ratings":{json.dumps(ratings, separators=(",", ":"))}}}'
+    return json_response(text, status, {"ETag": f'"{game.version}"', **PRIVATE})
+
+
+def answers_not_modified(game: Game) -> bool:
+    """Whether an If-None-Match holding the game's version may be answered 304: not for a finished rated game, whose
+    view changes at the same version when its ladder takes it (its rating changes appear)."""
+    return not (game.rated and game.status == "finished")

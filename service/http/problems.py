@@ -32,6 +32,8 @@ SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "game_not_found": (404, "No such game"),
     "token_not_found": (404, "You hold no token with this id"),
     "player_not_found": (404, "No player has this id or handle"),
+    "ladder_not_found": (404, "No such ladder (the ladders are basic and advanced)"),
+    "player_not_rated": (404, "That player has no rating on this ladder yet"),
     "method_not_allowed": (405, "This method is not allowed here"),
     "not_acceptable": (406, "No representation matches the Accept header"),
     "version_conflict": (409, "The game moved on since the version you sent"),

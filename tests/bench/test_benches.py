@@ -113,3 +113,23 @@ def test_cost_bench_prints_the_cost_of_a_move_its_parts_and_the_memory_of_a_live
     assert float(per_move.split()[4]) > 0, per_move  # commands were counted
     received = int(out.split("webhook deliveries received: ")[1].split(";")[0])
     assert received > 0, out
+
+
+def test_ratings_bench_ranks_the_ai_levels_in_order_on_a_small_seeded_run() -> None:
+    """The acceptance's ranking, small and seeded (the bench's default plays 300 games): expert > greedy > random."""
+    out = run_bench("ratings_bench", "ranks", "--games", "24", "--iterations", "32")
+    assert "24 rated games of 2, 3 and 4 AI seats" in out
+    assert out.count("expert > greedy > random (conservative ratings): yes") == 2, out
+
+
+def test_ratings_bench_predicts_and_prints_the_elo_baseline_beside() -> None:
+    out = run_bench("ratings_bench", "predicts", "--games", "100")
+    assert "each of the last 20 predicted before it is applied" in out
+    assert "OpenSkill (Plackett-Luce): winner right" in out and "pairwise Elo (baseline) : winner right" in out
+
+
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server (the bench starts its own)")
+def test_ratings_bench_times_updates_and_leaderboard_reads_on_its_own_redis() -> None:
+    out = run_bench("ratings_bench", "fast", "--players", "300", "--updates", "20", "--reads", "20", "--no-cluster")
+    assert "300 rated players written" in out
+    assert "update (read, Plackett-Luce, one script)" in out and "top-50 leaderboard read" in out

@@ -92,6 +92,17 @@ def capture() -> dict[str, Any]:
         drain(runtime)
     out["Replay"] = call("GET", f"{path}/replay/export")
     out["Imported"] = call("POST", "/v1/replays", token, out["Replay"], status=201)
+    # Two rated games between the AIs and Ana's folds: a ladder to show, and Ana's ratings on her profile.
+    for _ in range(2):
+        rated = call("POST", "/v1/games", token, {"seats": [{"kind": "human"}, {"kind": "ai", "level": "random"}],
+                                                  "variant": "basic", "rated": True}, status=201)
+        while call("GET", f"/v1/games/{rated['id']}", token)["status"] != "finished":
+            current = call("GET", f"/v1/games/{rated['id']}", token)
+            if current["legal_steps"]:
+                call("POST", f"/v1/games/{rated['id']}/actions", token, {"steps": [{"type": "fold"}]})
+            drain(runtime)
+        drain(runtime)
+    out["Leaderboard"] = call("GET", "/v1/ladders/basic/leaderboard?limit=3")
     out["PublicPlayer"] = call("GET", "/v1/players/Ana_B")
     out["PlayerList"] = call("GET", "/v1/players?handle=an&limit=1", token)
     # A challenge from Ana to Bo (named by id until handles exist), accepted; one from Bo to Ana, declined.

@@ -30,7 +30,7 @@ def test_a_listed_game_is_an_open_table_joined_without_a_code_until_its_last_sea
     assert listed["next_cursor"] is None and [g["id"] for g in listed["games"]] == [game["id"]]
     line = listed["games"][0]
     assert line["creator"] == "Ana" and line["open_seats"] == [1, 2] and line["seats"] == ["Ana", None, None, "AI 3 (greedy)"]
-    assert (line["players"], line["variant"], line["rating"], line["your_seat"]) == (4, "basic", 1500, None)
+    assert (line["players"], line["variant"], line["rating"], line["your_seat"]) == (4, "basic", 1000, None)  # a new player's rating
     joined = api.call("POST", f"/v1/games/{game['id']}/join", bo["token"], json={})
     assert joined.status_code == 200 and joined.get_json()["you"]["seat"] == 1
     assert [g["open_seats"] for g in api.call("GET", "/v1/games", cy["token"]).get_json()["games"]] == [[2]]
@@ -78,8 +78,8 @@ def test_the_open_tables_are_filtered_by_what_a_player_looks_for(api):
     assert found("turn_timeout=259200") == set()  # a live limit: not the correspondence game with as many seconds
     assert found("days_per_turn=3") == {"days3"}
     assert found("rated=true") == {"rated"} and found("rated=false") == set(ids) - {"rated"}
-    assert found("min_rating=1400&max_rating=1600") == set(ids)  # everyone has 1500 until ratings come
-    assert found("min_rating=1501") == set() and found("max_rating=1499") == set()
+    assert found("min_rating=900&max_rating=1100") == set(ids)  # nobody has played a rated game: all new players
+    assert found("min_rating=1001") == set() and found("max_rating=999") == set()
 
 
 @pytest.mark.parametrize(

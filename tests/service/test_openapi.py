@@ -133,6 +133,7 @@ PUBLIC = {
     ("GET", "/v1/replays/{replay_id}"),
     ("GET", "/v1/replays/{replay_id}/view"),
     ("GET", "/v1/players/{player}"),  # a public profile: handle, name, since, games played and won
+    ("GET", "/v1/ladders/{ladder}/leaderboard"),
 }
 #: A token is optional here (without one: the spectator's view), so no requirement is declared: a generated client
 #: must not demand one (openapi-python-client makes every declared requirement mandatory).

@@ -20,6 +20,7 @@ from service.http.common import (
     TOKEN,
     TOKEN_AND_API_KEY,
     TOKEN_OR_NONE,
+    answers_not_modified,
     documented_errors,
     game_response,
     game_service,
@@ -72,7 +73,7 @@ class Games(MethodView):
 
         Every filter left out matches any table. Time control: `turn_timeout` picks live games with that many
         seconds a turn, `days_per_turn` correspondence games with that many days. `min_rating` and `max_rating` hold
-        a table's rating (its seated players' mean) to a range; until players have ratings, everyone has 1500.
+        a table's rating (its seated players' mean on the table's ladder; a new player has 1000) to a range.
         """
         player = current_player()
         filters = TableFilter(**{k: v for k, v in query.items() if k not in ("limit", "cursor")})
@@ -111,7 +112,7 @@ class GameResource(MethodView):
         player = current_player(required=False)
         game = game_service().load(game_id)
         game_service().ensure_progress(game)
-        if request.if_none_match and request.if_none_match.contains_weak(str(game.version)):
+        if request.if_none_match and request.if_none_match.contains_weak(str(game.version)) and answers_not_modified(game):
             return Response(status=304, headers={"ETag": f'"{game.version}"', **PRIVATE})
         return game_response(game, player.id if player else None)
 

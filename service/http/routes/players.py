@@ -182,7 +182,12 @@ class PlayerResource(MethodView):
         Anyone may read it, without a token: handle, name, since when, finished games played and won.  A deleted
         account answers 404 player_not_found.
         """
-        return json_response(_profile_json(player_service().profile(player)), 200, PROFILE_CACHE)
+        profile = player_service().profile(player)
+        body = _profile_json(profile)
+        ratings = red7_runtime().ratings.ratings_of(profile.player.id)["ladders"]
+        if ratings:
+            body["ratings"] = ratings
+        return json_response(body, 200, PROFILE_CACHE)
 
 
 def _token_json(info: TokenInfo) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from replays.build import state_at
 from replays.ndjson import iter_lines
 from replays.viewer import render_viewer
 from service.application.imports import Imported
+from service.game import Game
 from service.http.auth import current_player
 from service.http.common import (
     NDJSON,
@@ -105,6 +106,13 @@ def _replay_response(document: dict[str, Any], query: dict[str, Any], filename: 
     return json_response(document, 200, headers)
 
 
+def _with_ratings(game: Game, document: dict[str, Any]) -> dict[str, Any]:
+    """A rated game's replay as served and viewed: with its seats' ratings (``ratings``, as in the game's view), read
+    now — the ladder's, not the game's record, so outside the hash (``replays.build.NOT_HASHED``) and not exported."""
+    ratings = red7_runtime().ratings.of_game(game) if game.rated else None
+    return document if ratings is None else {**document, "ratings": ratings}
+
+
 def _viewer_response(document: dict[str, Any], title: str) -> Response:
     response = Response(render_viewer(document, title), mimetype="text/html")
     response.headers["Content-Security-Policy"] = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
@@ -123,7 +131,7 @@ class GameReplay(MethodView):
         """
         player = current_player(required=False)
         game = game_service().load(game_id)
-        response = _replay_response(game_service().replay(game, player.id if player else None), query)
+        response = _replay_response(_with_ratings(game, game_service().replay(game, player.id if player else None)), query)
         response.headers.update(PRIVATE)  # a game in play as far as the caller has seen it: its hand included
         return response
 
@@ -167,7 +175,7 @@ class GameReplayView(MethodView):
     def get(self, game_id: str) -> Response:
         """The replay viewer (a finished game in full; a game in progress as a spectator sees it)."""
         game = game_service().load(game_id)
-        return _viewer_response(game_service().replay(game, None), f"Red7 replay {game_id}")
+        return _viewer_response(_with_ratings(game, game_service().replay(game, None)), f"Red7 replay {game_id}")
 
 
 @v1.route("/replays")

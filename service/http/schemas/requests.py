@@ -246,8 +246,8 @@ class OpenGamesQuerySchema(Strict):
     rated = fields.Boolean()
     min_rating = fields.Integer(
         validate=validate.Range(0, 5000),
-        metadata={"description": "tables whose rating (their seated players' mean) is at least this; until ratings come "
-                                 "every player has 1500"},
+        metadata={"description": "tables whose rating (their seated players' mean on the table's ladder) is at least "
+                                 "this; a new player has 1000"},
     )
     max_rating = fields.Integer(validate=validate.Range(0, 5000), metadata={"description": "and at most this"})
     limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
@@ -334,4 +334,15 @@ class StreamQuerySchema(Strict):
     ticket = _ticket_field()
     after = fields.Integer(
         validate=validate.Range(0, MAX_EVENT), metadata={"description": "resume after this event (or Last-Event-ID)"}
+    )
+
+
+class LeaderboardQuerySchema(Strict):
+    limit = fields.Integer(load_default=50, validate=validate.Range(1, 100), metadata={"description": "players on the page"})
+    offset = fields.Integer(
+        load_default=0, validate=validate.Range(0, 10_000_000), metadata={"description": "start after this many ranks"}
+    )
+    around = fields.String(
+        validate=validate.Length(1, 100),
+        metadata={"description": "a player id (or ai:<level>): the page centred on that player's rank (offset is ignored)"},
     )

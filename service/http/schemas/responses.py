@@ -241,6 +241,11 @@ class GameViewSchema(GameOptionsSchema):
             "points, equal points by the highest card in the score pile (players who scored nothing follow in seat order)"
         },
     )
+    ratings = fields.Nested(
+        "GameRatingsSchema",
+        metadata={"description": "rated games only: each seat's rating, and once the game is finished and applied to "
+                  "its ladder, the rating before it, the change it made and the place"},
+    )
 
 
 class GameSummarySchema(GameOptionsSchema):
@@ -284,7 +289,7 @@ class OpenGameSchema(Schema):
     rated = fields.Boolean(required=True)
     rating = fields.Integer(
         required=True,
-        metadata={"description": "the table's rating: its seated players' mean (everyone has 1500 until ratings come)"},
+        metadata={"description": "the table's rating: its seated players' mean on the table's ladder (a new player has 1000)"},
     )
     your_seat = fields.Integer(required=True, allow_none=True, metadata={"description": "your seat, if you sit at it already"})
 
@@ -415,7 +420,14 @@ class ReplaySchema(Schema):
     events = fields.List(Ref("Event"), required=True)
     steps = fields.List(Ref("ReplayStep"), required=True)
     outcome = Ref("Outcome", required=True, allow_none=True, metadata={"description": "null until the game is over"})
-    hash = fields.String(required=True, metadata={"description": "sha256 of the canonical JSON without this member"})
+    hash = fields.String(
+        required=True, metadata={"description": "sha256 of the canonical JSON without this member (nor ratings)"}
+    )
+    ratings = fields.Nested(
+        "GameRatingsSchema",
+        metadata={"description": "getReplay of a rated game only: the seats' ratings as in the game's view (the ladder's, "
+                  "not the game's record: outside the hash, never in an export)"},
+    )
 
 
 class ReplayAtSchema(Schema):
@@ -444,3 +456,93 @@ class ImportedSchema(Schema):
 
 class HealthSchema(Schema):
     status = fields.String(required=True)
+
+
+# --- ratings -------------------------------------------------------------------------
+
+
+class PlayerCountRecordSchema(Schema):
+    played = fields.Integer(required=True)
+    won = fields.Integer(required=True)
+    average_place = fields.Float(required=True, allow_none=True, metadata={"description": "1 is first; null before a game"})
+
+
+class RatingRecordSchema(Schema):
+    """A player's rating and record on a ladder."""
+
+    rating = fields.Integer(
+        required=True, metadata={"description": "the conservative rating shown: 1000 + 40 (mu - 3 sigma), whole; new: 1000"}
+    )
+    provisional = fields.Boolean(required=True, metadata={"description": "sigma is still 5 or more: few games yet"})
+    mu = fields.Float(required=True, metadata={"description": "the skill estimated (OpenSkill, Plackett-Luce), 6 decimals"})
+    sigma = fields.Float(required=True, metadata={"description": "its uncertainty, 6 decimals"})
+    played = fields.Integer(required=True, metadata={"description": "rated games (an AI level: seats) on this ladder"})
+    won = fields.Integer(required=True, metadata={"description": "of them finished first (ties for first included)"})
+    average_place = fields.Float(required=True, allow_none=True)
+    by_players = fields.Dict(
+        keys=fields.String(),
+        values=fields.Nested(PlayerCountRecordSchema),
+        required=True,
+        metadata={"description": "the same, by number of players (keys 2, 3, 4)"},
+    )
+
+
+class LeaderboardLineSchema(RatingRecordSchema):
+    rank = fields.Integer(required=True, metadata={"description": "1 is first; equal ratings ranked by player id"})
+    player_id = fields.String(required=True, metadata={"description": "a player's id, or ai:<level> for an AI level"})
+    name = fields.String(required=True, metadata={"description": "the name of their last rated game"})
+
+
+class LeaderboardSchema(Schema):
+    ladder = Choice("Ladder", required=True)
+    ranked = fields.Integer(required=True, metadata={"description": "how many players the ladder ranks"})
+    offset = fields.Integer(required=True, metadata={"description": "the page starts at rank offset + 1"})
+    players = fields.List(fields.Nested(LeaderboardLineSchema), required=True)
+
+
+class RatingChangeSchema(Schema):
+    game_id = fields.String(required=True)
+    finished_at = fields.String(required=True)
+    players = fields.Integer(required=True)
+    place = fields.Integer(required=True)
+    before = fields.Integer(required=True)
+    after = fields.Integer(required=True)
+    change = fields.Integer(required=True)
+
+
+class LadderStandingSchema(RatingRecordSchema):
+    """What a profile shows of one ladder (``RatingService.ratings_of``; for ``getPlayer``)."""
+
+    rank = fields.Integer(required=True)
+    ranked = fields.Integer(required=True)
+    history = fields.List(fields.Nested(RatingChangeSchema), required=True, metadata={"description": "the latest first"})
+
+
+class PlayerRatingsSchema(Schema):
+    player_id = fields.String(required=True)
+    ladders = fields.Dict(
+        keys=fields.String(), values=fields.Nested(LadderStandingSchema), required=True,
+        metadata={"description": "by ladder (basic, advanced): only those the player has a rated game on"},
+    )
+
+
+class SeatRatingSchema(Schema):
+    seat = fields.Integer(required=True)
+    player = fields.String(
+        required=True, allow_none=True,
+        metadata={"description": "who is rated for the seat: a player id or ai:<level>; null for an open seat"},
+    )
+    rating = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "before the game once it is applied; until then, now"}
+    )
+    provisional = fields.Boolean(required=True, allow_none=True)
+    change = fields.Integer(required=True, allow_none=True, metadata={"description": "what the game changed; null until applied"})
+    place = fields.Integer(required=True, allow_none=True, metadata={"description": "the place it finished in, once applied"})
+
+
+class GameRatingsSchema(Schema):
+    ladder = Choice("Ladder", required=True)
+    applied = fields.Boolean(
+        required=True, metadata={"description": "the game is finished and its ladder has it (seconds after the end)"}
+    )
+    seats = fields.List(fields.Nested(SeatRatingSchema), required=True)

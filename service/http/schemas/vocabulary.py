@@ -23,6 +23,7 @@ from engine.events import DrawCause, Effect, Elimination, Finish
 from engine.state import Phase
 from service.challenges import ANSWERS, DECLINE_REASONS, STATUSES
 from service.lobby import ORIGINS
+from service.ratings import LADDERS
 
 #: The schema of null alone (OpenAPI 3.0): the other half of every nullable reference.
 NULL: dict[str, Any] = {"type": "object", "nullable": True, "enum": [None]}
@@ -79,6 +80,7 @@ ENUMS: dict[str, tuple[list[str], str]] = {
         list(DECLINE_REASONS),
         "Why a challenged player declines: " + "; ".join(f"{key}: {text}" for key, text in DECLINE_REASONS.items()),
     ),
+    "Ladder": (list(LADDERS), "A ladder: the rated games of one variant (the action rules share their variant's)"),
 }
 
 

@@ -1,0 +1,33 @@
+"""Ladders: the leaderboard of each kind of rated game (``service/application/ratings.py`` reads it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response
+from flask.views import MethodView
+
+from service.http.common import PUBLIC, documented_errors, json_response, red7_runtime, v1
+from service.http.examples import example
+from service.http.schemas import LeaderboardQuerySchema, LeaderboardSchema
+
+#: A leaderboard is the same for everyone and changes when a rated game ends: caches may keep it a few seconds.
+SHARED_BRIEFLY = {"Cache-Control": "public, max-age=5"}
+
+
+@v1.route("/ladders/<ladder>/leaderboard")
+class Leaderboard(MethodView):
+    @documented_errors(404, 422, 429)
+    @v1.arguments(LeaderboardQuerySchema(), location="query")
+    @v1.response(200, LeaderboardSchema, example=example("Leaderboard"))
+    @v1.doc(operationId="getLeaderboard", security=PUBLIC)
+    def get(self, query: dict[str, Any], ladder: str) -> Response:
+        """A ladder's leaderboard (basic or advanced), best first: a page of it, or the page around one player.
+
+        Players are ranked by their conservative rating (mu - 3 sigma, shown as 1000 + 40 (mu - 3 sigma)); AI levels
+        are rated players too (``ai:random``, ``ai:greedy``, ``ai:expert``), anchors for everyone else.
+        """
+        board = red7_runtime().ratings.leaderboard(
+            ladder, limit=query["limit"], offset=query["offset"], around=query.get("around")
+        )
+        return json_response(board, 200, SHARED_BRIEFLY)

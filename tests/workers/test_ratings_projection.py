@@ -1,0 +1,188 @@
+"""The ladders as a projection of the finished rated games: each game applied once, in the order games finished,
+however often and in whatever order its job runs; and ``red7 ratings rebuild`` finds the same bytes."""
+
+from __future__ import annotations
+
+import random
+import threading
+from datetime import UTC, datetime
+
+import pytest
+
+from engine import Variant
+from service.application.commands import NewGame, SeatRequest
+from service.application.followups import Due, due
+from service.cli import main as red7
+from service.ratings import Placing, Result, fold
+from service.storage.ratings import RatingStore
+from workers import context, jobs
+
+
+@pytest.fixture(autouse=True)
+def installed(runtime):
+    context.install(runtime)
+    yield
+    context._runtime = None
+
+
+def result(game_id: str, at_ms: int, *places: tuple[str, int]) -> Result:
+    at = datetime.fromtimestamp(at_ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return Result(game_id, "basic", at, tuple(Placing(n, p, p.upper(), place) for n, (p, place) in enumerate(places)))
+
+
+def some_results(count: int, seed: int) -> list[Result]:
+    rng = random.Random(seed)
+    players = [f"p{n}" for n in range(6)]
+    out = []
+    for n in range(count):
+        seated = rng.sample(players, rng.randint(2, 4))
+        places = list(range(1, len(seated) + 1))
+        rng.shuffle(places)
+        out.append(result(f"g{n:03d}", 1_780_000_000_000 + rng.randint(0, 50) * 1000, *zip(seated, places, strict=True)))
+    return out
+
+
+@pytest.mark.on_cluster
+def test_a_game_is_applied_once_however_many_jobs_apply_it_at_once(redis_client, key_prefix):
+    store = RatingStore(redis_client, key_prefix)
+    game = result("g1", 1_780_000_000_000, ("a", 1), ("b", 2), ("c", 3))
+    outcomes: list[bool] = []
+    threads = [threading.Thread(target=lambda: outcomes.append(store.apply(game)[0])) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(outcomes) == [False] * 7 + [True], "one of eight twins applied it; the others found it applied"
+    assert store.apply(game)[0] is False, "and a retry later too"
+    assert store.export("basic") == fold([game])["basic"].stored()
+    assert store.version("basic") == 1
+
+
+@pytest.mark.on_cluster
+def test_games_applied_at_once_and_out_of_order_make_the_ladder_of_the_order_they_finished(redis_client, key_prefix):
+    """Jobs of one ladder race (the script's version check makes them apply one after another), and some games that
+    finished earlier are applied after later ones (the ladder rewinds those and applies them again)."""
+    store = RatingStore(redis_client, key_prefix)
+    results = some_results(40, seed=7)
+    arrival = list(results)
+    random.Random(3).shuffle(arrival)
+    lanes = [arrival[n::4] for n in range(4)]
+
+    def apply_all(lane: list[Result]) -> None:
+        for item in lane:
+            store.apply(item)
+            store.apply(item)  # and a duplicate right after
+
+    threads = [threading.Thread(target=apply_all, args=(lane,)) for lane in lanes]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert store.export("basic") == fold(results)["basic"].stored(), "byte for byte the fold in finish order"
+    assert store.version("basic") == len(results), "each game written once"
+
+
+def rated_games(runtime, count: int, seed: int) -> list[str]:
+    """``count`` rated all-AI games (the creator only watches), of both variants and 2 to 4 seats; their ids."""
+    rng = random.Random(seed)
+    creator = runtime.accounts.sign_up("Ana").player
+    ids = []
+    for _ in range(count):
+        seats = [SeatRequest("ai", rng.choice(["random", "greedy"])) for _ in range(rng.randint(2, 4))]
+        seats[0] = SeatRequest("ai", "greedy")
+        seats[1] = SeatRequest("ai", "random")
+        variant = rng.choice([Variant.BASIC, Variant.ADVANCED])
+        game = runtime.games.create(creator, NewGame(seats, variant=variant, rated=True)).game
+        ids.append(game.id)
+    return ids
+
+
+def test_a_rated_game_is_rated_by_its_job_once_and_the_rebuild_finds_the_same_bytes(api, runtime, capsys, monkeypatch):
+    games = rated_games(runtime, 8, seed=1)
+    unrated = runtime.games.create(runtime.accounts.sign_up("Bo").player,
+                                   NewGame([SeatRequest("ai", "greedy"), SeatRequest("ai", "random")])).game
+    api.run_jobs()
+    for game_id in games:
+        game = runtime.games.load(game_id)
+        assert game.status == "finished" and runtime.ratings.applied(game)
+        assert jobs.rate(game_id, game.version).startswith("applied before"), "a duplicate job applies nothing"
+    finished = runtime.games.load(unrated.id)
+    assert finished.status == "finished" and not runtime.ratings.applied(finished)
+    assert jobs.rate(unrated.id, finished.version).startswith("nothing to do")
+    report = runtime.ratings.rebuild()
+    assert report.games == len(games) and report.identical
+    counted = sum(games for games, _, _ in report.ladders.values())
+    assert counted == len(games)
+    store = runtime.ratings.store
+    for ladder in ("basic", "advanced"):
+        exported = store.export(ladder)
+        assert set(exported["games"]) <= set(games)
+        assert sum(len(g) for g in exported["played"].values()) >= len(exported["games"])
+
+
+def test_red7_ratings_rebuild_compares_and_repairs(api, runtime, capsys, monkeypatch, redis_pair):
+    rated_games(runtime, 4, seed=2)
+    api.run_jobs()
+    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6379/0")  # a store to read (the test's own, just below)
+    monkeypatch.setattr("service.runtime.build_runtime", lambda settings: runtime)
+    assert red7(["ratings", "rebuild"]) == 0
+    out = capsys.readouterr().out
+    assert "4 finished rated games" in out and "DIFFERENT" not in out and out.count("identical") == 2
+    store = runtime.ratings.store
+    ladder = next(name for name in ("basic", "advanced") if store.export(name)["games"])
+    player = next(iter(store.export(ladder)["records"]))
+    redis_pair[0].hset(store.key(ladder, "records"), player, '{"name":"x","mu":"99.000000","sigma":"1.000000","played":1,'
+                       '"won":1,"places":1,"by_players":{}}')  # a ladder gone wrong
+    assert red7(["ratings", "rebuild"]) == 1
+    assert "DIFFERENT" in capsys.readouterr().out
+    assert red7(["ratings", "rebuild", "--write"]) == 0
+    assert red7(["ratings", "rebuild"]) == 0, "written back: the fold of the streams again"
+
+
+def test_the_rate_job_is_due_when_a_rated_game_finishes_and_queued_again_until_its_ladder_has_it(api, runtime):
+    (game_id,) = rated_games(runtime, 1, seed=3)
+    dispatcher = runtime.dispatcher
+    queue = runtime.queue
+    while (game := runtime.games.load(game_id)).status != "finished":  # the AI turns, with no rate job run
+        for item in due(game):
+            if item.job == "ai_turn":
+                jobs.ai_turn(game_id, item.version)
+            elif item.job == "score_round":
+                jobs.score_round(game_id, item.version)
+    assert [d.job for d in due(game) if d.job != "notify"] == ["rate"]
+    rate_id = Due("rate", game_id, game.version).job_id(dispatcher.namespace)
+    queued = {job.id for job in queue.jobs}
+    assert rate_id in queued, "the append that finished it queued the rate job"
+    for job in queue.jobs:
+        job.delete()  # lost: a Redis that lost its queue, or a process gone between the append and the enqueue
+    runtime.raw_redis.delete(*runtime.raw_redis.keys(f"{runtime.settings.key_prefix}jobs:*") or ["none"])
+    assert not runtime.ratings.applied(game)
+    assert dispatcher.reoffer(game, due(game)), "the agenda's next look queues it again"
+    assert rate_id in {job.id for job in queue.jobs}
+    api.run_jobs()
+    assert runtime.ratings.applied(game)
+    assert not dispatcher.reoffer(game, due(game)), "applied: nothing more to queue"
+    assert runtime.queue.count == 0
+
+
+def test_ratings_of_a_player_give_each_ladder_rating_rank_history_and_record(api, runtime):
+    """What a public profile (getPlayer) shows: per ladder the rating, rank, provisional flag, last changes, record."""
+    ana = runtime.accounts.sign_up("Ana").player
+    for variant in (Variant.BASIC, Variant.BASIC, Variant.ADVANCED):
+        request = NewGame([SeatRequest("human"), SeatRequest("ai", "random"), SeatRequest("ai", "greedy")],
+                          variant=variant, rated=True)
+        game = runtime.games.create(ana, request).game
+        runtime.games.leave(game.id, ana)  # resigns: last, and the AIs play it out
+    api.run_jobs()
+    mine = runtime.ratings.ratings_of(ana.id)
+    assert mine["player_id"] == ana.id and set(mine["ladders"]) == {"basic", "advanced"}
+    basic = mine["ladders"]["basic"]
+    assert basic["played"] == 2 and basic["won"] == 0 and basic["average_place"] == 3.0
+    assert basic["by_players"] == {"3": {"played": 2, "won": 0, "average_place": 3.0}}
+    assert basic["provisional"] and basic["ranked"] == 3 and basic["rank"] == 3, "last in every game: last on the ladder"
+    history = basic["history"]
+    assert len(history) == 2 and all(h["place"] == 3 and h["players"] == 3 and h["change"] < 0 for h in history)
+    assert history[0]["finished_at"] >= history[1]["finished_at"], "the latest first"
+    assert history[0]["before"] == history[1]["after"], "one game's rating after is the next one's before"
+    assert basic["rating"] == history[0]["after"]
+    assert runtime.ratings.ratings_of("p_nobody") == {"player_id": "p_nobody", "ladders": {}}
