@@ -16,11 +16,13 @@ from redis import Redis  # for Runtime's fields: in its body, ``redis`` is the f
 
 from service.application.games import GameService
 from service.application.imports import ImportedReplays
+from service.application.matching import MatchService
 from service.application.players import PlayerService
 from service.application.tickets import StreamTickets
 from service.config import Settings
 from service.storage.connections import BadRedisUrl, blocking_client, is_cluster, queue_client, store_client
 from service.storage.events import EventStore
+from service.storage.matches import PoolStreams, TicketIndex
 from service.storage.players import PlayerStore
 from service.storage.replays import ReplayStore
 from service.storage.tickets import TicketStore
@@ -48,6 +50,7 @@ class Runtime:
     #: timeout of ``raw_redis``: a pool of its own with a longer one (the in-memory store has none: ``raw_redis``)
     worker_redis: Redis
     accounts: PlayerService  # players and their tokens as requests ask for them (the routes' way to the player store)
+    matches: MatchService  # quick match: players' tickets, and the matchmaker's pass (workers.matchmaker)
 
 
 def connect(settings: Settings) -> tuple[redis.Redis, redis.Redis]:
@@ -122,7 +125,14 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
     tickets = StreamTickets(TicketStore(text, settings.key_prefix, settings.stream_ticket_seconds), accounts, games.load)
     imports = ImportedReplays(replays, players, settings.imported_replay_ttl, max_events=settings.max_replay_events)
     worker_redis = raw if clients else worker_client(settings, raw)
+    pools = PoolStreams(
+        text, settings.key_prefix, replicas=settings.wait_replicas, replica_timeout_ms=settings.wait_replicas_timeout_ms
+    )
+    matches = MatchService(
+        pools, TicketIndex(text, settings.key_prefix), games, max_tickets=settings.max_match_tickets,
+        expiry=settings.match_ticket_seconds, max_expiry=settings.match_ticket_max_seconds,
+    )
     return Runtime(
         settings, text, raw, store, players, games, replays, queue, webhook_queue, dispatcher, tickets, imports, worker_redis,
-        accounts,
+        accounts, matches,
     )
