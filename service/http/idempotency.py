@@ -5,7 +5,7 @@ and body made two games.  So every ``POST`` that creates or changes something ho
 makes no sense refuses it (400 ``idempotency_key_not_supported``) rather than ignore it:
 
 - honoured: sign-up (keyed by the caller's address: there is no token yet), a new token, a new game, joining,
-  leaving, an action, a replay import (keyed by the caller's token's player).  The answer to a retry is the
+  leaving, an action, a replay import, a match ticket (keyed by the caller's token's player).  The answer to a retry is the
   first one's (status, body, ``Location``/``ETag``), with ``Idempotent-Replayed: true``; the same key with
   another request is 422 ``idempotency_key_reused``.
 - refused: a stream ticket.  Each ticket is new, good for a minute and for reading only; asking again is as safe
@@ -34,7 +34,8 @@ MAX_KEY = 200
 REPLAYED = {"Idempotent-Replayed": "true"}
 
 #: The endpoints whose POST honours the header (every other POST refuses it).
-HONOURED = frozenset({"v1.Players", "v1.Tokens", "v1.Games", "v1.Join", "v1.Leave", "v1.Actions", "v1.Replays"})
+HONOURED = frozenset({"v1.Players", "v1.Tokens", "v1.Games", "v1.Join", "v1.Leave", "v1.Actions", "v1.Replays",
+                      "v1.MatchTickets"})
 
 
 def parameter(what: str) -> dict[str, Any]:

@@ -6,6 +6,7 @@ the views in :mod:`service.http.views` build (the responses are rendered
 directly for speed, and the tests check them against these schemas).
 """
 
+from service.http.schemas.matches import MatchTicketCreateSchema, MatchTicketSchema
 from service.http.schemas.requests import (
     ActionSchema,
     EventsQuerySchema,
@@ -46,6 +47,8 @@ __all__ = [
     "HealthSchema",
     "ImportedSchema",
     "JoinSchema",
+    "MatchTicketCreateSchema",
+    "MatchTicketSchema",
     "MyGamesQuerySchema",
     "PlayerCreateSchema",
     "PlayerCreatedSchema",

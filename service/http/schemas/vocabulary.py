@@ -57,6 +57,10 @@ ENUMS: dict[str, tuple[list[str], str]] = {
     "DrawCause": ([c.value for c in DrawCause], "Why a card was drawn: a 3's action, or the draw after a discard"),
     "Elimination": ([e.value for e in Elimination], "Why a seat went out of the round"),
     "Finish": ([f.value for f in Finish], "How the game ended"),
+    "MatchTicketStatus": (
+        ["waiting", "matched", "cancelled", "expired"],
+        "A quick-match ticket: waiting for a table, matched (game_id is the game), cancelled by its player, or expired",
+    ),
 }
 
 
