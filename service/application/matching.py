@@ -22,6 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 import redis
@@ -29,7 +30,7 @@ import redis
 from engine import CorruptHistory, Variant
 from service.application.commands import NewGame, SeatRequest
 from service.application.games import GameService
-from service.errors import NotFound, Refused
+from service.errors import NotConfirmed, NotFound, Refused
 from service.matchmaking import (
     DEFAULT_RATING,
     Cancel,
@@ -53,7 +54,7 @@ from service.matchmaking import (
     ticket_from_dict,
     ticket_to_dict,
 )
-from service.storage.events import Idempotency, IdempotencyMismatch, VersionConflict
+from service.storage.events import Idempotency, IdempotencyMismatch, NotReplicated, VersionConflict
 from service.storage.idempotency import CreateRecords
 from service.storage.matches import PoolStreams, TicketIndex, TooManyTickets
 from service.storage.players import Player, new_id, records_key
@@ -307,7 +308,7 @@ class MatchService:
         if entry is None:
             raise NotFound("match_ticket_not_found", f"You have no match ticket {ticket_id!r}.")
         if "closed" not in entry:
-            self._write(entry["pool"], lambda pool: decide(pool, Cancel(ticket_id, player.id), self.clock()), WRITE_ATTEMPTS)
+            self._write(entry["pool"], partial(self._cancelled, ticket_id, player.id), WRITE_ATTEMPTS)
         found = self.get(player, ticket_id)
         if found.status == "matched":
             raise Refused("match_ticket_matched", f"Your ticket was matched already: your game is {found.game_id}.",
@@ -319,6 +320,17 @@ class MatchService:
         self._settle(player)
         return [view for ticket_id, entry in self.ticket_index.entries(player.id).items() if "closed" not in entry
                 and (view := self._find(player.id, ticket_id, entry)) is not None and view.status == "waiting"]
+
+    def close_tickets_of(self, player: Player) -> int:
+        """Cancel every ticket of the player still waiting (an account deleted): how many there were."""
+        waiting = self.open_tickets(player)
+        for view in waiting:
+            self._write(view.kind.key, partial(self._cancelled, view.ticket.id, player.id), WRITE_ATTEMPTS)
+            self.get(player, view.ticket.id)  # closed in the player's index (cancelled, or matched just before)
+        return len(waiting)
+
+    def _cancelled(self, ticket_id: str, player_id: str, pool: Pool) -> list[PoolEvent]:
+        return decide(pool, Cancel(ticket_id, player_id), self.clock())
 
     def _settle(self, player: Player) -> None:
         """Close, in the player's index, the entries of tickets that are over; drop those long over, or never opened."""
@@ -416,7 +428,7 @@ class MatchService:
             return [*expired, *decide(after, Record(tuple((new_id("g"), table) for table in found)), now)]
 
         try:
-            events = self._write(kind.key, matches, MATCH_ATTEMPTS)
+            events = self._write(kind.key, matches, MATCH_ATTEMPTS, confirmed=False)
         except ConflictingPool:
             log.info("pool %s kept changing under the matchmaker; it looks again on its next pass", kind.key)
             return made
@@ -452,12 +464,16 @@ class MatchService:
 
     # --- writing to a pool --------------------------------------------------------------------------
 
-    def _write(self, kind: str, decide_on: Callable[[Pool], list[PoolEvent]], attempts: int) -> list[PoolEvent]:
+    def _write(
+        self, kind: str, decide_on: Callable[[Pool], list[PoolEvent]], attempts: int, *, confirmed: bool = True
+    ) -> list[PoolEvent]:
         """Load the pool, decide, append with the version and head decided on; what was appended.
 
         Decided again when another write came first (after a short random pause), up to ``attempts`` times (then
         :class:`ConflictingPool`).  One write to a pool at a time in this process: its requests queue here rather
-        than all lose to each other in Redis.
+        than all lose to each other in Redis.  An append fewer replicas confirmed than asked for
+        (``RED7_WAIT_REPLICAS``) is stored: ``confirmed`` writers (a player's) are told so
+        (:class:`~service.errors.NotConfirmed`, a retry with the Idempotency-Key is answered); the matchmaker goes on.
         """
         with self._lock_of(kind):
             for attempt in range(attempts):
@@ -466,6 +482,7 @@ class MatchService:
                 if not events:
                     return []
                 payloads = [event_to_json(event) for event in events]
+                short = None
                 try:
                     self.pool_streams.append(kind, pool.version, payloads, expected_head=pool.head)
                 except VersionConflict as conflict:
@@ -473,12 +490,18 @@ class MatchService:
                         self.pools.forget(kind)
                     time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
                     continue
+                except NotReplicated as unconfirmed:
+                    short = unconfirmed
                 after = pool.copy()
                 for event, payload in zip(events, payloads, strict=True):
                     fold(after, event)
                     after.version += 1
                     after.head = payload
                 self.pools.remember(after)
+                if short is not None:
+                    log.warning("pool %s: an append confirmed by %s of %s replicas", kind, short.replicas, short.wanted)
+                    if confirmed:
+                        raise NotConfirmed(short.version, short.replicas, short.wanted)
                 return events
         raise ConflictingPool(kind)
 

@@ -128,6 +128,15 @@ def test_cancel_closes_a_waiting_ticket_and_is_answered_again_but_a_matched_one_
     assert matched.code == "match_ticket_matched" and matched.facts["game_id"] == runtime.matches.get(cy, c.ticket.id).game_id
 
 
+def test_a_deleted_accounts_waiting_tickets_are_all_cancelled(runtime):
+    ana, bo = people(runtime, "Ana", "Bo")
+    mine = [runtime.matches.create(ana, TicketRequest(variant=variant)) for variant in (Variant.BASIC, Variant.ADVANCED)]
+    runtime.matches.create(bo, TicketRequest(variant=Variant.BASIC))
+    assert runtime.matches.close_tickets_of(ana) == 2
+    assert [runtime.matches.get(ana, t.ticket.id).status for t in mine] == ["cancelled", "cancelled"]
+    assert runtime.matches.open_tickets(ana) == [] and len(runtime.matches.open_tickets(bo)) == 1
+
+
 def test_a_ticket_expires_when_its_time_is_up_and_the_player_may_open_another(runtime, clock):
     (ana,) = people(runtime, "Ana")
     ticket = runtime.matches.create(ana, TicketRequest(expires_in=60))
