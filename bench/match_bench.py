@@ -31,7 +31,16 @@ import redis
 
 from service.application.games import GameService
 from service.application.matching import MatchService
-from service.matchmaking import Kind, RatingRange, Ticket, TicketOpened, event_to_json, find_matches
+from service.matchmaking import (
+    Kind,
+    RatingRange,
+    Ticket,
+    TicketOpened,
+    TicketsMatched,
+    event_from_json,
+    event_to_json,
+    find_matches,
+)
 from service.storage.events import EventStore
 from service.storage.matches import PoolStreams, TicketIndex
 from service.storage.players import PlayerStore
@@ -144,7 +153,7 @@ def arrivals(client: redis.Redis, count: int, rate: float, rng: random.Random) -
     opened = {ticket.id: ticket for _, ticket in due}
     waits: dict[str, list[float]] = {"live": [], "correspondence": [], "ai": []}
     games, wall, passes, next_due = 0, 0.0, 0, 0
-    known: set[str] = set()
+    seen: dict[str, int] = {}  # the last event of each pool read
     while next_due < len(due) or clock.at <= due[-1][1].opened + DRAIN:
         arrived = []
         while next_due < len(due) and due[next_due][1].opened <= clock.at:
@@ -158,10 +167,11 @@ def arrivals(client: redis.Redis, count: int, rate: float, rng: random.Random) -
         wall, games, passes = wall + took, games + made, passes + 1
         finished_at = clock.at + round(took * 1000)
         for kind in KINDS:
-            for match in service.pools.load(kind.key).recent:
-                if match.game_id in known:
+            for stored in service.pool_streams.read_all(kind.key, after=seen.get(kind.key, 0)):
+                seen[kind.key] = stored.number
+                match = event_from_json(stored.payload)
+                if not isinstance(match, TicketsMatched):
                     continue
-                known.add(match.game_id)
                 members = [opened[t] for t in match.ticket_ids]
                 if match.ai_level is not None:  # from when AIs were asked for (the last of its humans' ai_fill_after)
                     since = max(t.opened + (t.ai_fill_after or 0) for t in members)

@@ -2,10 +2,12 @@
 
 A *pool* holds the tickets of one kind of game (:class:`Kind`: variant, action rules, rated or not, the time
 control): only tickets of one kind can ever share a table, so a pool is the unit that is decided on and appended
-to, as a game is.  Its stream holds four events: a ticket opened, cancelled, expired, and tickets matched (the
-tickets, the game's id and its seats, decided before the game is made, so that whoever finds a match whose game is
-not there yet makes it under that id).  :func:`decide` turns a command into events (or refuses it with a stable
-code), :func:`fold` applies one, and :func:`find_matches` says which tables can sit down now.  Nothing here does
+to, as a game is.  Its stream holds a ticket opened, cancelled, expired, and tickets matched (the tickets, the
+game's id and its seats, decided before the game is made, so that whoever finds a match whose game is not there
+yet makes it under that id); then games made, which the matchmaker appends once it has made (or found) a match's
+game: until then the match is *pending* in the pool, however long that takes, and every pass makes it again.
+:func:`decide` turns a command into events (or refuses it with a stable code), :func:`fold` applies one, and
+:func:`find_matches` says which tables can sit down now.  Nothing here does
 I/O or reads a clock: every function that needs the time takes ``now`` (epoch milliseconds).
 
 Inside a pool, tickets differ in the player counts they accept (2 to 4), their rating and the range around it that
@@ -40,8 +42,6 @@ DEFAULT_RATING = 1500
 #: How long a table short of its oldest ticket's largest count waits for a fuller one (ms), live and correspondence.
 LIVE_PATIENCE_MS = 500
 CORRESPONDENCE_PATIENCE_MS = 10 * 60_000
-#: Matches a pool remembers after they are made: whoever finds one whose game is not there yet makes it.
-RECENT_MATCHES = 256
 #: Tickets looked at, nearest rating first, to seat one table: bounds a pass over a pool of thousands whose tickets
 #: mostly do not fit each other (a table may be missed for it, never a wrong one made).
 LOOK_AHEAD = 200
@@ -211,7 +211,16 @@ class TicketsMatched:
         return tuple(seat.ticket_id for seat in self.players)
 
 
-PoolEvent = TicketOpened | TicketCancelled | TicketsExpired | TicketsMatched
+@dataclass(frozen=True, slots=True)
+class GamesMade:
+    """The games of these pending matches are made: nobody need make them again."""
+
+    type: ClassVar[str] = "games_made"
+    game_ids: tuple[str, ...]
+    at: int
+
+
+PoolEvent = TicketOpened | TicketCancelled | TicketsExpired | TicketsMatched | GamesMade
 
 
 def ticket_to_dict(ticket: Ticket) -> dict[str, Any]:
@@ -248,6 +257,8 @@ def event_to_json(event: PoolEvent) -> str:
         data.update(ticket_id=event.ticket_id, at=event.at)
     elif isinstance(event, TicketsExpired):
         data.update(ticket_ids=list(event.ticket_ids), at=event.at)
+    elif isinstance(event, GamesMade):
+        data.update(game_ids=list(event.game_ids), at=event.at)
     else:
         data.update(game_id=event.game_id, players=[[s.ticket_id, s.player_id, s.name] for s in event.players],
                     seats=event.seats, ai_level=event.ai_level, at=event.at)
@@ -273,6 +284,8 @@ def event_from_data(data: Any) -> PoolEvent:
             return TicketCancelled(str(data["ticket_id"]), int(data["at"]))
         if kind == "tickets_expired":
             return TicketsExpired(tuple(str(t) for t in data["ticket_ids"]), int(data["at"]))
+        if kind == "games_made":
+            return GamesMade(tuple(str(g) for g in data["game_ids"]), int(data["at"]))
         if kind == "tickets_matched":
             players = tuple(MatchSeat(str(t), str(p), str(n)) for t, p, n in data["players"])
             level = data["ai_level"]
@@ -292,23 +305,24 @@ def event_from_data(data: Any) -> PoolEvent:
 
 @dataclass
 class Pool:
-    """The open tickets of one kind, and the last matches made (their games may not be made yet)."""
+    """The open tickets of one kind, and the matches whose games are not known to be made."""
 
     kind: str
     tickets: dict[str, Ticket] = field(default_factory=dict)  # open, oldest first
     by_player: dict[str, str] = field(default_factory=dict)  # player id -> their open ticket's id
-    recent: list[TicketsMatched] = field(default_factory=list)  # oldest first, at most RECENT_MATCHES
+    pending: dict[str, TicketsMatched] = field(default_factory=dict)  # game id -> its match, oldest first
     version: int = 0
     #: The stored payload of event ``version``: with the version, it names the history this fold came from.
     head: str = ""
 
     def copy(self) -> Pool:
-        return Pool(self.kind, dict(self.tickets), dict(self.by_player), list(self.recent), self.version, self.head)
+        return Pool(self.kind, dict(self.tickets), dict(self.by_player), dict(self.pending), self.version, self.head)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind, "tickets": [ticket_to_dict(t) for t in self.tickets.values()],
-            "recent": [json.loads(event_to_json(m)) for m in self.recent], "version": self.version, "head": self.head,
+            "pending": [json.loads(event_to_json(m)) for m in self.pending.values()], "version": self.version,
+            "head": self.head,
         }
 
     @classmethod
@@ -318,7 +332,9 @@ class Pool:
             ticket = ticket_from_dict(item)
             pool.tickets[ticket.id] = ticket
             pool.by_player[ticket.player_id] = ticket.id
-        pool.recent = [m for m in map(event_from_data, data["recent"]) if isinstance(m, TicketsMatched)]
+        for match in map(event_from_data, data["pending"]):
+            if isinstance(match, TicketsMatched):
+                pool.pending[match.game_id] = match
         return pool
 
 
@@ -331,14 +347,21 @@ def fold(pool: Pool, event: PoolEvent) -> None:
         pool.tickets[ticket.id] = ticket
         pool.by_player[ticket.player_id] = ticket.id
         return
+    if isinstance(event, GamesMade):
+        if any(game_id not in pool.pending for game_id in event.game_ids):
+            raise CorruptHistory("games_made: a game of no pending match")
+        for game_id in event.game_ids:
+            del pool.pending[game_id]
+        return
     closed = (event.ticket_id,) if isinstance(event, TicketCancelled) else event.ticket_ids
     if len(set(closed)) != len(closed) or any(ticket_id not in pool.tickets for ticket_id in closed):
         raise CorruptHistory(f"{event.type}: a ticket that is not open, or one twice")
     for ticket_id in closed:
         del pool.by_player[pool.tickets.pop(ticket_id).player_id]
     if isinstance(event, TicketsMatched):
-        pool.recent.append(event)
-        del pool.recent[:-RECENT_MATCHES]
+        if event.game_id in pool.pending:
+            raise CorruptHistory(f"tickets_matched: game {event.game_id} twice")
+        pool.pending[event.game_id] = event
 
 
 # --- commands and the decision --------------------------------------------------------------------
@@ -365,6 +388,13 @@ class Expire:
 
 
 @dataclass(frozen=True, slots=True)
+class Made:
+    """These matches' games are made (the matchmaker made them, or found them made)."""
+
+    game_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Found:
     """A table :func:`find_matches` can seat now: tickets in seat order, how many seats, the AIs' level (if any)."""
 
@@ -380,13 +410,14 @@ class Record:
     matches: tuple[tuple[str, Found], ...]
 
 
-PoolCommand = Open | Cancel | Expire | Record
+PoolCommand = Open | Cancel | Expire | Record | Made
 
 
 def decide(pool: Pool, command: PoolCommand, now: int) -> list[PoolEvent]:
     """The events ``command`` makes on ``pool`` at ``now``, or a :class:`~service.errors.Refused`; ``pool`` unchanged.
 
-    An empty list: nothing to do (a ticket opened already, one no longer open to cancel, nothing expired).
+    An empty list: nothing to do (a ticket opened already, one no longer open to cancel, nothing expired, games
+    already known made).
     """
     if isinstance(command, Open):
         return _open(pool, command.ticket, now)
@@ -402,6 +433,9 @@ def decide(pool: Pool, command: PoolCommand, now: int) -> list[PoolEvent]:
     if isinstance(command, Expire):
         expired = tuple(t.id for t in pool.tickets.values() if t.expired(now))
         return [TicketsExpired(expired, now)] if expired else []
+    if isinstance(command, Made):
+        made = tuple(dict.fromkeys(game_id for game_id in command.game_ids if game_id in pool.pending))
+        return [GamesMade(made, now)] if made else []
     return _record(pool, command, now)
 
 

@@ -5,7 +5,8 @@ Every quarter second it passes over every pool that has tickets
 are expired, the tables that can sit down are recorded in the pool's stream (appended with the version it read, so
 that a cancel or another matchmaker that came first wins and this one looks again), then each game is made.  A
 matchmaker killed between the two leaves matches whose games are not there yet: the next holder's first pass makes
-them under their recorded ids (a pool remembers its last matches), as does the ticket's next read.
+them under their recorded ids (a match stays pending in its pool until its game is noted made), as does the
+ticket's next read.
 
 Every ``red7 worker`` runs a matchmaker, as it runs a ticker, and one holds the role at a time, through a key of its
 own with the ticker's short TTL (:mod:`workers.ticker`'s scripts), renewed while it passes.  Two at once (a holder

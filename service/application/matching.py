@@ -8,7 +8,8 @@ is now.  So a matchmaker and a cancel, or two matchmakers, cannot seat a ticket 
 A match is decided (the game's id and seats in the ``tickets_matched`` event) before its game is made with
 :meth:`GameService.set_up <service.application.games.GameService.set_up>` under that id, which makes a game once
 however often it is asked.  Whoever finds a match whose game is not there yet makes it: the matchmaker's next
-pass (a pool remembers its last matches) and the ticket's next read.  Nobody is matched but not seated.
+pass (a match stays pending in its pool until a ``games_made`` event says its game is made) and the ticket's next
+read.  Nobody is matched but not seated.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from service.matchmaking import (
     Cancel,
     Expire,
     Kind,
+    Made,
     Open,
     Pool,
     PoolEvent,
@@ -413,26 +415,33 @@ class MatchService:
         return made
 
     def match_pool(self, kind: Kind) -> int:
+        """Expire, match and make the games of one pool (and those of its pending matches): how many games were made."""
         pool = self.pools.load(kind.key)
-        made = sum(self.finish(kind, match) for match in pool.recent)
-        if not pool.tickets:
-            return made
+        pending = list(pool.pending.values())
+        if pool.tickets:
 
-        def matches(pool: Pool) -> list[PoolEvent]:
-            now = self.clock()
-            expired = decide(pool, Expire(), now)
-            after = pool.copy()
-            for event in expired:
-                fold(after, event)
-            found = find_matches(after, now)
-            return [*expired, *decide(after, Record(tuple((new_id("g"), table) for table in found)), now)]
+            def matches(pool: Pool) -> list[PoolEvent]:
+                now = self.clock()
+                expired = decide(pool, Expire(), now)
+                after = pool.copy()
+                for event in expired:
+                    fold(after, event)
+                found = find_matches(after, now)
+                return [*expired, *decide(after, Record(tuple((new_id("g"), table) for table in found)), now)]
 
-        try:
-            events = self._write(kind.key, matches, MATCH_ATTEMPTS, confirmed=False)
-        except ConflictingPool:
-            log.info("pool %s kept changing under the matchmaker; it looks again on its next pass", kind.key)
-            return made
-        return made + sum(self.finish(kind, event) for event in events if isinstance(event, TicketsMatched))
+            try:
+                pending += [e for e in self._write(kind.key, matches, MATCH_ATTEMPTS, confirmed=False)
+                            if isinstance(e, TicketsMatched)]
+            except ConflictingPool:
+                log.info("pool %s kept changing under the matchmaker; it looks again on its next pass", kind.key)
+        made = sum(self.finish(kind, match) for match in pending)
+        if pending:  # nobody need make them again: they leave the pool's pending matches
+            done = tuple(match.game_id for match in pending)
+            try:
+                self._write(kind.key, lambda pool: decide(pool, Made(done), self.clock()), MATCH_ATTEMPTS, confirmed=False)
+            except ConflictingPool:
+                log.info("pool %s kept changing; its games made are noted on the next pass", kind.key)
+        return made
 
     def finish(self, kind: Kind, match: TicketsMatched) -> bool:
         """Make ``match``'s game unless it is made (``True``: made now): its humans in seat order, the first its creator

@@ -13,11 +13,12 @@ from service.errors import NotFound, Refused
 from service.matchmaking import (
     CORRESPONDENCE_PATIENCE_MS,
     LIVE_PATIENCE_MS,
-    RECENT_MATCHES,
     Cancel,
     Expire,
     Found,
+    GamesMade,
     Kind,
+    Made,
     Open,
     Pool,
     RatingRange,
@@ -157,7 +158,7 @@ def test_recording_a_match_closes_its_tickets_and_remembers_the_match():
     events = decide(pool, Record((("g_1", Found((a.id, b.id), 2)),)), T0 + 10)
     assert isinstance(events[0], TicketsMatched) and [s.player_id for s in events[0].players] == ["ana", "bo"]
     apply(pool, events)
-    assert pool.tickets == {} and pool.recent == events
+    assert pool.tickets == {} and list(pool.pending.values()) == events
     with pytest.raises(ValueError):
         decide(pool, Record((("g_2", Found((a.id, b.id), 2)),)), T0 + 20)  # closed: never seated twice
 
@@ -171,20 +172,27 @@ def test_recording_refuses_a_table_that_breaks_a_preference_or_seats_a_ticket_tw
         decide(pool, Record((("g_1", Found((a.id, c.id), 2)), ("g_2", Found((c.id,), 2, "greedy")))), T0)
 
 
-def test_a_pool_remembers_only_its_last_matches():
+def test_a_match_stays_pending_until_its_game_is_noted_made():
     pool = Pool(LIVE)
-    for n in range(RECENT_MATCHES + 3):
+    for n in range(3):
         a, b = ticket(counts=(2,)), ticket(counts=(2,))
         apply(pool, [TicketOpened(a), TicketOpened(b)])
         apply(pool, decide(pool, Record(((f"g_{n}", Found((a.id, b.id), 2)),)), T0))
-    assert len(pool.recent) == RECENT_MATCHES and pool.recent[-1].game_id == f"g_{RECENT_MATCHES + 2}"
+    assert list(pool.pending) == ["g_0", "g_1", "g_2"]
+    events = decide(pool, Made(("g_1", "g_9", "g_1")), T0)
+    assert events == [GamesMade(("g_1",), T0)]
+    apply(pool, events)
+    assert list(pool.pending) == ["g_0", "g_2"] and decide(pool, Made(("g_1",)), T0) == []
+    with pytest.raises(CorruptHistory):
+        fold(pool, GamesMade(("g_1",), T0))  # not pending any more
 
 
 def test_events_are_stored_and_read_back_as_they_were_and_a_pool_snapshots_whole():
     a, b = ticket("ana", ai_fill_after=5000), ticket("bo")
     pool = pool_of(a, b, ticket("cy"))
     matched = decide(pool, Record((("g_1", Found((a.id, b.id), 2)),)), T0)
-    for event in [TicketOpened(a), TicketCancelled(a.id, T0), TicketsExpired((a.id, b.id), T0), *matched]:
+    for event in [TicketOpened(a), TicketCancelled(a.id, T0), TicketsExpired((a.id, b.id), T0), *matched,
+                  GamesMade(("g_1",), T0)]:
         assert event_from_json(event_to_json(event)) == event
     apply(pool, matched)
     assert Pool.from_dict(pool.to_dict()) == pool
