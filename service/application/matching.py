@@ -271,6 +271,8 @@ class MatchService:
         self.ticket_index.add_pool(kind.key)  # before the append: the matchmaker's round has the pool first
         try:
             self._write(kind.key, lambda pool: decide(pool, Open(ticket), self.clock()), WRITE_ATTEMPTS)
+        except NotConfirmed:
+            raise  # stored, if not on enough replicas yet: it stays listed
         except Refused:
             self.ticket_index.drop(player.id, ticket.id)
             raise
@@ -278,10 +280,12 @@ class MatchService:
 
     def _create_again(self, player: Player, request: TicketRequest, kind: Kind, first: dict[str, Any]) -> TicketView:
         """A retry of a create: the ticket as it is now, or opened now if the first attempt never appended it."""
-        entry = {"pool": kind.key, "from": first["from"], "opened": first["opened"]}
-        found = self._find(player.id, first["id"], self.ticket_index.entry(player.id, first["id"]) or entry)
-        if found is None:
+        entry = self.ticket_index.entry(player.id, first["id"])
+        if entry is None:  # dropped: the first attempt was refused, or its append was never confirmed
+            entry = {"pool": kind.key, "from": first["from"], "opened": first["opened"]}
             self.ticket_index.put(player.id, first["id"], entry)
+        found = self._find(player.id, first["id"], entry)
+        if found is None:
             ticket = self._ticket(first["id"], player, request, first["opened"], first["expires"], first["rating"])
             found = self._open(player, kind, ticket)
         return TicketView(found.ticket, found.kind, found.status, found.now, found.game_id, found.closed_at, replayed=True)

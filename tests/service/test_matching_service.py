@@ -12,10 +12,10 @@ import pytest
 from engine import Variant
 from service.application import matching
 from service.application.matching import MatchService, TicketRequest
-from service.errors import NotFound, Refused
+from service.errors import NotConfirmed, NotFound, Refused
 from service.matchmaking import LIVE_PATIENCE_MS, Kind, TicketsMatched, event_from_json
 from service.runtime import Runtime, build_runtime
-from service.storage.events import Idempotency
+from service.storage.events import Idempotency, NotReplicated
 
 T0 = 1_800_000_000_000
 
@@ -165,6 +165,28 @@ def test_a_create_retried_with_its_key_is_answered_with_the_same_ticket(runtime)
     assert again.ticket.id == first.ticket.id and again.replayed and not first.replayed
     other = Idempotency(ana.id, "k1", Idempotency.fingerprint_of("POST", "/v1/match-tickets", {"player_counts": [3]}))
     assert refusal(runtime.matches.create, ana, TicketRequest(counts=(3,)), other).code == "idempotency_key_reused"
+
+
+def test_a_create_stored_but_not_confirmed_by_replicas_is_answered_by_its_retry(runtime, monkeypatch):
+    """With RED7_WAIT_REPLICAS, an append the replicas did not confirm in time is stored: the player is told so
+    (503), the ticket stays listed, and a retry with the same key is answered with it."""
+    (ana,) = people(runtime, "Ana")
+    streams = runtime.matches.pool_streams
+    real_append = streams.append
+
+    def unconfirmed(*args, **kwargs):
+        appended = real_append(*args, **kwargs)
+        raise NotReplicated(appended.version, 0, 1)
+
+    monkeypatch.setattr(streams, "append", unconfirmed)
+    key = Idempotency(ana.id, "k1", Idempotency.fingerprint_of("POST", "/v1/match-tickets", {}))
+    with pytest.raises(NotConfirmed):
+        runtime.matches.create(ana, TicketRequest(), key)
+    monkeypatch.undo()
+    again = runtime.matches.create(ana, TicketRequest(), key)
+    assert again.replayed and again.status == "waiting"
+    assert runtime.matches.get(ana, again.ticket.id).status == "waiting"
+    assert [t.ticket.id for t in runtime.matches.open_tickets(ana)] == [again.ticket.id]
 
 
 def test_a_match_whose_game_was_never_made_is_made_by_the_next_pass_or_the_tickets_read(
