@@ -78,6 +78,11 @@ class Settings:
     max_challenge_expiry: int = 14 * 24 * 3600
     #: How many listed games waiting for players (open tables) one player may have at once; 0: no limit.
     max_listed_tables: int = 10
+    #: Open quick-match tickets one player may hold across every kind of game (0: no limit); one a kind at most.
+    max_match_tickets: int = 5
+    #: How long a quick-match ticket waits for a game when its request does not say (seconds), and the most it may ask.
+    match_ticket_seconds: int = 3600
+    match_ticket_max_seconds: int = 14 * 24 * 3600
     #: AI turns one player's games may have queued or running at once (0: no limit), so that a player with
     #: many games against AIs cannot fill the queue that every other table waits in (workers/shares.py).
     ai_turns_per_player: int = 1

@@ -18,6 +18,7 @@ from service.application.challenges import ChallengeService
 from service.application.departures import GameDepartures
 from service.application.games import GameService
 from service.application.imports import ImportedReplays
+from service.application.matching import MatchService
 from service.application.players import PlayerService
 from service.application.ratings import RatingService
 from service.application.tickets import StreamTickets
@@ -25,6 +26,7 @@ from service.config import Settings
 from service.storage.challenges import ChallengeIndex, ChallengeStreams
 from service.storage.connections import BadRedisUrl, blocking_client, is_cluster, queue_client, store_client
 from service.storage.events import EventStore
+from service.storage.matches import PoolStreams, TicketIndex
 from service.storage.players import PlayerStore
 from service.storage.ratings import RatingStore
 from service.storage.replays import ReplayStore
@@ -55,6 +57,7 @@ class Runtime:
     accounts: PlayerService  # players and their tokens as requests ask for them (the routes' way to the player store)
     challenges: ChallengeService  # challenges to named players: made, answered, cancelled, listed (service/challenges.py)
     ratings: RatingService  # the ladders: finished rated games applied once, leaderboards, a player's ratings
+    matches: MatchService  # quick match: players' tickets, and the matchmaker's pass (workers.matchmaker)
 
 
 def connect(settings: Settings) -> tuple[redis.Redis, redis.Redis]:
@@ -143,13 +146,21 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
         expiry=settings.challenge_expiry,
         max_expiry=settings.max_challenge_expiry,
     )
-    # What ends when an account is deleted, in this order: what could seat the player anew joins before their games.
-    accounts.join(challenges)
-    accounts.join(GameDepartures(games))
     ratings = RatingService(RatingStore(text, settings.key_prefix), store, games.load)
     dispatcher.rated = ratings.applied
-    games.tables.rating = ratings.rating  # the open tables' rating range compares the players' ratings
+    games.tables.rating = ratings.rating  # the open tables' and quick match's rating ranges compare players' ratings
+    pools = PoolStreams(
+        text, settings.key_prefix, replicas=settings.wait_replicas, replica_timeout_ms=settings.wait_replicas_timeout_ms
+    )
+    matches = MatchService(
+        pools, TicketIndex(text, settings.key_prefix), games, max_tickets=settings.max_match_tickets,
+        expiry=settings.match_ticket_seconds, max_expiry=settings.match_ticket_max_seconds, rating_of=ratings.rating,
+    )
+    # What ends when an account is deleted, in this order: what could seat the player anew joins before their games.
+    accounts.join(challenges)
+    accounts.join(matches)
+    accounts.join(GameDepartures(games))
     return Runtime(
         settings, text, raw, store, players, games, replays, queue, webhook_queue, dispatcher, tickets, imports, worker_redis,
-        accounts, challenges, ratings,
+        accounts, challenges, ratings, matches,
     )

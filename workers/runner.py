@@ -2,9 +2,10 @@
 
 A :class:`Supervisor` runs job runners (:class:`JobRunner`: an RQ worker in a
 thread, on the games' queue or the webhook deliveries'), a pulse
-(:mod:`workers.liveness`: the jobs they run are theirs only while it pulses)
-and a ticker (:mod:`workers.ticker`: deadlines, retries and the sweep of
-stalled games, one process at a time).  Every runner outlives Redis: when
+(:mod:`workers.liveness`: the jobs they run are theirs only while it pulses),
+a ticker (:mod:`workers.ticker`: deadlines, retries and the sweep of
+stalled games, one process at a time) and a matchmaker
+(:mod:`workers.matchmaker`: quick match's tables, one process at a time).  Every runner outlives Redis: when
 Redis goes away, mid-job or idle, it waits with backoff and works again once
 Redis answers, where a plain RQ worker exits.
 
@@ -33,6 +34,7 @@ from service.runtime import Runtime
 from workers import context
 from workers.jobs import JOBS
 from workers.liveness import start_pulse
+from workers.matchmaker import start_matchmaker
 from workers.queues import JobQueue, JobWorker, new_worker, work
 from workers.ticker import Ticker, start_ticker
 
@@ -102,19 +104,21 @@ class JobRunner:
 
 
 class Supervisor:
-    """A process's job runners, with the pulse that speaks for them and the ticker beside them."""
+    """A process's job runners, with the pulse that speaks for them, and the ticker and the matchmaker beside them."""
 
     def __init__(self, runtime: Runtime, identity: str, stop: threading.Event) -> None:
         self.runtime, self.identity, self.stop = runtime, identity, stop
         self.runners: list[JobRunner] = []
 
     def start(self, games: list[str], deliveries: list[str], *, idle: int | None = None) -> None:
-        """Runners named ``games`` on the games' queue and ``deliveries`` on the webhooks', then the pulse and ticker."""
+        """Runners named ``games`` on the games' queue and ``deliveries`` on the webhooks', then the pulse, the ticker and
+        the matchmaker."""
         runtime = self.runtime
         for names, queue in ((games, runtime.queue), (deliveries, runtime.webhook_queue)):
             self.runners += [JobRunner(runtime, self.stop, name, [queue], idle=idle) for name in names]
         start_pulse(runtime.raw_redis, runtime.settings.key_prefix, lambda: [r.current for r in self.runners], self.stop)
         start_ticker(runtime, self.identity, self.stop)
+        start_matchmaker(runtime, self.identity, self.stop)
 
     def finish(self, within: float = JOB_STOP_WAIT) -> None:
         """Stop every runner taking jobs and wait (up to ``within`` seconds in all) for the jobs they run."""

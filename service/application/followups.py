@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from engine import Event, GameFinished, Phase, RoundDealt, RoundWon, TurnStarted
+from engine import Event, GameFinished, GameStarted, Phase, RoundDealt, RoundWon, TurnStarted
 from service.challenges import CHALLENGE_NOTICES
 from service.game import Game
 from service.lobby import GameAborted, GameCreated, LobbyEvent, RematchDeclined, RematchOffered
@@ -68,7 +68,9 @@ def due(game: Game, appended: Sequence[Event | LobbyEvent] = ()) -> list[Due]:
     version = game.version
     humans = {n: s.player_id for n, s in enumerate(game.seats) if s.kind == "human" and s.player_id}
     for event in appended:
-        if isinstance(event, RoundWon):
+        if isinstance(event, GameStarted) and game.origin == "quick_match":
+            out += [Due("notify", game.id, version, (pid, "match_found")) for pid in humans.values()]
+        elif isinstance(event, RoundWon):
             out += [Due("notify", game.id, version, (pid, "round_over")) for pid in humans.values()]
         elif isinstance(event, GameFinished):
             out += [Due("notify", game.id, version, (pid, "game_finished")) for pid in humans.values()]

@@ -6,8 +6,8 @@ makes no sense refuses it (400 ``idempotency_key_not_supported``) rather than ig
 
 - honoured: sign-up (keyed by the caller's address: there is no token yet), a new token, a new game, joining,
   leaving, an action, aborting, a rematch offered or declined, a replay import, a challenge made, accepted or
-  declined (keyed by the caller's token's player).  The answer to a retry is the first one's (status, body,
-  ``Location``/``ETag``), with ``Idempotent-Replayed: true``; the same key with another request is 422
+  declined, a match ticket (keyed by the caller's token's player).  The answer to a retry is the first one's (status,
+  body, ``Location``/``ETag``), with ``Idempotent-Replayed: true``; the same key with another request is 422
   ``idempotency_key_reused``.
 - refused: a stream ticket.  Each ticket is new, good for a minute and for reading only; asking again is as safe
   as asking once, and an answer kept for a day would hold a ticket long dead.
@@ -39,6 +39,7 @@ HONOURED = frozenset({
     "v1.Players", "v1.Tokens", "v1.Games", "v1.Join", "v1.Leave", "v1.Actions", "v1.Replays",
     "v1.Challenges", "v1.AcceptChallenge", "v1.DeclineChallenge",
     "v1.Abort", "v1.Rematch", "v1.RematchDecline",
+    "v1.MatchTickets",
 })
 
 

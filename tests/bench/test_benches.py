@@ -69,6 +69,16 @@ def test_store_bench_on_the_real_redis_leaves_no_keys_behind() -> None:
     assert not list(client.scan_iter(match="red7-bench-*"))
 
 
+def test_match_bench_forms_games_and_prints_their_rate_and_the_waits() -> None:
+    out = run_bench("match_bench", "--tickets", "200", "--rate", "20")
+    assert "quick match on fakeredis (no Redis answered)" in out
+    assert "backlog: 200 waiting tickets" in out and "games/s" in out and "find_matches alone" in out
+    lines = ("compatible players, live pools", "compatible players, correspondence pools", "AI seats, from the ai_fill_after")
+    for line in lines:
+        assert line in out and "p99" in out.split(line, 1)[1].splitlines()[0], out
+    assert "Redis keys of this run deleted" in out
+
+
 def test_arena_plays_every_pair_and_prints_win_rates_with_intervals() -> None:
     out = run_bench("arena", "--games", "2", "--iterations", "2")
     assert "expert:greedy" in out and "greedy:random" in out

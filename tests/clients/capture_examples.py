@@ -121,6 +121,13 @@ def capture() -> dict[str, Any]:
     out["ChallengeList"] = call("GET", "/v1/challenges?limit=2", token)
     out["ProblemList"] = {"problems": call("GET", "/v1/problems")["problems"][:3]}
     out["Health"] = call("GET", "/healthz")
+    # Quick match: two players who want a live game of two; the matchmaker's pass seats them (its ticket names the game).
+    out["MatchTicketCreate"] = {"player_counts": [2], "variant": "advanced", "turn_seconds": 60, "ai_fill_after": 30}
+    cy, dee = (call("POST", "/v1/players", body={"name": name}, status=201) for name in ("Cy", "Dee"))
+    ticket = call("POST", "/v1/match-tickets", cy["token"], out["MatchTicketCreate"], status=201)
+    call("POST", "/v1/match-tickets", dee["token"], out["MatchTicketCreate"], status=201)
+    runtime.matches.match_pass()
+    out["MatchTicket"] = call("GET", f"/v1/match-tickets/{ticket['id']}", cy["token"])
     return out
 
 

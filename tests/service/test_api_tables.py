@@ -30,7 +30,7 @@ def test_a_listed_game_is_an_open_table_joined_without_a_code_until_its_last_sea
     assert listed["next_cursor"] is None and [g["id"] for g in listed["games"]] == [game["id"]]
     line = listed["games"][0]
     assert line["creator"] == "Ana" and line["open_seats"] == [1, 2] and line["seats"] == ["Ana", None, None, "AI 3 (greedy)"]
-    assert (line["players"], line["variant"], line["rating"], line["your_seat"]) == (4, "basic", 1000, None)  # a new player's rating
+    assert (line["players"], line["variant"], line["rating"], line["your_seat"]) == (4, "basic", 1000, None)
     joined = api.call("POST", f"/v1/games/{game['id']}/join", bo["token"], json={})
     assert joined.status_code == 200 and joined.get_json()["you"]["seat"] == 1
     assert [g["open_seats"] for g in api.call("GET", "/v1/games", cy["token"]).get_json()["games"]] == [[2]]

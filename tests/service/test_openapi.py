@@ -619,3 +619,5 @@ def test_the_request_examples_are_accepted_by_the_api(app):
         ActionSchema().load({"steps": [legal]})
     imported = client.post("/v1/replays", json=example("Replay"), headers=auth)
     assert imported.status_code == 201, imported.get_json()
+    ticket = client.post("/v1/match-tickets", json=example("MatchTicketCreate"), headers=auth)
+    assert ticket.status_code == 201 and ticket.get_json()["status"] == "waiting", ticket.get_json()

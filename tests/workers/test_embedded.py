@@ -23,6 +23,6 @@ def test_the_embedded_workers_play_a_game_through_at_once_and_stop_when_told(api
         assert time.monotonic() - began < 10
     finally:
         stop.set()
-    assert {t.name for t in started} >= {"red7-worker", "red7-webhooks", "red7-pulse", "red7-ticker"}
+    assert {t.name for t in started} >= {"red7-worker", "red7-webhooks", "red7-pulse", "red7-ticker", "red7-matchmaker"}
     wait_until(lambda: not any(t.is_alive() for t in started), 5, "every embedded thread ends once stopped")
     context._runtime = None

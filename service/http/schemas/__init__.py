@@ -6,6 +6,7 @@ the views in :mod:`service.http.views` build (the responses are rendered
 directly for speed, and the tests check them against these schemas).
 """
 
+from service.http.schemas.matches import MatchTicketCreateSchema, MatchTicketSchema
 from service.http.schemas.requests import (
     ActionSchema,
     EventsQuerySchema,
@@ -55,6 +56,8 @@ __all__ = [
     "JoinSchema",
     "LeaderboardQuerySchema",
     "LeaderboardSchema",
+    "MatchTicketCreateSchema",
+    "MatchTicketSchema",
     "MyGamesQuerySchema",
     "OpenGameListSchema",
     "OpenGamesQuerySchema",

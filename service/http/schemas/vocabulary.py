@@ -81,6 +81,10 @@ ENUMS: dict[str, tuple[list[str], str]] = {
         "Why a challenged player declines: " + "; ".join(f"{key}: {text}" for key, text in DECLINE_REASONS.items()),
     ),
     "Ladder": (list(LADDERS), "A ladder: the rated games of one variant (the action rules share their variant's)"),
+    "MatchTicketStatus": (
+        ["waiting", "matched", "cancelled", "expired"],
+        "A quick-match ticket: waiting for a table, matched (game_id is the game), cancelled by its player, or expired",
+    ),
 }
 
 
