@@ -67,6 +67,30 @@ def chromium(window: str = "1280,1000") -> Iterator[Any]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
+#: A phone's viewport and a desktop's, in CSS pixels.
+PHONE = (390, 844)
+DESKTOP = (1280, 860)
+
+
+@contextmanager
+def phone_chromium() -> Iterator[Any]:
+    """Chromium with a phone's viewport (:data:`PHONE`, touch-sized pixels): a headless window is at least 500 px
+    wide, so the viewport is emulated instead."""
+    with chromium("500,900") as driver:
+        metrics = {"width": PHONE[0], "height": PHONE[1], "deviceScaleFactor": 3, "mobile": True}
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+        yield driver
+
+
+@contextmanager
+def desktop_chromium() -> Iterator[Any]:
+    """Chromium with a desktop's viewport (:data:`DESKTOP`)."""
+    with chromium(f"{DESKTOP[0]},{DESKTOP[1] + 100}") as driver:
+        metrics = {"width": DESKTOP[0], "height": DESKTOP[1], "deviceScaleFactor": 1, "mobile": False}
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+        yield driver
+
+
 def network_requests(driver: Any) -> list[str]:
     """Every URL the browser asked for since the last call (the DevTools performance log), but its own pages."""
     urls = []

@@ -30,7 +30,15 @@ import pytest
 
 from service.http.app import create_app
 from service.runtime import Runtime, build_runtime
-from tests.browser import chromium, network_requests, served, skip_without_chromium
+from tests.browser import (
+    DESKTOP,
+    PHONE,
+    desktop_chromium,
+    network_requests,
+    phone_chromium,
+    served,
+    skip_without_chromium,
+)
 from tests.support import Api, settings_for
 from workers.runner import start_embedded
 
@@ -40,8 +48,6 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.select import Select  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-PHONE = (390, 844)
-DESKTOP = (1280, 860)
 GAME_SECONDS = 90  # a basic game against two greedy AIs takes a few seconds of clicking; this is the bound
 
 
@@ -114,18 +120,13 @@ def server() -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with chromium("500,900") as driver:
-        # A phone's screen: a headless window is at least 500 px wide, so the viewport is emulated instead.
-        metrics = {"width": PHONE[0], "height": PHONE[1], "deviceScaleFactor": 3, "mobile": True}
-        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+    with phone_chromium() as driver:
         yield driver
 
 
 @pytest.fixture(scope="module")
 def desktop() -> Iterator[Any]:
-    with chromium(f"{DESKTOP[0]},{DESKTOP[1] + 100}") as driver:
-        metrics = {"width": DESKTOP[0], "height": DESKTOP[1], "deviceScaleFactor": 1, "mobile": False}
-        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+    with desktop_chromium() as driver:
         yield driver
 
 
