@@ -98,7 +98,7 @@ def event_from_dict(data: dict[str, Any]) -> CalendarEvent:
     cls = EVENT_CLASSES.get(str(kind))
     if cls is None:
         raise CorruptHistory(f"{kind!r} is not a calendar event")
-    values = {}
+    values: dict[str, Any] = {}
     for item in fields(cls):
         value = data.get(item.name)
         wanted = bool if item.name == "weekends_off" else str
@@ -110,7 +110,7 @@ def event_from_dict(data: dict[str, Any]) -> CalendarEvent:
             except ValueError:
                 raise CorruptHistory(f"{kind}: {item.name} is not a time: {value!r}") from None
         values[item.name] = value
-    if cls is CalendarSet and not is_zone(values["zone"]):
+    if cls is CalendarSet and not is_zone(str(values["zone"])):
         raise CorruptHistory(f"calendar_set: {values['zone']!r} is not a time zone")
     return cls(**values)
 
