@@ -140,6 +140,8 @@ class Game:
     rematch_declined: int | None = None
     rematch: str | None = None
     rematch_started: bool = False
+    #: Seconds given to the turn now being played (:class:`service.lobby.TimeGiven`); a new turn starts from 0.
+    time_given: int = 0
     #: The stored payload of event ``version`` (empty before the first): with the version it names
     #: the history this game was folded from, which a version number alone does not once Redis
     #: has lost writes and numbered other events the same (see :mod:`service.storage.events`).
@@ -230,6 +232,7 @@ class Game:
             "rematch_declined": self.rematch_declined,
             "rematch": self.rematch,
             "rematch_started": self.rematch_started,
+            "time_given": self.time_given,
             "head": self.head,
         }
 
@@ -300,6 +303,7 @@ def apply_engine(game: Game, number: int, event: Event, at: str) -> None:
         game.moved = game.moved | {mover}
     if isinstance(event, TurnStarted | RoundDealt):
         game.turn_started_at = at
+        game.time_given = 0
     game.version = number
     game.updated_at = at
 
