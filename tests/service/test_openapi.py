@@ -119,6 +119,7 @@ GAME_VIEWS = [
     ("POST", "/v1/games/{game_id}/actions"),
     ("POST", "/v1/games/{game_id}/abort"),
     ("POST", "/v1/games/{game_id}/rematch"),
+    ("POST", "/v1/games/{game_id}/time"),
     ("POST", "/v1/games/{game_id}/rematch/decline"),
 ]
 CREATED = [("POST", "/v1/players"), ("POST", "/v1/players/me/tokens"), ("POST", "/v1/games"), ("POST", "/v1/replays")]
@@ -133,6 +134,7 @@ PUBLIC = {
     ("GET", "/v1/replays/{replay_id}"),
     ("GET", "/v1/replays/{replay_id}/view"),
     ("GET", "/v1/players/{player}"),  # a public profile: handle, name, since, games played and won
+    ("GET", "/v1/push/key"),  # the server's VAPID key: a page asks for it before anyone signs in
 }
 #: A token is optional here (without one: the spectator's view), so no requirement is declared: a generated client
 #: must not demand one (openapi-python-client makes every declared requirement mandatory).

@@ -9,7 +9,16 @@ from flask.views import MethodView
 
 from service.application.players import hash_token
 from service.http.auth import bearer_token, current_player
-from service.http.common import NO_STORE, PUBLIC, TOKEN, documented_errors, json_response, red7_runtime, v1
+from service.http.common import (
+    NO_STORE,
+    PUBLIC,
+    TOKEN,
+    documented_errors,
+    json_response,
+    red7_runtime,
+    response_headers,
+    v1,
+)
 from service.http.examples import example
 from service.http.schemas import PushKeySchema, PushSubscriptionCreateSchema, PushSubscriptionSchema
 
@@ -29,7 +38,7 @@ class PushKey(MethodView):
 class PushSubscriptionResource(MethodView):
     @documented_errors(400, 401, 404, 413, 415, 422, 429)
     @v1.arguments(PushSubscriptionCreateSchema(), example=example("PushSubscriptionCreate"))
-    @v1.response(201, PushSubscriptionSchema, example=example("PushSubscription"))
+    @v1.response(201, PushSubscriptionSchema, headers=response_headers("Location"), example=example("PushSubscription"))
     @v1.doc(operationId="createPushSubscription", security=TOKEN)
     def post(self, body: dict[str, Any]) -> Response:
         """Subscribe this device (the token of the request) to web pushes: give `PushSubscription.toJSON()`.
@@ -44,7 +53,8 @@ class PushSubscriptionResource(MethodView):
         player = current_player()
         keys = body["keys"]
         made = red7_runtime().push.subscribe(player.id, _device(), body["endpoint"], keys["p256dh"], keys["auth"])
-        return json_response({"endpoint": made.endpoint, "created_at": made.created_at}, 201, NO_STORE)
+        headers = {"Location": "/v1/players/me/push-subscription", **NO_STORE}
+        return json_response({"endpoint": made.endpoint, "created_at": made.created_at}, 201, headers)
 
     @documented_errors(401, 404, 429)
     @v1.response(204, description="Unsubscribed: this device gets no more web pushes")

@@ -161,7 +161,7 @@ class PushSubscriptionCreateSchema(Strict):
 
     endpoint = fields.String(required=True, validate=validate.Length(1, 2048), metadata={"example": "https://push.example/abc"})
     keys = fields.Nested(PushKeysSchema, required=True)
-    expirationTime = fields.Raw(allow_none=True, metadata={"description": "ignored (as browsers send it)"})
+    expirationTime = fields.Float(allow_none=True, metadata={"description": "ignored (as browsers send it)"})
 
 
 class TokenCreateSchema(Strict):

@@ -353,10 +353,6 @@ class ReplaySeatStateSchema(Schema):
     hand_size = fields.Integer(required=True)
     score = fields.Integer(required=True)
     scored = fields.List(Choice("Card"), required=True)
-    vacation_until = fields.String(
-        required=True, allow_none=True,
-        metadata={"description": "the player is on vacation until then (correspondence games: their clock stands still)"},
-    )
 
 
 class ReplayStateSchema(Schema):
