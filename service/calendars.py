@@ -24,7 +24,7 @@ import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 from engine import CorruptHistory
@@ -42,7 +42,8 @@ def parse_time(text: str) -> datetime:
 
 
 def format_time(at: datetime) -> str:
-    return at.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """In UTC, as the service writes times (whatever zone ``at`` is given in: a request may say ``+01:00``)."""
+    return at.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 # --- events -----------------------------------------------------------------------------

@@ -108,14 +108,15 @@ class NotYetDue(Exception):
     """A deadline job that ran well before its deadline; RQ retries it later (a transient failure)."""
 
 
-def turn_deadline(game_id: str, version: int) -> str:
+def turn_deadline(game_id: str, version: int, deadline_ms: int | None = None) -> str:
     """The turn ran out: the stalled seat folds, or an AI plays the turn for it if the game says so; or, in a
     correspondence game whose mover has vacation left, a vacation is taken from the deadline (their clocks stop).
 
     The deadline is :mod:`service.clock`'s, with the mover's calendar as it is now: one that moved later since the job
     was queued (a vacation declared) puts the game back on the agenda at it; one near waits in place.  Two of these
     jobs at once (two tickers) take one vacation or time the turn out once: the vacation's append is checked against
-    the calendar's version and the timeout's against the game's.
+    the calendar's version and the timeout's against the game's.  ``deadline_ms``, the deadline it was queued for, only
+    names the job (a deadline moved later is a job of its own): the deadline is computed afresh.
     """
     rt = runtime()
     game = rt.games.load(game_id)

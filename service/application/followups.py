@@ -101,7 +101,8 @@ def due(game: Game, appended: Sequence[Event | LobbyEvent] = (), turn: Turn | No
                 out.append(Due("notify", game.id, version, (humans[seat], "your_turn")))
             turn = turn or turn_of(game)
             if turn is not None:
-                out.append(Due("turn_deadline", game.id, version, at=deadline(turn)))
+                due_at = deadline(turn)  # in the job's id: a deadline moved by a vacation is another job, at its time
+                out.append(Due("turn_deadline", game.id, version, (int(due_at.timestamp() * 1000),), at=due_at))
                 if seat in humans:
                     turn_ms = int(turn.started.timestamp() * 1000)
                     out += [Due("notify", game.id, version, (humans[seat], kind), at=at,
