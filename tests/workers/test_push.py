@@ -16,7 +16,7 @@ from service.http.app import create_app
 from service.runtime import build_runtime
 from tests.deployment import wait_until
 from tests.support import HUMAN, Api, ai, settings_for
-from tests.workers.push_service import PushService
+from tests.workers.push_service import Device, PushService
 from workers.runner import start_embedded
 
 #: How late a reminder may fire after its time (seconds): the ticker's tick, a queued job, a push.
@@ -71,14 +71,10 @@ def test_a_push_endpoint_must_be_public_where_private_hosts_are_not_allowed(redi
                             clients=redis_pair)
     api = Api(create_app(runtime), runtime)
     ana = api.player("Ana")
-    device = PushService.__new__(PushService)  # only its devices' keys are needed here
-    from tests.workers.push_service import Device
-
     for endpoint in ("http://push.example/abc", "https://127.0.0.1/abc", "https://localhost/abc", "https://[::1]/x"):
         body = Device(endpoint).subscription()
         refused = api.call("POST", "/v1/players/me/push-subscription", ana["token"], json=body)
         assert refused.status_code == 422 and refused.get_json()["code"] == "push_endpoint_refused", endpoint
-    assert device is not None
 
 
 def test_reminders_fire_on_time_once_each(pushing):
@@ -104,7 +100,8 @@ def test_reminders_fire_on_time_once_each(pushing):
     view = wait_until(anas_turn, 10, "Ana's turn")
     deadline = datetime.fromisoformat(view["turn"]["deadline"].replace("Z", "+00:00"))
     late: dict[str, float] = {}
-    for kind, at in (("turn_reminder", deadline - timedelta(hours=24 * 0.2)), ("last_hour_reminder", deadline - timedelta(hours=1))):
+    times = (("turn_reminder", deadline - timedelta(hours=24 * 0.2)), ("last_hour_reminder", deadline - timedelta(hours=1)))
+    for kind, at in times:
         offset[0] = (at - datetime.now(UTC)).total_seconds() - 3  # three seconds before it, on the game's clock
 
         def reminded(kind: str = kind) -> list:
