@@ -266,7 +266,7 @@ def push(subject_id: str, version: int, player_id: str, kind: str, game_id: str 
     title, text = PUSH_TEXT.get(kind, ("Red7", kind.replace("_", " ")))
     about = "challenge_id" if kind in CHALLENGE_NOTICES else "game_id"
     message: dict[str, Any] = {"event": kind, about: subject_id, "version": version, "title": title, "body": text,
-                               "url": f"/play?game={game_id or subject_id}" if about == "game_id" or game_id else "/play"}
+                               "url": f"/play#game={game_id or subject_id}" if about == "game_id" or game_id else "/play"}
     if game_id:
         message["game_id"] = game_id
     if due_at is not None:

@@ -59,7 +59,7 @@ def test_your_turn_arrives_encrypted_and_signed_and_a_410_removes_the_subscripti
     assert not service.refused, service.refused
     assert arrived.device == "phone" and arrived.headers["topic"] == game["id"].replace("_", "-")
     assert 0 < int(arrived.headers["ttl"]) <= 600 and arrived.headers["urgency"] == "high"  # ten minutes to act
-    assert arrived.message["title"] == "Your turn" and arrived.message["url"] == f"/play?game={game['id']}"
+    assert arrived.message["title"] == "Your turn" and arrived.message["url"] == f"/play#game={game['id']}"
     wait_until(lambda: api.runtime.push.store.count(ana["id"]) == 1, 10, "the laptop's subscription is forgotten (410)")
     assert api.call("DELETE", "/v1/players/me/push-subscription", second).status_code == 404  # gone already
     assert api.call("DELETE", "/v1/players/me/push-subscription", ana["token"]).status_code == 204
