@@ -10,6 +10,7 @@ and every missed deadline after it folds him exactly when it falls due; Ana wins
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -19,6 +20,7 @@ from service.game import decode
 from service.http.app import create_app
 from service.runtime import build_runtime
 from tests.support import HUMAN, Api, settings_for
+from workers import context, jobs
 from workers.runner import drain
 
 START = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)  # a Monday
@@ -114,3 +116,36 @@ def test_a_days_per_turn_game_over_two_weeks_ends_as_its_settings_say(days):
     print(f"\nthe game finished after {hours} simulated hours, {len(timeouts)} of Bo's turns timed out; Ana's longest "
           f"turn took {longest} of wall time (her clock stopped on weekends and on her vacation)")
     assert longest > DAY  # a weekend or her vacation kept her away longer than a day, and her clock waited
+
+
+def test_two_deadline_jobs_at_once_take_one_vacation_then_time_out_once(days):
+    """Two tickers (one whose role lapsed mid-tick) may each queue the deadline's job: at a correspondence deadline with
+    vacation left, the two take one vacation between them; at the next, one timeout."""
+    api, now = days
+    ana, bo = api.player("Ana"), api.player("Bo")
+    game = api.game(ana["token"], [HUMAN, HUMAN], days_per_turn=1, seed=7)
+    api.call("POST", f"/v1/games/{game['id']}/join", bo["token"], json={"code": game["join_code"]})
+    view = api.view(game["id"])
+    mover = [ana, bo][view["turn"]["seat"]]
+    context.install(api.runtime)
+
+    def both_at(at: datetime) -> list[str]:
+        now[0] = at
+        answers: list[str] = []
+        threads = [threading.Thread(target=lambda: answers.append(jobs.turn_deadline(game["id"], view["version"])))
+                   for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        return answers
+
+    first = when(view["turn"]["deadline"])
+    answers = both_at(first)
+    assert sum("on vacation" in a for a in answers) == 1, answers  # the other found the vacation taken: not due yet
+    taken = api.runtime.calendars.load(mover["id"]).vacations
+    assert len(taken) == 1 and taken[0].automatic and taken[0].start == first
+    answers = both_at(taken[0].end)
+    events = stored(api, game["id"])
+    assert sum(e["type"] == "turn_timed_out" for e in events) == 1, answers
+    assert len(api.runtime.calendars.load(mover["id"]).vacations) == 1  # the allowance (24 hours) is spent
