@@ -9,7 +9,7 @@ is an argument).  The events (``type`` and fields, as stored; times in UTC, ``..
 - ``vacation_declared``: ``start``, ``end``: an absence declared ahead (or from now);
 - ``vacation_taken``: ``start``, ``end``, ``game_id``: taken automatically when a correspondence deadline of that game
   passed while the player had vacation left (a day, or what is left of the year's allowance if less);
-- ``vacation_ended``: ``at``: the vacation running then ends then (the player is back: they said so, or, for one taken
+- ``vacation_ended``: ``ended``: the vacation running then ends then (the player is back: they said so, or, for one taken
   automatically, they moved);
 - ``vacation_cancelled``: ``start``: the vacation declared to begin then will not.
 
@@ -74,7 +74,7 @@ class VacationTaken:
 @dataclass(frozen=True, slots=True)
 class VacationEnded:
     type: ClassVar[str] = "vacation_ended"
-    at: str
+    ended: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +105,7 @@ def event_from_dict(data: dict[str, Any]) -> CalendarEvent:
         wanted = bool if item.name == "weekends_off" else str
         if not isinstance(value, wanted):
             raise CorruptHistory(f"{kind}: {item.name} must be {wanted.__name__}, not {value!r}")
-        if item.name in ("start", "end", "at"):
+        if item.name in ("start", "end", "ended"):
             try:
                 parse_time(str(value))
             except ValueError:
@@ -211,10 +211,10 @@ def apply(calendar: PlayerCalendar, number: int, event: CalendarEvent, at: str) 
         game_id = event.game_id if isinstance(event, VacationTaken) else None
         calendar.vacations.append(Vacation(start, end, isinstance(event, VacationTaken), game_id))
     elif isinstance(event, VacationEnded):
-        end = parse_time(event.at)
+        end = parse_time(event.ended)
         running = calendar.running(end)
         if running is None:
-            raise CorruptHistory(f"vacation_ended: no vacation runs at {event.at}")
+            raise CorruptHistory(f"vacation_ended: no vacation runs at {event.ended}")
         index = calendar.vacations.index(running)
         if end > running.start:
             calendar.vacations[index] = replace(running, end=end)

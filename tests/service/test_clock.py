@@ -247,6 +247,6 @@ def test_a_stored_calendar_is_checked_field_by_field() -> None:
     with pytest.raises(Exception, match="not a time zone"):
         calendars.event_from_dict({"type": "calendar_set", "zone": "Mars/Olympus", "weekends_off": False})
     with pytest.raises(Exception, match="not a time"):
-        calendars.event_from_dict({"type": "vacation_ended", "at": "soon"})
+        calendars.event_from_dict({"type": "vacation_ended", "ended": "soon"})
     event = calendars.VacationTaken("2025-03-03T09:00:00.000Z", "2025-03-04T09:00:00.000Z", "g_1")
     assert calendars.event_from_dict(calendars.event_to_dict(event)) == event
