@@ -23,7 +23,10 @@ except ImportError:  # its earlier name
 
 HTTP_METHODS = {"GET", "PUT", "POST", "DELETE", "PATCH", "TRACE"}
 #: Routes that are not API operations: Flask's static files, the spec itself, the docs page and its assets.
-NOT_OPERATIONS = {"static", "swagger_static", "favicon", "api-docs.openapi_json", "api-docs.openapi_swagger_ui", "pages.play"}
+NOT_OPERATIONS = {
+    "static", "swagger_static", "favicon", "api-docs.openapi_json", "api-docs.openapi_swagger_ui", "pages.play",
+    "pages.service_worker",
+}
 EXTERNAL = re.compile(r"""(?:https?:)?//[^\s"'<>)]+""", re.IGNORECASE)
 
 
