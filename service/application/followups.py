@@ -69,6 +69,12 @@ PUSHED = frozenset({
 })
 
 
+def match_found(game_id: str, version: int, player_id: str) -> Due:
+    """Tell ``player_id`` a quick match seated them in ``game_id`` (at ``version``): by webhook and web push.  The
+    matchmaker hands it to ``FollowUps.notify`` once the game is made (a webhook's kind: ``match_found``)."""
+    return Due("notify", game_id, version, (player_id, "match_found"))
+
+
 def due(game: Game, appended: Sequence[Event | LobbyEvent] = (), turn: Turn | None = None) -> list[Due]:
     """What the game needs now, given the events just appended (none: what it needs whatever happened).
 
