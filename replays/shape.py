@@ -170,6 +170,7 @@ LOBBY_MEMBERS: dict[str, tuple[dict[str, Check], frozenset[str]]] = {
     "rematch_offered": ({"seat": _seat_number, "rematch_id": _optional(_identifier)}, frozenset()),
     "rematch_declined": ({"seat": _seat_number}, frozenset()),
     "rematch_started": ({"rematch_id": _identifier}, frozenset()),
+    "time_given": ({"seat": _seat_number, "to": _seat_number, "seconds": _whole(1, 30 * 24 * 3600)}, frozenset()),
 }
 assert set(LOBBY_MEMBERS) == LOBBY_TYPES
 

@@ -29,6 +29,14 @@ def _serve(args: argparse.Namespace) -> int:
     base = local_base_url(args.host, args.port)
     if settings.embedded and not settings.public_url:  # its workers run here, so they link to this very server
         settings = replace(settings, public_url=base)
+    if settings.embedded and not settings.vapid_private_key:  # web push works out of the box, until it stops
+        from service.application.push import new_vapid_key, public_key_of
+
+        settings = replace(settings, vapid_private_key=new_vapid_key())
+        logging.getLogger("red7.settings").warning(
+            "web push: a TEMPORARY VAPID key for this run (subscriptions made with it end when it does); to keep one, "
+            "set RED7_VAPID_PRIVATE_KEY=%s (public key %s)", settings.vapid_private_key,
+            public_key_of(settings.vapid_private_key))
     runtime = build_runtime(settings)
     app = create_app(runtime)
     if settings.embedded:

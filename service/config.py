@@ -121,6 +121,23 @@ class Settings:
     #: How long a delivery waits to connect to its receiver, and then for each read of its answer (seconds).
     webhook_connect_timeout: float = 3.0
     webhook_read_timeout: float = 5.0
+    #: Vacation a player may take a year, in hours (240: ten days), a year being the calendar year in the player's time
+    #: zone; declared ahead, or taken a day at a time when a correspondence deadline passes (service/calendars.py).
+    vacation_hours_per_year: int = 240
+    #: The VAPID private key web pushes are signed with (RFC 8292): the raw P-256 key, base64url (``red7 serve
+    #: --embedded`` makes a temporary one and logs it).  Empty: no web push (``getPushKey`` answers 404).
+    vapid_private_key: str = ""
+    #: Who the push services may contact about this server's pushes: a ``mailto:`` or ``https:`` URL (RFC 8292).
+    vapid_subject: str = "mailto:admin@red7.invalid"
+    #: Web pushes one ``red7 worker`` sends at once, each in a thread of its own, on a queue of their own: a push
+    #: service that hangs holds these threads, never a game's.
+    push_threads: int = 2
+
+    @property
+    def push_queue_name(self) -> str:
+        """The queue of web pushes: apart from the games' jobs and the webhooks, so that a slow push service delays
+        neither."""
+        return f"{self.queue_name}-push"
 
     @property
     def webhook_queue_name(self) -> str:

@@ -144,6 +144,8 @@ class Game:
     #: The seats in the order they left the last round dealt, the first out first: the engine's state says who is
     #: out, not when, and the basic game's places are that order (see :meth:`standing`).
     left_round: tuple[int, ...] = ()
+    #: Seconds given to the turn now being played (:class:`service.lobby.TimeGiven`); a new turn starts from 0.
+    time_given: int = 0
     #: The stored payload of event ``version`` (empty before the first): with the version it names
     #: the history this game was folded from, which a version number alone does not once Redis
     #: has lost writes and numbered other events the same (see :mod:`service.storage.events`).
@@ -255,6 +257,7 @@ class Game:
             "rematch": self.rematch,
             "rematch_started": self.rematch_started,
             "left_round": list(self.left_round),
+            "time_given": self.time_given,
             "head": self.head,
         }
 
@@ -329,6 +332,7 @@ def apply_engine(game: Game, number: int, event: Event, at: str) -> None:
         game.moved = game.moved | {mover}
     if isinstance(event, TurnStarted | RoundDealt):
         game.turn_started_at = at
+        game.time_given = 0
     if isinstance(event, RoundDealt):
         game.left_round = ()
     elif isinstance(event, PlayerEliminated):

@@ -86,6 +86,8 @@ class Table(Protocol):
     #: The rematch's game id, once every player wanted one; whether that game was made.
     rematch: str | None
     rematch_started: bool
+    #: Seconds the other players gave the seat to move, for its turn now (back to 0 when a turn begins).
+    time_given: int
 
     @property
     def status(self) -> str: ...  # "waiting" | "active" | "finished" | "cancelled" | "aborted"
@@ -208,14 +210,25 @@ class RematchStarted:
     rematch_id: str
 
 
+@dataclass(frozen=True, slots=True)
+class TimeGiven:
+    """The player of ``seat`` gave ``seconds`` to the turn of ``to``, the seat to move (its deadline moves that much
+    running clock later: :mod:`service.clock`)."""
+
+    type: ClassVar[str] = "time_given"
+    seat: int
+    to: int
+    seconds: int
+
+
 LobbyEvent = (
     GameCreated | SeatTaken | SeatLeft | SeatResigned | TurnTimedOut | GameCancelled
-    | GameAborted | RematchOffered | RematchDeclined | RematchStarted
+    | GameAborted | RematchOffered | RematchDeclined | RematchStarted | TimeGiven
 )
 #: The lobby's event classes, for ``isinstance`` (a tuple the type checker narrows with).
 LOBBY_EVENTS = (
     GameCreated, SeatTaken, SeatLeft, SeatResigned, TurnTimedOut, GameCancelled,
-    GameAborted, RematchOffered, RematchDeclined, RematchStarted,
+    GameAborted, RematchOffered, RematchDeclined, RematchStarted, TimeGiven,
 )
 EVENT_CLASSES: dict[str, type[LobbyEvent]] = {cls.type: cls for cls in LOBBY_EVENTS}
 LOBBY_TYPES = frozenset(EVENT_CLASSES)
@@ -289,6 +302,8 @@ def event_from_dict(data: dict[str, Any]) -> LobbyEvent:
         return RematchDeclined(_whole(data, "seat", kind))
     if kind == "rematch_started":
         return RematchStarted(_text(data, "rematch_id", kind))
+    if kind == "time_given":
+        return TimeGiven(_whole(data, "seat", kind), _whole(data, "to", kind), _whole(data, "seconds", kind))
     raise CorruptHistory(f"{kind!r} is not a lobby event")
 
 
@@ -386,8 +401,21 @@ def fold(table: Table, event: LobbyEvent, at: str) -> None:
         if every_seat_moved(table):
             raise CorruptHistory("game_aborted: every seat has moved; the game can no longer be aborted")
         table.aborted = True
+    elif isinstance(event, TimeGiven):
+        _held_seat(table, event, "active")
+        if event.to == event.seat or event.to != table.seat_to_move() or table.seats[event.to].kind != "human":
+            raise CorruptHistory(f"time_given: seat {event.to} is not another human seat to move")
+        if not table.turn_timeout or not 0 < event.seconds <= max_gift(table):
+            raise CorruptHistory(f"time_given: {event.seconds} s is more than the turn may be given")
+        table.time_given += event.seconds
     else:
         _fold_rematch(table, event)
+
+
+def max_gift(table: Table) -> int:
+    """The most seconds the seat to move may still be given this turn: in all, as much as the turn's own limit (a turn
+    at most doubles), so that giving time cannot keep a game from ending."""
+    return max(0, (table.turn_timeout or 0) - table.time_given)
 
 
 def _fold_rematch(table: Table, event: RematchOffered | RematchDeclined | RematchStarted) -> None:
@@ -427,13 +455,13 @@ def rematch_seats(table: Table) -> list[int]:
 
 
 def _seat(table: Table, event: SeatTaken | SeatLeft | SeatResigned | TurnTimedOut | GameAborted | RematchOffered
-          | RematchDeclined) -> Seat:
+          | RematchDeclined | TimeGiven) -> Seat:
     if not 0 <= event.seat < len(table.seats):
         raise CorruptHistory(f"{event.type}: no seat {event.seat}")
     return table.seats[event.seat]
 
 
-def _held_seat(table: Table, event: SeatLeft | SeatResigned | GameAborted | RematchOffered | RematchDeclined,
+def _held_seat(table: Table, event: SeatLeft | SeatResigned | GameAborted | RematchOffered | RematchDeclined | TimeGiven,
                status: str) -> Seat:
     """The human seat a player leaves, checked."""
     seat = _seat(table, event)
@@ -520,7 +548,15 @@ class DeclineRematch:
     player_id: str
 
 
-LobbyCommand = SetUp | Join | Leave | Cancel | Abort | OfferRematch | DeclineRematch
+@dataclass(frozen=True, slots=True)
+class GiveTime:
+    """Give ``seconds`` to the turn of the seat to move (another player's): see :func:`max_gift` for the limit."""
+
+    player_id: str
+    seconds: int
+
+
+LobbyCommand = SetUp | Join | Leave | Cancel | Abort | OfferRematch | DeclineRematch | GiveTime
 
 
 def decide(table: Table, command: LobbyCommand) -> list[LobbyEvent | Event]:
@@ -538,6 +574,8 @@ def decide(table: Table, command: LobbyCommand) -> list[LobbyEvent | Event]:
         return _abort(table, command)
     if isinstance(command, OfferRematch):
         return _offer_rematch(table, command)
+    if isinstance(command, GiveTime):
+        return _give_time(table, command)
     return _decline_rematch(table, command)
 
 
@@ -646,6 +684,23 @@ def _decline_rematch(table: Table, command: DeclineRematch) -> list[LobbyEvent |
     if table.rematch is not None:
         raise Refused("rematch_started", "Every player wanted the rematch: it has started.", rematch=table.rematch)
     return [] if table.rematch_declined is not None else [RematchDeclined(seat)]
+
+
+def _give_time(table: Table, command: GiveTime) -> list[LobbyEvent | Event]:
+    seat = _players_seat(table, command.player_id, "give time")
+    if table.status != "active":
+        raise Refused("game_not_active", f"The game is {table.status}: time is given while it is played.")
+    if not table.turn_timeout:
+        raise Refused("no_turn_limit", "This game's turns have no time limit: there is no clock to give time to.")
+    to = table.seat_to_move()
+    if to is None or to == seat or table.seats[to].kind != "human":
+        raise Refused("not_their_turn", "Time is given to another player whose turn it is (their clock is running).",
+                      seat_to_move=to)
+    most = max_gift(table)
+    if not 1 <= command.seconds <= most:
+        raise Refused("give_time_limit_reached", f"This turn may be given {most} more seconds at most (in all, as much as "
+                      f"the turn's own limit, {table.turn_timeout} s).", limit=table.turn_timeout, left=most)
+    return [TimeGiven(seat, to, command.seconds)]
 
 
 def _players_seat(table: Table, player_id: str, what: str) -> int:

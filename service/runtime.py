@@ -8,7 +8,9 @@ same code path decides what is due next").
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 import fakeredis
 import redis
@@ -20,14 +22,18 @@ from service.application.games import GameService
 from service.application.imports import ImportedReplays
 from service.application.matching import MatchService
 from service.application.players import PlayerService
+from service.application.push import PushService
 from service.application.ratings import RatingService
 from service.application.tickets import StreamTickets
+from service.application.timing import Calendars
 from service.config import Settings
+from service.storage.calendars import CalendarStreams
 from service.storage.challenges import ChallengeIndex, ChallengeStreams
 from service.storage.connections import BadRedisUrl, blocking_client, is_cluster, queue_client, store_client
 from service.storage.events import EventStore
 from service.storage.matches import PoolStreams, TicketIndex
 from service.storage.players import PlayerStore
+from service.storage.push import PushSubscriptions
 from service.storage.ratings import RatingStore
 from service.storage.replays import ReplayStore
 from service.storage.tickets import TicketStore
@@ -58,6 +64,16 @@ class Runtime:
     challenges: ChallengeService  # challenges to named players: made, answered, cancelled, listed (service/challenges.py)
     ratings: RatingService  # the ladders: finished rated games applied once, leaderboards, a player's ratings
     matches: MatchService  # quick match: players' tickets, and the matchmaker's pass (workers.matchmaker)
+    calendars: Calendars  # players' time zones, weekends and vacations: what times their correspondence turns
+    push: PushService  # the VAPID key and each device's web push subscription
+    push_queue: JobQueue  # web pushes, worked apart (see workers.runner)
+    #: What time it is, for everything that keeps time (the application, the dispatcher, the ticker, the jobs): a test
+    #: moves it to play days in seconds.
+    clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+
+
+def _iso(clock: Callable[[], datetime]) -> Callable[[], str]:
+    return lambda: clock().isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def connect(settings: Settings) -> tuple[redis.Redis, redis.Redis]:
@@ -96,8 +112,14 @@ def worker_client(settings: Settings, raw: redis.Redis) -> redis.Redis:
     return blocking_client(settings.queue_url or settings.redis_url, settings.redis_max_connections, wait + BLOCKING_MARGIN)
 
 
-def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, redis.Redis] | None = None) -> Runtime:
+def build_runtime(
+    settings: Settings | None = None,
+    clients: tuple[redis.Redis, redis.Redis] | None = None,
+    clock: Callable[[], datetime] | None = None,
+) -> Runtime:
+    """Everything wired up; ``clock``: what time it is for all of it (a test's, to move; default: the wall clock)."""
     settings = settings or Settings.from_env()
+    now = clock or (lambda: datetime.now(UTC))
     text, raw = clients or connect(settings)
     store = EventStore(
         text, settings.key_prefix, replicas=settings.wait_replicas, replica_timeout_ms=settings.wait_replicas_timeout_ms
@@ -105,6 +127,9 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
     players = PlayerStore(text, settings.key_prefix)
     queue = new_queue(settings.queue_name, raw)
     webhook_queue = new_queue(settings.webhook_queue_name, raw)
+    push_queue = new_queue(settings.push_queue_name, raw)
+    push = PushService(PushSubscriptions(text, settings.key_prefix), settings.vapid_private_key,
+                       private_hosts=settings.webhook_private_hosts, clock=_iso(now))
     namespace = re.sub(r"[^A-Za-z0-9_-]", "_", settings.key_prefix).strip("_") or "red7"
     dispatcher = Dispatcher(
         queue,
@@ -116,6 +141,15 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
         webhook_of=players.webhook_url,
         per_receiver=settings.webhooks_per_receiver,
         shares=Shares(raw, settings.key_prefix, settings.ai_turns_per_player) if settings.ai_turns_per_player else None,
+        push_of=push.has if settings.vapid_private_key else None,
+        push_queue=push_queue,
+        clock=now,
+    )
+    calendars = Calendars(
+        CalendarStreams(text, settings.key_prefix, replicas=settings.wait_replicas,
+                        replica_timeout_ms=settings.wait_replicas_timeout_ms),
+        clock=now,
+        allowance=settings.vacation_hours_per_year,
     )
     games = GameService(
         store,
@@ -127,7 +161,10 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
         max_games_in_play=settings.max_games_in_play,
         max_ai_seats_in_play=settings.max_ai_seats_in_play,
         max_listed_tables=settings.max_listed_tables,
+        calendars=calendars,
+        clock=_iso(now),
     )
+    calendars.changed.append(games.retime)
     replays = ReplayStore(text, settings.key_prefix)
     accounts = PlayerService(players, load=games.load, handle_hold_seconds=settings.handle_hold_seconds)
     tickets = StreamTickets(TicketStore(text, settings.key_prefix, settings.stream_ticket_seconds), accounts, games.load)
@@ -160,7 +197,8 @@ def build_runtime(settings: Settings | None = None, clients: tuple[redis.Redis, 
     accounts.join(challenges)
     accounts.join(matches)
     accounts.join(GameDepartures(games))
+    accounts.join(push)
     return Runtime(
         settings, text, raw, store, players, games, replays, queue, webhook_queue, dispatcher, tickets, imports, worker_redis,
-        accounts, challenges, ratings, matches,
+        accounts, challenges, ratings, matches, calendars, push, push_queue, now,
     )

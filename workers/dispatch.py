@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from service.application.followups import WATCHED, Due, quick_turn
+from service.application.followups import PUSHED, WATCHED, Due, quick_turn
 from service.game import Game
 from workers.agenda import Agenda
 from workers.liveness import PULSE_EVERY, runs
@@ -46,6 +46,9 @@ def receiver(url: str) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
+#: How long a notification sent once (a reminder) is remembered as sent (seconds): longer than any turn lasts.
+ONCE_TTL = 90 * 24 * 3600
+
 #: After queueing a job that moves a game on, look at the game again this long after (seconds) in
 #: case the job never runs: its worker killed, its queue lost with Redis.
 RECHECK_AFTER = 3.0
@@ -65,6 +68,12 @@ SCHEDULED_LOST_AFTER = 5.0
 
 def _ms(at: datetime) -> int:
     return int(at.timestamp() * 1000)
+
+
+def _timed(item: Due) -> bool:
+    """What the agenda times: the jobs that move a game on and a rated game's ``rate`` (:data:`WATCHED`), and the
+    notifications due at a time (reminders)."""
+    return item.job in WATCHED or (item.job == "notify" and item.at is not None)
 
 
 @dataclass
@@ -99,6 +108,9 @@ class Dispatcher:
     #: Whether a finished rated game is applied to its ladder (the composition root asks the ratings): until it is,
     #: its ``rate`` job is watched like a move (queued again if lost); ``None``: it is queued once, unwatched.
     rated: Callable[[Game], bool] | None = None
+    #: Whether a player has web push subscriptions (None: no web push); pushes go on ``push_queue``, worked apart.
+    push_of: Callable[[str], bool] | None = None
+    push_queue: JobQueue | None = None
 
     def before_append(self, game_id: str) -> int:
         """Note the game on the agenda before an append: if this process dies before :meth:`after_append`,
@@ -116,7 +128,7 @@ class Dispatcher:
         the job that appended plays the next quick AI turn itself; it is not queued (the agenda still looks).
         """
         self.notify(items)
-        queued_now, next_look = self._offer(game, [i for i in items if i.job in WATCHED], playing_on=playing_on)
+        queued_now, next_look = self._offer(game, [i for i in items if _timed(i)], playing_on=playing_on)
         if next_look is None:
             if mark is not None:
                 self.agenda.reschedule(game.id, mark, None)
@@ -126,11 +138,31 @@ class Dispatcher:
             self.agenda.look_at(game.id, next_look)
 
     def notify(self, items: Sequence[Due]) -> None:
-        """Queue the notifications among ``items`` now, for players who have a webhook (a game's, after its append; or a
-        challenge's, which comes with no game)."""
+        """Queue the notifications among ``items`` that are due now (a reminder waits for its time, on the agenda), by
+        webhook for players who have one and by web push for those with subscriptions (a game's, after its append; or
+        a challenge's, which comes with no game).  One sent once (``Due.once``: a reminder) is sent at most once."""
+        now = self.clock()
         for item in items:
-            if item.job == "notify" and (self.webhook_of is None or self.webhook_of(item.args[0])):
+            if item.job != "notify" or (item.at is not None and item.at > now):
+                continue
+            player_id, kind = item.args[0], item.args[1]
+            webhook = self.webhook_of is None or bool(self.webhook_of(player_id))
+            push = self.push_of is not None and kind in PUSHED and self.push_of(player_id)
+            if not (webhook or push) or (item.once is not None and not self._first_time(item)):
+                continue
+            if webhook:
                 self.enqueue(item)
+            if push:
+                self.enqueue(Due("push", item.game_id, item.version, item.args))
+
+    def _first_time(self, item: Due) -> bool:
+        """Claim a notification sent once (``Due.once``); ``False``: it was sent (or is on its way) already."""
+        key = f"{self.marker_prefix}once:{{{item.game_id}}}:{item.once}"
+        return bool(self.queue.connection.set(key, b"1", nx=True, ex=ONCE_TTL))
+
+    def sent(self, item: Due) -> bool:
+        """Whether a notification sent once was sent already."""
+        return bool(self.queue.connection.exists(f"{self.marker_prefix}once:{{{item.game_id}}}:{item.once}"))
 
     def reoffer(self, game: Game, items: Sequence[Due], seen: int | None = None) -> bool:
         """Offer again what the game needs now (a read of a quiet game, or the ticker's look at it).
@@ -139,7 +171,7 @@ class Dispatcher:
         ``seen``: the agenda's time for the game when the ticker read it; the
         agenda is changed only if no append changed it since.
         """
-        queued_now, next_look = self._offer(game, [i for i in items if i.job in WATCHED])
+        queued_now, next_look = self._offer(game, [i for i in items if _timed(i)])
         if seen is not None:
             self.agenda.reschedule(game.id, seen, next_look)
         elif next_look is not None:
@@ -172,6 +204,12 @@ class Dispatcher:
                 if self.rated is None:
                     self.enqueue(item)
                 continue  # its ladder has it (or nobody can tell): nothing to watch
+            if item.job == "notify":  # a reminder: sent when its time comes (once), looked at until then
+                if at is not None and at > now:
+                    looks.append(_ms(at))
+                elif item.once is None or not self.sent(item):
+                    self.notify([item])
+                continue
             if item.job == "ai_turn" and self.ai_delay > 0 and game.updated_at:
                 at = datetime.fromisoformat(game.updated_at.replace("Z", "+00:00")) + timedelta(seconds=self.ai_delay)
             if at is not None and at > now:
@@ -214,6 +252,8 @@ class Dispatcher:
         return self._on_its_way(record, self.queue)
 
     def queue_of(self, item: Due) -> JobQueue:
+        if item.job == "push" and self.push_queue is not None:
+            return self.push_queue
         return self.webhook_queue if item.job == "notify" and self.webhook_queue is not None else self.queue
 
     def line_of(self, item: Due) -> tuple[str, int] | None:
@@ -244,7 +284,7 @@ class Dispatcher:
         if existing is not None:
             log.info("job %s (%s) will not run as it is; queueing it again", job_id, existing.status)
             existing.delete()
-        timeout = NOTIFY_TIMEOUT if item.job == "notify" else None  # None: RQ's default (180 s)
+        timeout = NOTIFY_TIMEOUT if item.job in ("notify", "push") else None  # None: RQ's default (180 s)
         enqueue(queue, item.job, (item.game_id, item.version, *item.args), job_id=job_id, line=self.line_of(item),
                 timeout=timeout)
         return True

@@ -22,8 +22,11 @@ from engine import DealRound, Event, Fold, GameState, Phase, RuleViolation, Scor
 from service.application.followups import plays_on
 from service.application.ratings import LadderBusy
 from service.challenges import CHALLENGE_NOTICES
+from service.clock import deadline
+from service.errors import NotFound
 from service.game import Game, decode
 from service.lobby import LobbyEvent, TurnTimedOut
+from workers import push as web_push
 from workers import webhooks
 from workers.ai import choose_steps
 from workers.context import runtime
@@ -106,33 +109,34 @@ class NotYetDue(Exception):
     """A deadline job that ran well before its deadline; RQ retries it later (a transient failure)."""
 
 
-def _seconds_to_deadline(game: Game) -> float | None:
-    if not game.turn_timeout or not game.turn_started_at:
-        return None
-    started = datetime.fromisoformat(game.turn_started_at.replace("Z", "+00:00"))
-    return game.turn_timeout - (datetime.now(UTC) - started).total_seconds()
+def turn_deadline(game_id: str, version: int, deadline_ms: int | None = None) -> str:
+    """The turn ran out: the stalled seat folds, or an AI plays the turn for it if the game says so; or, in a
+    correspondence game whose mover has vacation left, a vacation is taken from the deadline (their clocks stop).
 
-
-def turn_deadline(game_id: str, version: int) -> str:
-    """The turn ran out: the stalled seat folds, or an AI plays the turn for it if the game says so.
-
-    A job that runs before the deadline must not be lost (a finished job is
-    never queued again for the same version, and the turn would stall): it
-    waits for the deadline if it is near, else fails as not yet due, and
-    RQ's retries run it again later.
+    The deadline is :mod:`service.clock`'s, with the mover's calendar as it is now: one that moved later since the job
+    was queued (a vacation declared) puts the game back on the agenda at it; one near waits in place.  Two of these
+    jobs at once (two tickers) take one vacation or time the turn out once: the vacation's append is checked against
+    the calendar's version and the timeout's against the game's.  ``deadline_ms``, the deadline it was queued for, only
+    names the job (a deadline moved later is a job of its own): the deadline is computed afresh.
     """
     rt = runtime()
     game = rt.games.load(game_id)
     seat = game.seat_to_move()
     if game.version != version or seat is None or game.seats[seat].kind != "human":
         return "nothing to do: the turn was played"
-    remaining = _seconds_to_deadline(game)
-    if remaining is None:
+    turn = rt.games.turn(game)
+    if turn is None:
         return "nothing to do: the game has no deadline"
+    due_at = deadline(turn)
+    remaining = (due_at - rt.clock()).total_seconds()
     if remaining > EARLY_WAIT_MAX:
-        raise NotYetDue(f"the deadline of game {game_id} at version {version} is {remaining:.1f} s away")
+        rt.dispatcher.reoffer(game, rt.games.needs(game))  # the agenda looks at it at its deadline as it is now
+        return f"not yet due: the deadline is {remaining:.0f} s away"
     if remaining > 0:
         time.sleep(remaining)
+    mover = game.seats[seat].player_id
+    if turn.correspondence and mover and rt.calendars.take(mover, due_at, game_id):
+        return f"seat {seat}'s player is on vacation from the deadline (automatically)"
 
     def decide(current: Game) -> Sequence[LobbyEvent | Event]:
         steps = choose_steps(current, seat, "greedy", []) if current.timeout_action == "ai" else [Fold()]
@@ -164,6 +168,19 @@ def sign(secret: str, timestamp: str, body: bytes) -> str:
     return "v1=" + mac.hexdigest()
 
 
+#: Notifications about the turn being played: sent only while it is still being played (the game at their version).
+REMINDERS = frozenset({"turn_reminder", "last_hour_reminder"})
+
+
+def _still_due(subject_id: str, version: int, player_id: str, kind: str) -> Game | None:
+    """The game a reminder is about, if its turn is still to play (else it is not sent)."""
+    try:
+        game = runtime().games.load(subject_id)
+    except NotFound:
+        return None
+    return game if game.version == version and game.is_turn_of(player_id) else None
+
+
 def notify(subject_id: str, version: int, player_id: str, kind: str, game_id: str | None = None) -> str:
     """POST a signed event to the player's webhook; an error is retried by RQ with backoff.
 
@@ -176,6 +193,9 @@ def notify(subject_id: str, version: int, player_id: str, kind: str, game_id: st
     player = rt.players.get(player_id)
     if player is None or not player.webhook_url or not player.webhook_secret:
         return "no webhook"
+    game = _still_due(subject_id, version, player_id, kind) if kind in REMINDERS else None
+    if kind in REMINDERS and game is None:
+        return "nothing to do: the turn was played"
     public = rt.settings.public_url
     sent_at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     event: dict[str, Any]
@@ -187,6 +207,8 @@ def notify(subject_id: str, version: int, player_id: str, kind: str, game_id: st
     else:
         event = {"event": kind, "game_id": subject_id, "version": version, "player_id": player_id, "sent_at": sent_at,
                  "game_url": f"{public}/v1/games/{subject_id}"}
+        if game is not None and (due_at := rt.games.deadline(game)) is not None:
+            event["deadline"] = due_at.isoformat(timespec="milliseconds").replace("+00:00", "Z")
     body = json.dumps(event, separators=(",", ":")).encode()
     timestamp = str(int(time.time()))
     request = urllib.request.Request(
@@ -212,6 +234,77 @@ def notify(subject_id: str, version: int, player_id: str, kind: str, game_id: st
     return f"delivered ({status})"
 
 
+#: What a push says, by kind: its title and body (the client's service worker shows them).
+PUSH_TEXT: dict[str, tuple[str, str]] = {
+    "your_turn": ("Your turn", "It is your turn to play."),
+    "turn_reminder": ("Your turn is running out", "A fifth of your time to move is left."),
+    "last_hour_reminder": ("One hour left", "Your turn times out in an hour."),
+    "game_finished": ("Game over", "A game of yours has finished."),
+    "game_aborted": ("Game aborted", "A game of yours was aborted."),
+    "match_found": ("Match found", "A game has been found for you."),
+    "challenge_received": ("You are challenged", "A player challenges you to a game."),
+    "challenge_accepted": ("Challenge accepted", "A player accepted a challenge."),
+    "challenge_declined": ("Challenge declined", "A player declined a challenge."),
+    "rematch_offered": ("Rematch?", "A player offers you a rematch."),
+    "rematch_started": ("Rematch", "Your rematch has started."),
+}
+#: How long a push service keeps a message for a device that is away when there is no turn to act on (seconds).
+PUSH_TTL = 24 * 3600
+#: Urgency is high from this long before a deadline (seconds).
+URGENT_WITHIN = 3600
+
+
+def push(subject_id: str, version: int, player_id: str, kind: str, game_id: str | None = None) -> str:
+    """Send a web push to every device of the player: encrypted for each subscription, signed with the server's VAPID
+    key, its Topic the game (or challenge), its TTL the time left to act, its Urgency high in the last hour.
+
+    A subscription whose push service answers 404 or 410 is forgotten.  A push service that fails for a while makes
+    the job fail, and RQ retry it (a device that got it gets it again under the same Topic: it replaces the first).
+    It runs on the push queue, in threads of its own: a push service that hangs delays no game, and no webhook.
+    """
+    rt = runtime()
+    subscriptions = rt.push.store.of(player_id)
+    if not subscriptions or rt.push.public_key is None:
+        return "no push subscription"
+    game = _still_due(subject_id, version, player_id, kind) if kind in REMINDERS or kind == "your_turn" else None
+    if kind in REMINDERS and game is None:
+        return "nothing to do: the turn was played"
+    ttl, urgency, due_at = PUSH_TTL, "normal", None
+    if game is not None and (due_at := rt.games.deadline(game)) is not None:
+        ttl = max(0, int((due_at - rt.clock()).total_seconds()))
+        urgency = "high" if ttl <= URGENT_WITHIN else "normal"
+    title, text = PUSH_TEXT.get(kind, ("Red7", kind.replace("_", " ")))
+    about = "challenge_id" if kind in CHALLENGE_NOTICES else "game_id"
+    message: dict[str, Any] = {"event": kind, about: subject_id, "version": version, "title": title, "body": text,
+                               "url": f"/play#game={game_id or subject_id}" if about == "game_id" or game_id else "/play"}
+    if game_id:
+        message["game_id"] = game_id
+    if due_at is not None:
+        message["deadline"] = due_at.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    payload = json.dumps(message, separators=(",", ":")).encode()
+    sent = gone = 0
+    failed: list[str] = []
+    for device, subscription in subscriptions.items():
+        try:
+            web_push.send(
+                subscription.info(), payload, private_key=rt.settings.vapid_private_key, subject=rt.settings.vapid_subject,
+                ttl=ttl, urgency=urgency, topic=subject_id.replace("_", "-"), private_hosts=rt.settings.webhook_private_hosts,
+                timeout=rt.settings.webhook_read_timeout, connect_timeout=rt.settings.webhook_connect_timeout,
+            )
+            sent += 1
+        except web_push.SubscriptionGone:
+            rt.push.store.drop_endpoint(player_id, subscription.endpoint)
+            gone += 1
+        except webhooks.UndeliverableWebhook as refused:
+            log.warning("push to %s of player %s (device %s…) refused: %s", subscription.endpoint[:60], player_id,
+                        device[:8], refused)
+        except Exception as error:  # a push service that is down or slow: tried again (RQ's retries)
+            failed.append(f"{subscription.endpoint[:60]}: {error}")
+    if failed and not sent:
+        raise RuntimeError(f"no push got through ({len(failed)} failed): {'; '.join(failed)}")
+    return f"pushed to {sent} device(s), {gone} subscription(s) gone, {len(failed)} failed"
+
+
 #: The jobs a worker runs, by the names the dispatcher queues them under (``workers.dispatch``).
 JOBS: dict[str, Callable[..., str]] = {
     "ai_turn": ai_turn,
@@ -220,4 +313,5 @@ JOBS: dict[str, Callable[..., str]] = {
     "start_rematch": start_rematch,
     "notify": notify,
     "rate": rate,
+    "push": push,
 }

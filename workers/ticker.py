@@ -18,11 +18,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from datetime import UTC, datetime
 
 import redis
 
-from service.application.followups import due
 from service.errors import NotFound, Refused
 from service.runtime import Runtime
 from workers.queues import queue_due_retries
@@ -77,13 +75,13 @@ class Ticker:
 
     def enqueue_scheduled(self) -> None:
         """Queue RQ's scheduled jobs whose time has come (retries waiting out their pause), one ticker at a time."""
-        for queue in (self.runtime.queue, self.runtime.webhook_queue):
+        for queue in (self.runtime.queue, self.runtime.webhook_queue, self.runtime.push_queue):
             queue_due_retries(queue)
 
     def sweep(self) -> int:
         """Look at every game on the agenda whose time has come (giving up if the role is lost meanwhile)."""
         dispatcher = self.runtime.dispatcher
-        now_ms = int(datetime.now(UTC).timestamp() * 1000)
+        now_ms = int(self.runtime.clock().timestamp() * 1000)
         looked = 0
         for game_id, seen_ms in dispatcher.agenda.due(now_ms, self.batch):
             if looked and looked % ROLE_CHECK_EVERY == 0 and not self.holds_role():
@@ -97,7 +95,7 @@ class Ticker:
         dispatcher = self.runtime.dispatcher
         try:
             game = self.runtime.games.load(game_id)
-            dispatcher.reoffer(game, due(game), seen_ms)
+            dispatcher.reoffer(game, self.runtime.games.needs(game), seen_ms)
         except NotFound:
             dispatcher.agenda.reschedule(game_id, seen_ms, None)
         except Refused as error:

@@ -22,7 +22,11 @@ from typing import Any
 
 
 class UndeliverableWebhook(Exception):
-    """A webhook that cannot be delivered however often it is tried."""
+    """A webhook that cannot be delivered however often it is tried; ``status``: the receiver's answer, if it gave one."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class _NoRedirects(urllib.request.HTTPRedirectHandler):
@@ -131,7 +135,7 @@ def post(
             return status
     except urllib.error.HTTPError as error:
         if 300 <= error.code < 400:
-            raise UndeliverableWebhook(f"the webhook answered {error.code}: redirects are not followed") from None
+            raise UndeliverableWebhook(f"the webhook answered {error.code}: redirects are not followed", error.code) from None
         if 400 <= error.code < 500 and error.code not in (408, 429):
-            raise UndeliverableWebhook(f"the webhook refused the event with {error.code}") from None
+            raise UndeliverableWebhook(f"the webhook refused the event with {error.code}", error.code) from None
         raise

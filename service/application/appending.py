@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 from engine import Event, GameStarted
 from service.application.commands import Outcome
-from service.application.followups import FollowUps, due
+from service.application.followups import Due, FollowUps
 from service.application.listing import GameLists
 from service.application.loading import GameLoader
 from service.application.tables import OpenTables
@@ -57,6 +57,7 @@ class GameWrites:
     tables: OpenTables
     clock: Callable[[], str]
     followups: FollowUps
+    needs: Callable[[Game, Decided], list[Due]]
 
     def write(
         self,
@@ -173,7 +174,7 @@ class GameWrites:
                 self.tables.leave(game.id)  # its last seat taken, called off or aborted
             except Exception:
                 log.exception("could not unlist game %s from the open tables; the next page of them will", game.id)
-        items = due(game, events)
+        items = self.needs(game, events)
         try:
             self.followups.after_append(game, items, mark, playing_on=playing_on)
         except Exception:

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Protocol
 
 from engine import Event, GameFinished, GameStarted, Phase, RoundDealt, RoundWon, TurnStarted
+from service.application.timing import turn_of
 from service.challenges import CHALLENGE_NOTICES
+from service.clock import Turn, deadline, reminders
 from service.game import Game
 from service.lobby import GameAborted, GameCreated, LobbyEvent, RematchDeclined, RematchOffered
 from service.ratings import is_rated
@@ -31,11 +33,13 @@ class Due:
     the challenge ``game_id`` names, at that challenge's version (see :func:`challenge_notice`).
     """
 
-    job: str  # "ai_turn" | "score_round" | "turn_deadline" | "start_rematch" | "notify" | "rate"
+    job: str  # "ai_turn" | "score_round" | "turn_deadline" | "start_rematch" | "notify" | "push" | "rate"
     game_id: str
     version: int
     args: tuple[Any, ...] = ()
     at: datetime | None = None  # run no earlier than this
+    #: Sent at most once under this key, whatever the version (a reminder: once a turn, however often it is offered).
+    once: str | None = None
 
     def job_id(self, namespace: str = "red7") -> str:
         return "-".join([namespace, self.job, self.game_id, str(self.version), *map(str, self.args)])
@@ -62,8 +66,25 @@ def challenge_notice(kind: str, challenge_id: str, version: int, player_id: str,
     return Due("notify", challenge_id, version, (player_id, kind, *((game_id,) if game_id else ())))
 
 
-def due(game: Game, appended: Sequence[Event | LobbyEvent] = ()) -> list[Due]:
-    """What the game needs now, given the events just appended (none: what it needs whatever happened)."""
+#: Notifications a player may also get as a web push (``workers/push.py``): the rest go by webhook only.
+PUSHED = frozenset({
+    "your_turn", "turn_reminder", "last_hour_reminder", "game_finished", "game_aborted", "match_found",
+    "challenge_received", "challenge_accepted", "challenge_declined", "rematch_offered", "rematch_started",
+})
+
+
+def match_found(game_id: str, version: int, player_id: str) -> Due:
+    """Tell ``player_id`` a quick match seated them in ``game_id`` (at ``version``): by webhook and web push.  The
+    matchmaker hands it to ``FollowUps.notify`` once the game is made (a webhook's kind: ``match_found``)."""
+    return Due("notify", game_id, version, (player_id, "match_found"))
+
+
+def due(game: Game, appended: Sequence[Event | LobbyEvent] = (), turn: Turn | None = None) -> list[Due]:
+    """What the game needs now, given the events just appended (none: what it needs whatever happened).
+
+    ``turn``: the clock of the turn being played, with the mover's calendar (``Calendars.turn``); without it, the
+    turn's clock as the game alone says (no vacation, no weekend pauses it).
+    """
     out: list[Due] = []
     version = game.version
     humans = {n: s.player_id for n, s in enumerate(game.seats) if s.kind == "human" and s.player_id}
@@ -92,9 +113,14 @@ def due(game: Game, appended: Sequence[Event | LobbyEvent] = ()) -> list[Due]:
         else:
             if any(isinstance(e, TurnStarted | RoundDealt) for e in appended) and seat in humans:
                 out.append(Due("notify", game.id, version, (humans[seat], "your_turn")))
-            if game.turn_timeout and game.turn_started_at:
-                started = datetime.fromisoformat(game.turn_started_at.replace("Z", "+00:00"))
-                out.append(Due("turn_deadline", game.id, version, at=started + timedelta(seconds=game.turn_timeout)))
+            turn = turn or turn_of(game)
+            if turn is not None:
+                due_at = deadline(turn)  # in the job's id: a deadline moved by a vacation is another job, at its time
+                out.append(Due("turn_deadline", game.id, version, (int(due_at.timestamp() * 1000),), at=due_at))
+                if seat in humans:
+                    turn_ms = int(turn.started.timestamp() * 1000)
+                    out += [Due("notify", game.id, version, (humans[seat], kind), at=at,
+                                once=f"{game.id}:{turn_ms}:{humans[seat]}:{kind}") for kind, at in reminders(turn)]
     return out
 
 

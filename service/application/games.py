@@ -20,13 +20,16 @@ from typing import Any
 from engine import Event, RuleViolation, Step, decide_steps
 from service.application.appending import GameWrites, OnConflict
 from service.application.commands import GamePage, NewGame, Outcome, utc_now
-from service.application.followups import FollowUps, NoFollowUps, due
+from service.application.followups import Due, FollowUps, NoFollowUps, due
 from service.application.listing import GameLists
 from service.application.loading import GameLoader
 from service.application.quotas import Quotas
 from service.application.reading import GameFeeds
 from service.application.rematches import RematchPlan, plan_rematch
 from service.application.tables import OpenTablePage, OpenTables, TableFilter
+from service.application.timing import Calendars, TurnClock, turn_of
+from service.clock import Turn
+from service.clock import deadline as turn_deadline
 from service.config import Settings
 from service.errors import Conflict, NotConfirmed, NotFound, Refused
 from service.game import Game
@@ -34,6 +37,7 @@ from service.lobby import (
     Abort,
     Cancel,
     DeclineRematch,
+    GiveTime,
     Join,
     Leave,
     LobbyEvent,
@@ -68,8 +72,11 @@ class GameService(GameWrites):
         max_games_in_play: int = 0,
         max_ai_seats_in_play: int = 0,
         max_listed_tables: int = 0,
+        calendars: Calendars | None = None,
     ) -> None:
         self.store = store
+        #: Players' calendars, which time correspondence turns (none: no vacation or weekend pauses a clock).
+        self.calendars = calendars
         self.players = players
         self.allow_custom_decks = allow_custom_decks
         self.recover_after = recover_after
@@ -77,10 +84,42 @@ class GameService(GameWrites):
         self.followups: FollowUps = followups if followups is not None else NoFollowUps()
         self.records = CreateRecords(store.redis)  # of games created with an Idempotency-Key
         self.loader = GameLoader(store, snapshot_every=snapshot_every)
-        self.lists = GameLists(players, self.loader.load)
+        self.lists = GameLists(players, self.loader.load, self.deadline)
         self.feeds = GameFeeds(store, players)  # a deleted player's seat is shown as such
         self.quotas = Quotas(players, self.lists.in_play, max_games_in_play, max_ai_seats_in_play)
         self.tables = OpenTables(TableIndex(store.redis, players.prefix), self.loader.load, max_listed=max_listed_tables)
+
+    # --- time ----------------------------------------------------------------------------
+
+    def turn(self, game: Game) -> Turn | None:
+        """The clock of the turn being played (:mod:`service.clock`), with the mover's calendar for a correspondence
+        turn: what every deadline, reminder and time left is computed from."""
+        return self.calendars.turn(game) if self.calendars is not None else turn_of(game)
+
+    def deadline(self, game: Game) -> datetime | None:
+        turn = self.turn(game)
+        return turn_deadline(turn) if turn is not None else None
+
+    def clock_of(self, game: Game) -> TurnClock:
+        """The game's clock as a view shows it now: deadline, time left, pause, players on vacation."""
+        if self.calendars is not None:
+            return self.calendars.clock_of(game)
+        turn = turn_of(game) if game.status == "active" else None
+        return TurnClock(turn_deadline(turn)) if turn is not None else TurnClock()
+
+    def needs(self, game: Game, appended: Sequence[LobbyEvent | Event] = ()) -> list[Due]:
+        """What the game needs now (:func:`~service.application.followups.due`), its turn timed by the mover's calendar."""
+        return due(game, appended, self.turn(game) if game.seat_to_move() is not None else None)
+
+    def retime(self, player_id: str) -> None:
+        """A player's calendar changed: their games in play are offered again, so that the agenda looks at each at its
+        deadline as it is now (a vacation ended early brings it nearer)."""
+        player = self.players.get(player_id)
+        if player is None:
+            return
+        for game in self.lists.in_play(player):
+            if game.status == "active" and game.days_per_turn:
+                self.followups.reoffer(game, self.needs(game))
 
     # --- reading ----------------------------------------------------------------------
 
@@ -419,7 +458,16 @@ class GameService(GameWrites):
         if expected is not None and game.version not in expected:
             raise Conflict(max(expected), game.version)
         events, _ = decide_steps(game.state, steps, seat)
-        return self.append(game, events, f"player:{player.id}", idempotency=idempotency)
+        outcome = self.append(game, events, f"player:{player.id}", idempotency=idempotency)
+        if game.days_per_turn and self.calendars is not None:
+            self.calendars.on_vacation_back(player.id)  # they are back: an automatic vacation ends
+        return outcome
+
+    def give_time(self, game_id: str, player: Player, seconds: int, idempotency: Idempotency | None = None) -> Outcome:
+        """Give ``seconds`` to the turn of the player to move (another's): refused without a turn limit
+        (``no_turn_limit``), when it is nobody else's turn (``not_their_turn``), or beyond what the turn may still be
+        given (``give_time_limit_reached``: in all, as much as its own limit)."""
+        return self._lobby_write(game_id, player, lambda game: lobby_decide(game, GiveTime(player.id, seconds)), idempotency)
 
     def advance(
         self,
@@ -453,7 +501,7 @@ class GameService(GameWrites):
                 waiting = self.load(game_id)
             except NotFound:
                 waiting = Game(game_id)  # gone: nothing is due, so it leaves the line
-            if self.followups.offer_place(waiting, due(waiting)):
+            if self.followups.offer_place(waiting, self.needs(waiting)):
                 return
 
     def ensure_progress(self, game: Game) -> None:
@@ -477,7 +525,7 @@ class GameService(GameWrites):
         if (datetime.now(UTC) - updated).total_seconds() < self.recover_after:
             return
         try:
-            self.followups.reoffer(game, due(game))
+            self.followups.reoffer(game, self.needs(game))
         except Exception:
             log.exception("could not re-offer what game %s needs at version %s", game.id, game.version)
 

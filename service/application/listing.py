@@ -26,7 +26,7 @@ def _parse_cursor(cursor: str | None) -> tuple[str, OpenAfter | FinishedAfter | 
         return "open", None
     if cursor == "f":
         return "finished", None
-    if match := re.fullmatch(r"o\.([0-2])\.([0-9]{1,15})\.([A-Za-z0-9_]{1,40})", cursor):
+    if match := re.fullmatch(r"o\.([0-2])\.(-?[0-9]{1,16})\.([A-Za-z0-9_]{1,40})", cursor):
         return "open", (int(match[1]), -int(match[2]), match[3])
     if match := re.fullmatch(r"f\.([0-9]{1,15})\.([A-Za-z0-9_]{1,40})", cursor):
         return "finished", (int(match[1]), match[2])
@@ -47,15 +47,23 @@ def _epoch_ms(iso: str) -> int:
 
 
 
+#: Where a game of the player's turn without a deadline sorts: after every one with a deadline (epoch ms).
+NO_DEADLINE = 10**15
+
+
 class GameLists:
     """Each player's games: the ones in play ordered for them, the finished ones from their own index."""
 
-    def __init__(self, players: PlayerStore, load: Callable[[str], Game]) -> None:
+    def __init__(
+        self, players: PlayerStore, load: Callable[[str], Game], deadline: Callable[[Game], datetime | None] | None = None
+    ) -> None:
         self.players = players
         self.load = load
+        self.deadline = deadline  # of the turn being played (service.clock): the player's games by urgency
 
     def games_of(self, player: Player, *, status: str | None = None, limit: int = 50, cursor: str | None = None) -> GamePage:
-        """A page of the player's games: their turn first, then active, waiting and finished ones.
+        """A page of the player's games: their turn first, the least time left first (the nearest deadline; then those
+        with no deadline, newest move first), then active, waiting and finished ones.
 
         Games not yet finished (few, and in play) are loaded and ordered
         whole, newest move first within each kind; finished ones (the whole
@@ -124,7 +132,11 @@ class GameLists:
                 self.forget(game)  # whoever called it off stopped before unlisting it
                 continue
             rank = 0 if game.is_turn_of(player.id) else {"active": 1, "waiting": 2}[game.status]
-            keyed.append(((rank, -_epoch_ms(game.updated_at), game.id), game))
+            order = -_epoch_ms(game.updated_at)
+            if rank == 0:
+                due = self.deadline(game) if self.deadline is not None else None
+                order = int(due.timestamp() * 1000) if due is not None else NO_DEADLINE + order
+            keyed.append(((rank, order, game.id), game))
         return sorted(keyed, key=lambda item: item[0])
 
     def forget(self, game: Game) -> None:

@@ -293,25 +293,25 @@ class RenderCache:
 
     def __init__(self, size: int = 4096) -> None:
         self.size = size
-        self._views: OrderedDict[tuple[str, int, str, str | None, tuple[tuple[str, PlayerTag], ...]], str] = OrderedDict()
+        self._views: OrderedDict[tuple[object, ...], str] = OrderedDict()
         self._lock = threading.Lock()
 
     def render(self, game: Game, player_id: str | None) -> str:
         """The view of a stored version of the game (only those: a version number names one game state only once stored)."""
-        tags = seat_tags(game)
-        key = (game.id, game.version, game.head, player_id, tuple(sorted(tags.items())))
+        tags, clock = seat_tags(game), game_service().clock_of(game)
+        key = (game.id, game.version, game.head, player_id, tuple(sorted(tags.items())), clock.key())
         with self._lock:
             text = self._views.get(key)
         if text is None:
-            text = json.dumps(game_json(game, player_id, tags), separators=(",", ":"))
+            text = json.dumps(game_json(game, player_id, tags, clock), separators=(",", ":"))
             self._remember(key, text)
         return text
 
     def remember(self, game: Game, player_id: str | None, text: str) -> None:
-        tags = seat_tags(game)
-        self._remember((game.id, game.version, game.head, player_id, tuple(sorted(tags.items()))), text)
+        tags, clock = seat_tags(game), game_service().clock_of(game)
+        self._remember((game.id, game.version, game.head, player_id, tuple(sorted(tags.items())), clock.key()), text)
 
-    def _remember(self, key: tuple[str, int, str, str | None, tuple[tuple[str, PlayerTag], ...]], text: str) -> None:
+    def _remember(self, key: tuple[object, ...], text: str) -> None:
         with self._lock:
             self._views[key] = text
             while len(self._views) > self.size:
@@ -324,7 +324,7 @@ def seat_tags(game: Game) -> dict[str, PlayerTag]:
 
 
 def render_view(game: Game, player_id: str | None) -> str:
-    return json.dumps(game_json(game, player_id, seat_tags(game)), separators=(",", ":"))
+    return json.dumps(game_json(game, player_id, seat_tags(game), game_service().clock_of(game)), separators=(",", ":"))
 
 
 RENDERED = RenderCache()

@@ -87,6 +87,16 @@ SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "player_challenged_twice": (422, "A challenge names each player once"),
     "too_many_challenged": (422, "A challenge names at most three players"),
     "challenge_seats_mismatch": (422, "The seats hold a human seat too many or too few for the players challenged"),
+    # time controls, vacations, web push (service/clock.py, service/calendars.py)
+    "no_turn_limit": (409, "This game's turns have no time limit"),
+    "not_their_turn": (409, "Time is given to another player whose turn it is"),
+    "give_time_limit_reached": (409, "This turn has been given as much time as it may be"),
+    "vacation_overlaps": (409, "You are on vacation at some of that time already"),
+    "vacation_limit_reached": (409, "That vacation takes more hours than you have left this year"),
+    "push_subscription_limit_reached": (409, "You have as many push subscriptions as a player may"),
+    "push_subscription_not_found": (404, "You have no push subscription with this endpoint"),
+    "push_not_configured": (404, "This server sends no web push (it has no VAPID key)"),
+    "push_endpoint_refused": (422, "The push endpoint is not a public https URL"),
 }
 
 #: The engine's refusal codes, all answered with 422.

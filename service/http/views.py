@@ -15,6 +15,7 @@ from engine.cards import card_names
 from engine.rules import leading_seat, qualifying_mask
 from service.application.erasure import DELETED_NAME
 from service.application.players import PlayerTag
+from service.application.timing import TurnClock
 from service.game import Game
 from service.lobby import every_seat_moved
 
@@ -59,16 +60,29 @@ def legal_step_json(option: LegalStep) -> dict[str, Any]:
     }
 
 
-def deadline(game: Game) -> str | None:
-    """When the current turn times out, if the game has a turn timeout."""
+def _time(at: datetime | None) -> str | None:
+    return None if at is None else at.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def deadline(game: Game, clock: TurnClock | None = None) -> str | None:
+    """When the current turn times out, if the game has a turn timeout: the clock's (with the mover's calendar), or,
+    without one, the turn's start plus its limit and the time given."""
+    if clock is not None:
+        return _time(clock.deadline)
     if not game.turn_timeout or game.turn_started_at is None or game.seat_to_move() is None:
         return None
     started = datetime.fromisoformat(game.turn_started_at.replace("Z", "+00:00"))
-    return (started + timedelta(seconds=game.turn_timeout)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return _time(started + timedelta(seconds=game.turn_timeout + game.time_given))
 
 
-def game_json(game: Game, player_id: str | None, tags: Tags | None = None) -> dict[str, Any]:
-    """``GET /v1/games/{id}`` for ``player_id`` (``None``: a spectator); ``tags``: of the players seated."""
+def time_left(clock: TurnClock | None) -> int | None:
+    return None if clock is None or clock.left is None else int(clock.left)
+
+
+def game_json(game: Game, player_id: str | None, tags: Tags | None = None, clock: TurnClock | None = None) -> dict[str, Any]:
+    """``GET /v1/games/{id}`` for ``player_id`` (``None``: a spectator); ``tags``: of the players seated; ``clock``: the
+    turn's clock and who is on vacation (:meth:`GameService.clock_of`)."""
+    away = clock.away if clock is not None else {}
     seat = game.seat_of(player_id)
     out: dict[str, Any] = {
         "id": game.id,
@@ -99,6 +113,7 @@ def game_json(game: Game, player_id: str | None, tags: Tags | None = None) -> di
             "player_id": s.player_id,
             "open": s.open,
             "resigned": s.resigned,
+            "vacation_until": _time(away.get(number)),
         }
         for number, s in enumerate(game.seats)
     ]
@@ -130,7 +145,9 @@ def game_json(game: Game, player_id: str | None, tags: Tags | None = None) -> di
             "seat": seen.turn.seat,
             "played": seen.turn.played,
             "pending": None if seen.turn.pending is None else seen.turn.pending.value,
-            "deadline": deadline(game),
+            "deadline": deadline(game, clock),
+            "time_left": time_left(clock),
+            "paused_until": _time(clock.paused_until) if clock is not None else None,
         }
     aborted = game.status == "aborted"  # the table as it was left: nobody's turn, nothing to do
     out.update(
@@ -171,8 +188,8 @@ def abortable(game: Game) -> bool:
     return game.status == "active" and not every_seat_moved(game)
 
 
-def summary_json(game: Game, player_id: str, tags: Tags | None = None) -> dict[str, Any]:
-    """A line of ``GET /v1/players/me/games``; ``tags``: of the players seated."""
+def summary_json(game: Game, player_id: str, tags: Tags | None = None, clock: TurnClock | None = None) -> dict[str, Any]:
+    """A line of ``GET /v1/players/me/games``; ``tags``: of the players seated; ``clock``: the game's."""
     seat = game.seat_of(player_id)
     return {
         "id": game.id,
@@ -186,7 +203,8 @@ def summary_json(game: Game, player_id: str, tags: Tags | None = None) -> dict[s
         "seats": [seat_name(game, n, tags) for n in range(len(game.seats))],
         "handles": [seat_handle(game, n, tags) for n in range(len(game.seats))],
         "winner": game.state.winner,
-        "deadline": deadline(game),
+        "deadline": deadline(game, clock),
+        "time_left": time_left(clock),
         "updated_at": game.updated_at,
         **options_json(game),
     }

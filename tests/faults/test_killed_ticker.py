@@ -57,6 +57,9 @@ def test_a_deadline_fires_on_time_when_the_timekeeper_dies(deployment, server):
           f"(the role went from {holder} to {new_holder})")
     assert new_holder and new_holder != holder
     assert 0 <= late <= LATE_BOUND
+    time.sleep(2 * LATE_BOUND)  # whatever the old holder queued, and the new one, has run by now
+    acted = [e for e in stream_events(text, deployment.prefix, game["id"]) if e["type"] == "turn_timed_out"]
+    assert len(acted) == 1, f"two ticker holders acted on one deadline: {acted}"
 
     player = Human([ana], game["id"])
     stop, threads = play_all([player], 120)

@@ -79,7 +79,8 @@ def test_each_player_sees_only_their_own_hand(api):
 def test_the_view_carries_legal_steps_with_flags_for_the_seat_to_move_only(api):
     ana, bo, game = two_humans(api, deck=DECK)
     mine = api.view(game["id"], ana["token"])
-    assert mine["turn"] == {"seat": 0, "played": False, "pending": None, "deadline": None}
+    assert mine["turn"] == {"seat": 0, "played": False, "pending": None, "deadline": None, "time_left": None,
+                            "paused_until": None}
     steps = {(s["type"], s.get("card")): s for s in mine["legal_steps"]}
     assert steps[("discard", "G4")]["ends_turn"] and steps[("discard", "G4")]["grants_draw"]
     assert steps[("discard", "G4")]["draws"]  # the batch must end with it

@@ -17,7 +17,9 @@ def test_creating_a_player_returns_its_id_and_a_token_once(api):
     assert body["name"] == "Ana" and body["id"].startswith("p_") and body["token"].startswith("r7_")
     assert response.headers["Location"] == "/v1/players/me"  # where the new token finds its player
     me = api.call("GET", "/v1/players/me", body["token"]).get_json()
-    assert me == {"id": body["id"], "name": "Ana", "handle": None, "created_at": body["created_at"], "webhook_url": None}
+    assert me == {"id": body["id"], "name": "Ana", "handle": None, "created_at": body["created_at"], "webhook_url": None,
+                  "time_zone": "UTC", "weekends_off": False, "vacations": [], "vacation_hours_left": 240,
+                  "vacation_hours_per_year": 240}
 
 
 def test_tokens_are_stored_only_hashed(api, runtime):

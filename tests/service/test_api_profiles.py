@@ -46,7 +46,9 @@ def test_a_handle_chosen_at_sign_up_is_in_the_answer_and_the_profile(api):
     ana = player(api, "Ana", "Ana_B")
     assert ana["handle"] == "Ana_B"
     me = api.call("GET", "/v1/players/me", ana["token"]).get_json()
-    assert me == {"id": ana["id"], "name": "Ana", "handle": "Ana_B", "created_at": ana["created_at"], "webhook_url": None}
+    assert me == {"id": ana["id"], "name": "Ana", "handle": "Ana_B", "created_at": ana["created_at"], "webhook_url": None,
+                  "time_zone": "UTC", "weekends_off": False, "vacations": [], "vacation_hours_left": 240,
+                  "vacation_hours_per_year": 240}
 
 
 def test_a_handle_taken_whatever_its_case_refuses_the_sign_up_and_makes_nobody(api, runtime):

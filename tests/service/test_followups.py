@@ -217,3 +217,10 @@ def test_a_rematch_tells_each_of_its_players_that_it_started():
     fold_in(game, *events)
     assert isinstance(events[0], GameCreated)
     assert ("ana", "rematch_started") in notices(due(game, events)) and ("bo", "rematch_started") in notices(due(game, events))
+
+
+def test_a_match_found_is_a_notice_pushed_as_well():
+    from service.application.followups import PUSHED, match_found
+
+    notice = match_found("g_1", 3, "p_1")
+    assert notice == Due("notify", "g_1", 3, ("p_1", "match_found")) and "match_found" in PUSHED

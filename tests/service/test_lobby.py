@@ -184,7 +184,7 @@ def test_folding_an_event_where_it_cannot_happen_is_corrupt_history():
 def test_the_lobby_vocabulary_is_complete():
     assert {cls.type for cls in LOBBY_EVENTS} == {
         "game_created", "seat_taken", "seat_left", "seat_resigned", "turn_timed_out", "game_cancelled", "game_aborted",
-        "rematch_offered", "rematch_declined", "rematch_started"}
+        "rematch_offered", "rematch_declined", "rematch_started", "time_given"}
 
 
 def test_a_table_set_up_with_every_human_seated_deals_at_once():

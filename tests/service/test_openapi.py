@@ -23,7 +23,10 @@ except ImportError:  # its earlier name
 
 HTTP_METHODS = {"GET", "PUT", "POST", "DELETE", "PATCH", "TRACE"}
 #: Routes that are not API operations: Flask's static files, the spec itself, the docs page and its assets.
-NOT_OPERATIONS = {"static", "swagger_static", "favicon", "api-docs.openapi_json", "api-docs.openapi_swagger_ui", "pages.play"}
+NOT_OPERATIONS = {
+    "static", "swagger_static", "favicon", "api-docs.openapi_json", "api-docs.openapi_swagger_ui", "pages.play",
+    "pages.service_worker",
+}
 EXTERNAL = re.compile(r"""(?:https?:)?//[^\s"'<>)]+""", re.IGNORECASE)
 
 
@@ -119,6 +122,7 @@ GAME_VIEWS = [
     ("POST", "/v1/games/{game_id}/actions"),
     ("POST", "/v1/games/{game_id}/abort"),
     ("POST", "/v1/games/{game_id}/rematch"),
+    ("POST", "/v1/games/{game_id}/time"),
     ("POST", "/v1/games/{game_id}/rematch/decline"),
 ]
 CREATED = [("POST", "/v1/players"), ("POST", "/v1/players/me/tokens"), ("POST", "/v1/games"), ("POST", "/v1/replays")]
@@ -134,6 +138,7 @@ PUBLIC = {
     ("GET", "/v1/replays/{replay_id}/view"),
     ("GET", "/v1/players/{player}"),  # a public profile: handle, name, since, games played and won
     ("GET", "/v1/ladders/{ladder}/leaderboard"),
+    ("GET", "/v1/push/key"),  # the server's VAPID key: a page asks for it before anyone signs in
 }
 #: A token is optional here (without one: the spectator's view), so no requirement is declared: a generated client
 #: must not demand one (openapi-python-client makes every declared requirement mandatory).

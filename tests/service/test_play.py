@@ -42,16 +42,28 @@ def test_play_is_a_page_with_a_strict_csp(app):
         "script-src": f"'nonce-{nonce.group(1)}'",
         "style-src": f"'nonce-{nonce.group(1)}'",
         "connect-src": "'self'",
+        "worker-src": "'self'",  # the service worker of the web pushes, /play/sw.js
         "base-uri": "'none'",
         "form-action": "'none'",
         "frame-ancestors": "'none'",
     }
     page = response.get_data(as_text=True)
     tags = SCRIPT_OR_STYLE.findall(page)
-    assert [name for name, _ in tags] == ["style", "script"]
+    assert [name for name, _ in tags] == ["style", "script", "script"]  # the page's, and its offer of notifications
     assert all(attributes.strip() == f'nonce="{nonce.group(1)}"' for _, attributes in tags), tags
     assert "__RED7_" not in page
     assert " style=" not in page, "an inline style attribute would be refused by the CSP"
+
+
+def test_the_service_worker_is_served_under_the_same_rules_and_may_control_play(app):
+    response = app.test_client().get("/play/sw.js")
+    assert response.status_code == 200 and response.mimetype == "text/javascript"
+    assert _policy(response.headers["Content-Security-Policy"]) == {"default-src": "'none'", "connect-src": "'self'"}
+    assert response.headers["Service-Worker-Allowed"] == "/play"
+    worker = response.get_data(as_text=True)
+    assert 'addEventListener("push"' in worker and "showNotification" in worker and "notificationclick" in worker
+    page = app.test_client().get("/play").get_data(as_text=True)
+    assert 'serviceWorker.register("/play/sw.js", { scope: "/play" })' in page and "/v1/push/key" in page
 
 
 def test_each_answer_has_its_own_nonce_and_play_slash_is_the_same_page(app):

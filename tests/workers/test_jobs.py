@@ -131,20 +131,14 @@ def _late(monkeypatch, seconds: float) -> list[float]:
 
     Returns the list of the sleeps the job took.
     """
-    real = jobs.datetime
     offset = [seconds]
     slept: list[float] = []
-
-    class Later(real):
-        @classmethod
-        def now(cls, tz=None):
-            return real.now(tz) + timedelta(seconds=offset[0])
 
     def sleep(duration: float) -> None:
         slept.append(duration)
         offset[0] += duration
 
-    monkeypatch.setattr(jobs, "datetime", Later)
+    monkeypatch.setattr(context.runtime(), "clock", lambda: datetime.now(UTC) + timedelta(seconds=offset[0]))
     monkeypatch.setattr(jobs.time, "sleep", sleep)
     return slept
 
@@ -162,17 +156,15 @@ def test_turn_deadline_folds_the_stalled_seat_once(api, monkeypatch):
     assert jobs.turn_deadline(game["id"], version).startswith("nothing to do")
 
 
-def test_a_deadline_job_run_well_before_its_deadline_fails_to_be_retried_and_changes_nothing(api):
+def test_a_deadline_job_run_well_before_its_deadline_puts_the_game_back_on_the_agenda_and_changes_nothing(api):
+    """Its deadline moved later (a vacation declared since it was queued, time given): the agenda looks at the game
+    again at the deadline as it is now, and no retry is spent waiting for it."""
     _, _, game = two_humans(api, turn_timeout=30, seed=2)
-    with pytest.raises(jobs.NotYetDue):
-        jobs.turn_deadline(game["id"], game["version"])
+    api.runtime.dispatcher.agenda.forget(game["id"])
+    assert jobs.turn_deadline(game["id"], game["version"]).startswith("not yet due")
     assert len(stored(api, game["id"])) == game["version"]
-
-    class Job:
-        retries_left = 4
-
-    fail_fast_on_permanent_errors(Job, jobs.NotYetDue, jobs.NotYetDue(), None)
-    assert Job.retries_left == 4  # transient: RQ runs it again after its retry interval
+    deadline = datetime.fromisoformat(game["turn"]["deadline"].replace("Z", "+00:00"))
+    assert api.runtime.dispatcher.agenda.when(game["id"]) == int(deadline.timestamp() * 1000)
 
 
 def test_a_deadline_job_run_just_before_its_deadline_waits_for_it(api, monkeypatch):

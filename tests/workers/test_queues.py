@@ -10,7 +10,7 @@ from workers.runner import thread_worker
 
 
 def test_every_job_the_dispatcher_queues_is_in_the_registry_a_worker_runs():
-    assert set(JOBS) == WATCHED | {"notify"}
+    assert set(JOBS) == WATCHED | {"notify", "push"}
 
 
 def test_a_job_keeps_only_its_name_and_runs_from_the_registry(api):

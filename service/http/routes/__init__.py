@@ -7,6 +7,7 @@ The order of the imports is the order of the paths in the OpenAPI document.
 
 from service.http.routes import players  # noqa: I001, F401 (registers its routes; this order is the paths order)
 from service.http.routes import games  # noqa: F401
+from service.http.routes import push  # noqa: F401
 from service.http.routes import challenges  # noqa: F401
 from service.http.routes import matches  # noqa: F401
 from service.http.routes import feeds  # noqa: F401

@@ -38,6 +38,7 @@ from service.http.schemas import (
     ActionSchema,
     GameCreateSchema,
     GameViewSchema,
+    GiveTimeSchema,
     JoinSchema,
     OpenGameListSchema,
     OpenGamesQuerySchema,
@@ -195,6 +196,24 @@ class RematchDecline(MethodView):
         """
         player = current_player()
         return _answer(game_service().decline_rematch(game_id, player, idempotency=_idempotency(player)), player)
+
+
+@v1.route("/games/<game_id>/time")
+class GiveTime(MethodView):
+    @documented_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
+    @v1.arguments(GiveTimeSchema(), example=example("GiveTime"))
+    @v1.response(200, GameViewSchema, headers=response_headers("ETag", "Idempotent-Replayed"), example=example("GameView"))
+    @v1.doc(operationId="giveTime", security=TOKEN, parameters=[idempotency_parameter("gives no time twice")])
+    def post(self, body: dict[str, Any], game_id: str) -> Response:
+        """Give time to the player whose turn it is: their deadline moves that many seconds of running clock later.
+
+        Limits: a seated player (not resigned) gives to another human seat, to move now (409 `not_their_turn`); the game
+        has a turn limit (409 `no_turn_limit`); each turn may be given, in all, as much as its own limit (a turn at most
+        doubles: 409 `give_time_limit_reached`, with `limit` and `left`), so that giving time never keeps a game from
+        ending. The stream records it (`time_given`), and the view's `turn.deadline` and `turn.time_left` say it.
+        """
+        player = current_player()
+        return _answer(game_service().give_time(game_id, player, body["seconds"], _idempotency(player)), player)
 
 
 IF_MATCH = {

@@ -30,11 +30,44 @@ def template() -> str:
 
 
 def content_security_policy(nonce: str) -> str:
-    """Nothing but this page's own script and style, and requests to this origin (the API, its event stream)."""
+    """Nothing but this page's own script and style, requests to this origin (the API, its event stream), and this
+    origin's service worker (the web pushes: :data:`SERVICE_WORKER`)."""
     return (
         f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; connect-src 'self'; "
-        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        "worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     )
+
+
+#: The web client's service worker: it shows each web push as a notification (one per game: its tag is the push's
+#: topic), and a click opens the game in the web client.
+SERVICE_WORKER = """"use strict";
+self.addEventListener("push", (event) => {
+  let message = {};
+  try { message = event.data ? event.data.json() : {}; } catch (error) { message = {}; }
+  const about = message.game_id || message.challenge_id || "red7";
+  event.waitUntil(self.registration.showNotification(message.title || "Red7", {
+    body: message.body || "", tag: about, renotify: true, data: { url: message.url || "/play" },
+  }));
+});
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const url = (event.notification.data && event.notification.data.url) || "/play";
+  event.waitUntil(self.clients.matchAll({ type: "window" }).then((open) => {
+    const page = open.find((client) => new URL(client.url).pathname === "/play");
+    return page ? page.navigate(url).then((c) => (c || page).focus()) : self.clients.openWindow(url);
+  }));
+});
+"""
+
+
+@pages.get("/play/sw.js")
+def service_worker() -> Response:
+    """The web client's service worker, at a path of its own; it may control ``/play`` (``Service-Worker-Allowed``)."""
+    response = Response(SERVICE_WORKER, mimetype="text/javascript")
+    response.headers["Content-Security-Policy"] = "default-src 'none'; connect-src 'self'"
+    response.headers["Service-Worker-Allowed"] = "/play"
+    response.headers["Cache-Control"] = "no-cache"
+    return response
 
 
 @pages.get("/play")

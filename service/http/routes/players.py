@@ -102,7 +102,7 @@ def _player_json(player: Player, *, show_secret: bool = False) -> dict[str, Any]
     }
     if show_secret and player.webhook_secret:
         out["webhook_secret"] = player.webhook_secret
-    return out
+    return {**out, **red7_runtime().calendars.view(player.id)}
 
 
 @v1.route("/players/me")
@@ -119,11 +119,19 @@ class Me(MethodView):
     @v1.response(200, PlayerSchema, example=example("Player"))
     @v1.doc(operationId="updateMe", security=TOKEN)
     def patch(self, body: dict[str, Any]) -> Response:
-        """Rename, choose or change your handle, or set the webhook URL (the answer holds its new signing secret, once).
+        """Rename, choose or change your handle, set the webhook URL (the answer holds its new signing secret, once), or
+        say what of your time counts on your correspondence clocks: your time zone, weekends off, a vacation.
 
-        A request refused (a handle taken, say) changes nothing.
+        A vacation declared ahead stops your correspondence clocks while it runs (the others see "on vacation until" in
+        the game's view), and counts against your hours a year in hours begun (409 `vacation_limit_reached`, with
+        `limit` and `left`). When a correspondence deadline passes while you have hours left, a day of vacation (or what
+        is left) is taken for you, and ends when you move. Live games are never paused. A request refused (a handle
+        taken, say) changes nothing; the calendar is changed last, once the rest has been.
         """
         player = current_player()
+        calendar: dict[str, Any] = {k: body[k] for k in ("time_zone", "weekends_off", "vacation") if k in body}
+        if calendar:
+            red7_runtime().calendars.check(player.id, calendar)
         url, handle = body.get("webhook_url"), body.get("handle")
         updated = player_service().update(
             player,
@@ -131,6 +139,8 @@ class Me(MethodView):
             webhook_url=(url or "") if "webhook_url" in body else None,
             handle=(handle or "") if "handle" in body else None,
         )
+        if calendar:
+            red7_runtime().calendars.update(player.id, calendar)
         return json_response(_player_json(updated, show_secret="webhook_url" in body), 200, NO_STORE)
 
     @documented_errors(401, 429)
@@ -154,11 +164,13 @@ class MyGames(MethodView):
     @v1.response(200, GameListSchema, example=example("GameList"))
     @v1.doc(operationId="listMyGames", security=TOKEN)
     def get(self, query: dict[str, Any]) -> Response:
-        """The caller's games, a page at a time: the ones where it is their turn first, then active, waiting, finished."""
+        """The caller's games, a page at a time, most urgent first: the ones where it is their turn (the least time left
+        first: the nearest deadline, then those without one), then active, waiting, finished."""
         player = current_player()
-        page = game_service().games_of(player, status=query.get("status"), limit=query["limit"], cursor=query.get("cursor"))
+        games_ = game_service()
+        page = games_.games_of(player, status=query.get("status"), limit=query["limit"], cursor=query.get("cursor"))
         tags = player_service().tags(set().union(*(seated_ids(g) for g in page.games)))
-        games = [summary_json(g, player.id, tags) for g in page.games]
+        games = [summary_json(g, player.id, tags, games_.clock_of(g) if g.status == "active" else None) for g in page.games]
         return json_response({"games": games, "next_cursor": page.next_cursor}, 200, PRIVATE)
 
 

@@ -128,6 +128,15 @@ class RematchStartedEventSchema(EnvelopeSchema):
     rematch_id = fields.String(required=True, metadata={"description": "the rematch's game id"})
 
 
+class TimeGivenEventSchema(EnvelopeSchema):
+    """The player of ``seat`` gave ``seconds`` to the turn of ``to`` (the seat to move): its deadline moves later."""
+
+    type = _type("time_given")
+    seat = _seat("the seat of the player who gave the time")
+    to = _seat("the seat to move, whose turn got the time")
+    seconds = fields.Integer(required=True, validate=validate.Range(1), metadata={"description": "seconds of running clock"})
+
+
 class GameStartedEventSchema(EnvelopeSchema):
     type = _type("game_started")
     players = fields.Integer(required=True, validate=validate.Range(2, 4))
@@ -250,6 +259,7 @@ EVENT_SCHEMAS: dict[str, tuple[str, type[Schema]]] = {
         ("rematch_offered", RematchOfferedEventSchema),
         ("rematch_declined", RematchDeclinedEventSchema),
         ("rematch_started", RematchStartedEventSchema),
+        ("time_given", TimeGivenEventSchema),
     )
 }
 

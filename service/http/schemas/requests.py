@@ -106,6 +106,11 @@ def _webhook_url(value: str | None) -> None:
         validate.URL(schemes={"http", "https"}, require_tld=False)(value)
 
 
+class VacationRequestSchema(Strict):
+    start = fields.AwareDateTime(metadata={"description": "when it begins (ISO 8601 with an offset; left out: now)"})
+    end = fields.AwareDateTime(required=True, metadata={"description": "when it ends"})
+
+
 class PlayerUpdateSchema(Strict):
     name = Text()
     handle = fields.String(
@@ -122,6 +127,41 @@ class PlayerUpdateSchema(Strict):
         validate=[validate.Length(max=500), _webhook_url],
         metadata={"description": "http(s) URL to notify (your turn, round over, game finished); empty or null removes it"},
     )
+    time_zone = fields.String(
+        validate=validate.Length(1, 64),
+        metadata={"description": "your IANA time zone (e.g. Europe/Paris): weekends and the vacation year are yours in it",
+                  "example": "Europe/Paris"},
+    )
+    weekends_off = fields.Boolean(
+        truthy={True}, falsy={False},
+        metadata={"description": "stop your correspondence clocks on Saturdays and Sundays (from your next turn on)"},
+    )
+    vacation = fields.Nested(
+        VacationRequestSchema, allow_none=True,
+        metadata={"description": "declare a vacation ahead (your correspondence clocks stop; it counts against your "
+                                 "hours a year, RED7_VACATION_HOURS_PER_YEAR, in hours begun); null: come back now "
+                                 "(ends the one running, cancels those ahead)"},
+    )
+
+
+class GiveTimeSchema(Strict):
+    seconds = fields.Integer(
+        required=True, strict=True, validate=validate.Range(1, 14 * 24 * 3600),
+        metadata={"description": "seconds of running clock to add to the turn of the player to move", "example": 86400},
+    )
+
+
+class PushKeysSchema(Strict):
+    p256dh = fields.String(required=True, validate=validate.Length(1, 200))
+    auth = fields.String(required=True, validate=validate.Length(1, 100))
+
+
+class PushSubscriptionCreateSchema(Strict):
+    """A browser's ``PushSubscription.toJSON()``."""
+
+    endpoint = fields.String(required=True, validate=validate.Length(1, 2048), metadata={"example": "https://push.example/abc"})
+    keys = fields.Nested(PushKeysSchema, required=True)
+    expirationTime = fields.Float(allow_none=True, metadata={"description": "ignored (as browsers send it)"})
 
 
 class TokenCreateSchema(Strict):

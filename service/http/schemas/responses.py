@@ -85,6 +85,20 @@ class PlayerSchema(Schema):
     created_at = fields.String(required=True)
     webhook_url = fields.String(allow_none=True)
     webhook_secret = fields.String(metadata={"description": "HMAC key for webhook signatures; shown only when the URL is set"})
+    time_zone = fields.String(required=True, metadata={"description": "your IANA time zone (weekends and the vacation "
+                                                                      "year are yours in it)", "example": "Europe/Paris"})
+    weekends_off = fields.Boolean(required=True, metadata={"description": "your correspondence clocks stop on Saturdays and "
+                                                                          "Sundays (from your next turn on)"})
+    vacations = fields.List(fields.Nested(lambda: VacationSchema()), required=True,
+                            metadata={"description": "your vacations running or ahead, in order"})
+    vacation_hours_left = fields.Integer(required=True, metadata={"description": "hours of vacation left this year"})
+    vacation_hours_per_year = fields.Integer(required=True)
+
+
+class VacationSchema(Schema):
+    start = fields.String(required=True)
+    end = fields.String(required=True)
+    automatic = fields.Boolean(required=True, metadata={"description": "taken when a deadline passed (it ends when you move)"})
 
 
 class GameRecordSchema(Schema):
@@ -156,6 +170,10 @@ class SeatViewSchema(Schema):
     hand_size = fields.Integer(required=True)
     score = fields.Integer(required=True)
     scored = fields.List(Choice("Card"), required=True)
+    vacation_until = fields.String(
+        required=True, allow_none=True,
+        metadata={"description": "the player is on vacation until then (correspondence games: their clock stands still)"},
+    )
 
 
 class TurnSchema(Schema):
@@ -163,6 +181,14 @@ class TurnSchema(Schema):
     played = fields.Boolean(required=True)
     pending = Choice("Pending", required=True, allow_none=True, metadata={"description": "take (a 1), play (a 5) or place (a 7)"})
     deadline = fields.String(required=True, allow_none=True, metadata={"description": "when the turn times out (ISO 8601)"})
+    time_left = fields.Integer(
+        required=True, allow_none=True,
+        metadata={"description": "seconds of running clock the turn has left (a correspondence clock stops while its "
+                                 "player is on vacation or, if they chose it, on a weekend)"},
+    )
+    paused_until = fields.String(
+        required=True, allow_none=True, metadata={"description": "the clock stands still until then (a weekend or a vacation)"}
+    )
 
 
 class YouSchema(Schema):
@@ -265,6 +291,7 @@ class GameSummarySchema(GameOptionsSchema):
     )
     winner = fields.Integer(required=True, allow_none=True)
     deadline = fields.String(required=True, allow_none=True)
+    time_left = fields.Integer(required=True, allow_none=True, metadata={"description": "seconds of running clock left"})
     updated_at = fields.String(required=True)
 
 
@@ -546,3 +573,18 @@ class GameRatingsSchema(Schema):
         required=True, metadata={"description": "the game is finished and its ladder has it (seconds after the end)"}
     )
     seats = fields.List(fields.Nested(SeatRatingSchema), required=True)
+
+
+class PushKeySchema(Schema):
+    public_key = fields.String(
+        required=True,
+        metadata={
+            "description": "the application server key (VAPID, P-256, base64url): PushManager.subscribe's applicationServerKey",
+            "example": "BEl62iUYgUivxIkv69yViEuiBIa-Ib9-SkvMeAtA3LFgDzkrxZJjSgSnfckjBJuBkr3qBUYIHBQFLXYp5Nksh8U",
+        },
+    )
+
+
+class PushSubscriptionSchema(Schema):
+    endpoint = fields.String(required=True)
+    created_at = fields.String(required=True)
