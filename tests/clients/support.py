@@ -21,8 +21,14 @@ ROOT = Path(__file__).resolve().parents[2]
 TYPESCRIPT = Path(__file__).resolve().parent / "typescript"
 NODE_BIN = TYPESCRIPT / "node_modules" / ".bin"
 CLIENTS_VENV = Path(os.environ.get("RED7_CLIENTS_VENV", ROOT / ".venv-clients"))
-#: How long a whole game against the AIs (and the replay's export and imports after it) may take.
-GAME_SECONDS = 120
+#: How long a player may take: a whole game against the AIs, the replay's export and imports after it, then a quick
+#: match (an AI seated after a second) played to its end and its rating read (the player gives up at 160 s itself).
+GAME_SECONDS = 180
+#: A player's last line: the quick match played to its end and its rating found on the ladder (before, the change).
+QUICK_MATCH = (
+    r"quick match: matched after [\d.]+s, \d+ steps of ours, winner seat [01]; "
+    r"rated \d+[+-]\d+ = \d+, rank \d+ of the basic ladder"
+)
 #: Where the README's commands fetch the document from (``python3 dev.py run``); the tests use their own server.
 README_DOCUMENT = "http://127.0.0.1:8000/v1/openapi.json"
 

@@ -8,6 +8,7 @@ from marshmallow import Schema, fields, validate
 from service.http.schemas.events import EVENT_SCHEMAS
 from service.http.schemas.requests import StepSchema
 from service.http.schemas.vocabulary import Choice, Null, Ref
+from service.ratings import LADDERS
 
 # --- responses -----------------------------------------------------------------------
 
@@ -118,8 +119,8 @@ class PublicPlayerSchema(Schema):
         required=True,
         metadata={"description": "finished games only: a game called off or aborted counts for nobody"},
     )
-    ratings = fields.Dict(
-        keys=fields.String(),
+    ratings = fields.Nested(
+        lambda: PlayerLaddersSchema(),  # defined below, with the other ratings
         metadata={"description": "the player's ratings, present once there are any (one per kind of rated game)"},
     )
 
@@ -543,6 +544,18 @@ class LadderStandingSchema(RatingRecordSchema):
     rank = fields.Integer(required=True)
     ranked = fields.Integer(required=True)
     history = fields.List(fields.Nested(RatingChangeSchema), required=True, metadata={"description": "the latest first"})
+
+
+#: A player's ratings by ladder (a profile's ``ratings``): a member named after each ladder, there once the player has
+#: a rated game on it.  Named members, not a map (``additionalProperties``): a generated client then types each
+#: ladder's standing (openapi-python-client made the map a model of untyped ``additional_properties``).
+PlayerLaddersSchema: type[Schema] = Schema.from_dict(
+    {
+        ladder: fields.Nested(LadderStandingSchema, metadata={"description": f"the {ladder} ladder"})
+        for ladder in LADDERS
+    },
+    name="PlayerLaddersSchema",
+)
 
 
 class PlayerRatingsSchema(Schema):

@@ -1,4 +1,9 @@
-"""A whole game through the client openapi-python-client generates from the document (package ``red7_client``).
+"""Two whole games through the client openapi-python-client generates from the document (package ``red7_client``).
+
+The first is created with its seats (a human and two AIs), played to its end, and its replay exported and imported
+again.  The second is a quick match: a rated ticket for two players whose empty seat an AI takes after a second,
+polled until it names the game, played to its end; then the ladder's leaderboard ranks the player (once the workers
+have applied the game) and their public profile shows the same rating.
 
 Run by tests/clients/test_python_client.py, which first type-checks this file with ``mypy --strict`` against the
 generated package: every field is read through the generated models' attributes (no casts, no dict access), so
@@ -7,6 +12,7 @@ the document has to type what the API sends.  Usage: ``python player.py BASE_URL
 
 from __future__ import annotations
 
+import secrets
 import sys
 import time
 from http import HTTPStatus
@@ -17,10 +23,14 @@ from red7_client import AuthenticatedClient, Client
 from red7_client.api.v1 import act as act_api
 from red7_client.api.v1 import (
     create_game,
+    create_match_ticket,
     create_player,
     export_replay,
     get_game,
     get_imported_replay,
+    get_leaderboard,
+    get_match_ticket,
+    get_player,
     get_replay,
     import_replay,
     list_events,
@@ -33,14 +43,27 @@ from red7_client.models import (
     EventPage,
     GameCreate,
     GameFinishedEvent,
+    GameRatings,
     GameStatus,
     GameView,
     Imported,
+    Ladder,
+    LadderStanding,
+    Leaderboard,
+    LeaderboardLine,
     LegalStep,
+    MatchTicket,
+    MatchTicketCreate,
+    MatchTicketCreatePlayerCountsItem,
+    MatchTicketCreateTurnSeconds,
+    MatchTicketStatus,
+    Origin,
     Outcome,
     PlayerCreate,
     PlayerCreated,
+    PlayerLadders,
     Problem,
+    PublicPlayer,
     Replay,
     RoundDealtEvent,
     Seat,
@@ -52,7 +75,11 @@ from red7_client.models import (
 from red7_client.types import File
 
 NDJSON = "application/x-ndjson"
-DEADLINE = time.monotonic() + 100
+DEADLINE = time.monotonic() + 160
+#: Others find the player by it (its profile is read by it): a fresh one each run, so a server may see many runs.
+HANDLE = f"py_{secrets.token_hex(4)}"
+#: The quick match asks for two players, one round, rated; the empty seat a greedy AI's after this many seconds.
+AI_FILL_AFTER = 1.0
 
 
 def fail(what: str, got: object) -> NoReturn:
@@ -76,7 +103,7 @@ def choose(legal: list[LegalStep]) -> LegalStep:
 
 def main(base_url: str) -> None:
     anonymous = Client(base_url=base_url, raise_on_unexpected_status=True)
-    created = create_player.sync(client=anonymous, body=PlayerCreate(name="Py"))
+    created = create_player.sync(client=anonymous, body=PlayerCreate(name="Py", handle=HANDLE))
     if not isinstance(created, PlayerCreated):
         fail("sign-up failed", created)
     me = AuthenticatedClient(base_url=base_url, token=created.token, raise_on_unexpected_status=True)
@@ -88,10 +115,44 @@ def main(base_url: str) -> None:
     if not isinstance(view, GameView):
         fail("creating the game failed", view)
     game_id = view.id
+    view, played = play(me, view)
+
+    final = list_events.sync(game_id, client=me, after=0, limit=500)
+    if not isinstance(final, EventPage) or not final.finished:
+        fail("the finished feed", final)
+    last = final.events[-1]
+    if not isinstance(last, GameFinishedEvent) or last.winner != view.winner:
+        fail("the feed does not end with the winner", last)
+
+    replay = get_replay.sync(game_id, client=me)
+    if not isinstance(replay, Replay) or not replay.complete:
+        fail("no complete replay", replay)
+    outcome = replay.outcome
+    if not isinstance(outcome, Outcome) or outcome.winner != view.winner:
+        fail("the replay's outcome", outcome)
+    table = replay.steps[-1].state
+    if len(table.seats) != 3 or any(seat.hand is None for seat in table.seats):  # a full replay shows every hand
+        fail("the replay's last table", table)
+
+    spectator = view_of(anonymous, game_id)
+    if isinstance(spectator.you, You):
+        fail("a spectator holds a seat", spectator.you)
+    stream = stream_events.sync(game_id, client=anonymous)
+    if not isinstance(stream, str) or "event: end" not in stream:
+        fail("the stream of a finished game", stream)
+    imported = export_and_import(me, game_id)
+    print(f"finished: winner seat {view.winner}, {played} steps of ours, {len(final.events)} events, "
+          f"{len(replay.steps)} replay steps, imported as {imported}")
+    print(quick_match(me, anonymous, created.id))
+
+
+def play(me: AuthenticatedClient, view: GameView) -> tuple[GameView, int]:
+    """Play our seat of the game in ``view`` to its end: a legal step on our turn, the feed's news otherwise; the
+    game finished, and the steps we took."""
+    game_id = view.id
     mine = view.you
     if not isinstance(mine, You):
-        fail("the creator holds no seat", mine)
-
+        fail("we hold no seat", view.seats)
     seen = 0
     played = 0
     events: list[str] = []
@@ -119,35 +180,77 @@ def main(base_url: str) -> None:
                         fail("my hand is not in the deal", hand)
             seen = page.next_
         view = view_of(me, game_id)
-
     if played == 0:
         fail("the human seat never played", events)
-    final = list_events.sync(game_id, client=me, after=0, limit=500)
-    if not isinstance(final, EventPage) or not final.finished:
-        fail("the finished feed", final)
-    last = final.events[-1]
-    if not isinstance(last, GameFinishedEvent) or last.winner != view.winner:
-        fail("the feed does not end with the winner", last)
+    return view, played
 
-    replay = get_replay.sync(game_id, client=me)
-    if not isinstance(replay, Replay) or not replay.complete:
-        fail("no complete replay", replay)
-    outcome = replay.outcome
-    if not isinstance(outcome, Outcome) or outcome.winner != view.winner:
-        fail("the replay's outcome", outcome)
-    table = replay.steps[-1].state
-    if len(table.seats) != 3 or any(seat.hand is None for seat in table.seats):  # a full replay shows every hand
-        fail("the replay's last table", table)
 
-    spectator = view_of(anonymous, game_id)
-    if isinstance(spectator.you, You):
-        fail("a spectator holds a seat", spectator.you)
-    stream = stream_events.sync(game_id, client=anonymous)
-    if not isinstance(stream, str) or "event: end" not in stream:
-        fail("the stream of a finished game", stream)
-    imported = export_and_import(me, game_id)
-    print(f"finished: winner seat {view.winner}, {played} steps of ours, {len(final.events)} events, "
-          f"{len(replay.steps)} replay steps, imported as {imported}")
+def quick_match(me: AuthenticatedClient, anonymous: Client, my_id: str) -> str:
+    """A rated two-player quick match: the ticket opened and polled until it names the game (an AI takes the other
+    seat after ``AI_FILL_AFTER``), the game played to its end, then the ladder and the profile read; what came of it."""
+    wanted = MatchTicketCreate(
+        player_counts=[MatchTicketCreatePlayerCountsItem.VALUE_2], variant=Variant.BASIC, action_rules=False, rated=True,
+        turn_seconds=MatchTicketCreateTurnSeconds.VALUE_60, ai_fill_after=AI_FILL_AFTER, ai_level=AiLevel.GREEDY,
+    )
+    ticket = create_match_ticket.sync(client=me, body=wanted)
+    while isinstance(ticket, MatchTicket) and ticket.status == MatchTicketStatus.WAITING:
+        if time.monotonic() > DEADLINE:
+            fail("no match in time", ticket)
+        time.sleep(0.2)
+        ticket = get_match_ticket.sync(ticket.id, client=me)
+    if not isinstance(ticket, MatchTicket) or ticket.status != MatchTicketStatus.MATCHED or ticket.game_id is None:
+        fail("the ticket was not matched", ticket)
+    if ticket.waited_seconds < AI_FILL_AFTER:
+        fail("an AI sat down before ai_fill_after", ticket.waited_seconds)
+
+    view = view_of(me, ticket.game_id)
+    if view.origin != Origin.QUICK_MATCH or not view.rated or len(view.seats) != 2 or view.variant != Variant.BASIC:
+        fail("the matched game is not the one asked for", view)
+    view, played = play(me, view)
+    line = ranked(anonymous, my_id)
+
+    ratings = view_of(me, view.id).ratings
+    if not isinstance(ratings, GameRatings) or not ratings.applied:  # the ladder has the game: so has its view
+        fail("the game's ratings", ratings)
+    players = [seat.player for seat in ratings.seats]
+    if sorted(p for p in players if p is not None) != sorted([my_id, f"ai:{AiLevel.GREEDY.value}"]):
+        fail("the rated seats", ratings.seats)
+    seat = ratings.seats[players.index(my_id)]
+    if seat.rating is None or seat.change is None or seat.rating + seat.change != line.rating:
+        fail("the game's rating change does not lead to the leaderboard's rating", (seat, line))
+
+    profile = get_player.sync(HANDLE.upper(), client=anonymous)  # a handle is found whatever its case
+    if not isinstance(profile, PublicPlayer) or profile.id != my_id:
+        fail("the profile", profile)
+    ladders = profile.ratings
+    standing = ladders.basic if isinstance(ladders, PlayerLadders) else None
+    if not isinstance(standing, LadderStanding):
+        fail("the profile shows no basic rating", ladders)
+    if (standing.rating, standing.rank, standing.played) != (line.rating, line.rank, 1):
+        fail("the profile's rating is not the leaderboard's", (standing, line))
+    if [change.game_id for change in standing.history] != [view.id]:
+        fail("the profile's rating history", standing.history)
+    return (f"quick match: matched after {ticket.waited_seconds:.1f}s, {played} steps of ours, winner seat {view.winner}; "
+            f"rated {seat.rating}{seat.change:+d} = {line.rating}, rank {line.rank} of the basic ladder")
+
+
+def ranked(anonymous: Client, my_id: str) -> LeaderboardLine:
+    """Our line on the basic ladder's leaderboard, once the workers have applied the game (a few seconds at most):
+    until then the page around us is 404 ``player_not_rated``."""
+    while True:
+        board = get_leaderboard.sync(Ladder.BASIC, client=anonymous, around=my_id, limit=10)
+        if isinstance(board, Leaderboard):
+            break
+        if not isinstance(board, Problem) or board.code != "player_not_rated" or time.monotonic() > DEADLINE:
+            fail("the leaderboard", board)
+        time.sleep(0.2)
+    lines = [line for line in board.players if line.player_id == my_id]
+    if board.ladder != Ladder.BASIC or len(lines) != 1:
+        fail("the page around us does not rank us", board)
+    line = lines[0]
+    if line.played != 1 or not 1 <= line.rank <= board.ranked or line.name != "Py":
+        fail("our line on the leaderboard", line)
+    return line
 
 
 def export_and_import(me: AuthenticatedClient, game_id: str) -> str:

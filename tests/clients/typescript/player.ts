@@ -1,19 +1,32 @@
-// A whole game through a client made of openapi-typescript's types (red7.d.ts, generated from the document by
+// Two whole games through a client made of openapi-typescript's types (red7.d.ts, generated from the document by
 // the test) and openapi-fetch.  `tsc --strict` compiles it first; it has no casts (no `as`, no `!`): every
-// member is narrowed with checks, so the document has to type what the API sends.  After the game it exports the
-// replay and imports it again, as JSON and as its NDJSON lines.  Usage: node player.js BASE_URL
+// member is narrowed with checks, so the document has to type what the API sends.  After the first game (created
+// with its seats) it exports the replay and imports it again, as JSON and as its NDJSON lines.  The second is a
+// quick match: a rated ticket for two players whose empty seat an AI takes after a second, polled until it names
+// the game, played to its end; then the ladder's leaderboard ranks the player (once the workers have applied the
+// game) and their public profile shows the same rating.  Usage: node player.js BASE_URL
+import { randomBytes } from "node:crypto";
 import createClient from "openapi-fetch";
 import type { components, paths } from "./red7.js";
 
 type GameView = components["schemas"]["GameView"];
 type LegalStep = components["schemas"]["LegalStep"];
 type Step = components["schemas"]["Step"];
+type LeaderboardLine = components["schemas"]["LeaderboardLine"];
 type Client = ReturnType<typeof createClient<paths>>;
 
 const NDJSON = "application/x-ndjson";
 
 const baseUrl = process.argv[2];
-const deadline = Date.now() + 100_000;
+const deadline = Date.now() + 160_000;
+// Others find the player by it (its profile is read by it): a fresh one each run, so a server may see many runs.
+const HANDLE = `ts_${randomBytes(4).toString("hex")}`;
+// The quick match asks for two players, one round, rated; the empty seat a greedy AI's after this many seconds.
+const AI_FILL_AFTER = 1;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
 
 function fail(what: string, got: unknown): never {
   throw new Error(`${what}: ${JSON.stringify(got)}`);
@@ -28,9 +41,10 @@ function choose(legal: LegalStep[]): Step {
 
 async function main(): Promise<void> {
   const anonymous = createClient<paths>({ baseUrl });
-  const signup = await anonymous.POST("/v1/players", { body: { name: "Ts" } });
+  const signup = await anonymous.POST("/v1/players", { body: { name: "Ts", handle: HANDLE } });
   if (signup.data === undefined) fail("sign-up failed", signup.error);
   const token = signup.data.token;
+  const myId = signup.data.id;
   const me = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${token}` } });
 
   const created = await me.POST("/v1/games", {
@@ -41,11 +55,45 @@ async function main(): Promise<void> {
     },
   });
   if (created.data === undefined) fail("creating the game failed", created.error);
-  let view: GameView = created.data;
+  const gameId = created.data.id;
+  const { view, played } = await play(me, created.data);
+
+  const feed = await me.GET("/v1/games/{game_id}/events", { params: { path: { game_id: gameId }, query: { limit: 500 } } });
+  if (feed.data === undefined || !feed.data.finished) fail("the finished feed", feed.error);
+  const last = feed.data.events[feed.data.events.length - 1];
+  if (last === undefined || last.type !== "game_finished" || last.winner !== view.winner) fail("the feed's last event", last);
+
+  const replay = await me.GET("/v1/games/{game_id}/replay", { params: { path: { game_id: gameId } } });
+  if (replay.data === undefined) fail("no replay", replay.error);
+  const document = replay.data;
+  if (typeof document === "string") fail("the replay came as NDJSON", document.slice(0, 100));
+  if (!("complete" in document) || !document.complete) fail("no complete replay", document);
+  const outcome = document.outcome;
+  if (outcome === null || outcome.winner !== view.winner) fail("the replay's outcome", outcome);
+  const lastStep = document.steps[document.steps.length - 1];
+  if (lastStep === undefined || lastStep.state.seats.some((seat) => seat.hand === null)) fail("the replay's last table", lastStep);
+
+  const spectator = await anonymous.GET("/v1/games/{game_id}", { params: { path: { game_id: gameId } } });
+  if (spectator.data === undefined || spectator.data.you !== undefined) fail("the spectator's view", spectator.error);
+  const stream = await anonymous.GET("/v1/games/{game_id}/stream", { params: { path: { game_id: gameId } }, parseAs: "text" });
+  if (stream.data === undefined || !stream.data.includes("event: end")) fail("the stream of a finished game", stream.error);
+  const imported = await exportAndImport(me, gameId);
+  console.log(`finished: winner seat ${view.winner}, ${played} steps of ours, ${feed.data.events.length} events, imported as ${imported}`);
+  console.log(await quickMatch(me, anonymous, myId));
+}
+
+async function viewOf(client: Client, gameId: string): Promise<GameView> {
+  const read = await client.GET("/v1/games/{game_id}", { params: { path: { game_id: gameId } } });
+  if (read.data === undefined) fail("GET /games/{id} answered no view", read.error);
+  return read.data;
+}
+
+// Play our seat of the game in `start` to its end: a legal step on our turn, the feed's news otherwise.
+async function play(me: Client, start: GameView): Promise<{ view: GameView; played: number }> {
+  let view = start;
   const gameId = view.id;
   const mine = view.you;
-  if (mine === undefined) fail("the creator holds no seat", view);
-
+  if (mine === undefined) fail("we hold no seat", view.seats);
   let seen = 0;
   let played = 0;
   while (view.status !== "finished") {
@@ -73,33 +121,90 @@ async function main(): Promise<void> {
       }
       seen = page.data.next;
     }
-    const read = await me.GET("/v1/games/{game_id}", { params: { path: { game_id: gameId } } });
-    if (read.data === undefined) fail("GET /games/{id} answered no view", read.error);
-    view = read.data;
+    view = await viewOf(me, gameId);
   }
   if (played === 0) fail("the human seat never played", view);
+  return { view, played };
+}
 
-  const feed = await me.GET("/v1/games/{game_id}/events", { params: { path: { game_id: gameId }, query: { limit: 500 } } });
-  if (feed.data === undefined || !feed.data.finished) fail("the finished feed", feed.error);
-  const last = feed.data.events[feed.data.events.length - 1];
-  if (last === undefined || last.type !== "game_finished" || last.winner !== view.winner) fail("the feed's last event", last);
+// A rated two-player quick match: the ticket opened and polled until it names the game (an AI takes the other seat
+// after AI_FILL_AFTER), the game played to its end, then the ladder and the profile read; what came of it.
+async function quickMatch(me: Client, anonymous: Client, myId: string): Promise<string> {
+  const opened = await me.POST("/v1/match-tickets", {
+    body: {
+      player_counts: [2],
+      variant: "basic",
+      action_rules: false,
+      rated: true,
+      turn_seconds: 60,
+      ai_fill_after: AI_FILL_AFTER,
+      ai_level: "greedy",
+    },
+  });
+  if (opened.data === undefined) fail("opening the ticket failed", opened.error);
+  let ticket = opened.data;
+  while (ticket.status === "waiting") {
+    if (Date.now() > deadline) fail("no match in time", ticket);
+    await sleep(200);
+    const read = await me.GET("/v1/match-tickets/{ticket_id}", { params: { path: { ticket_id: ticket.id } } });
+    if (read.data === undefined) fail("reading the ticket failed", read.error);
+    ticket = read.data;
+  }
+  const matchedId = ticket.game_id;
+  if (ticket.status !== "matched" || matchedId === null) fail("the ticket was not matched", ticket);
+  if (ticket.waited_seconds < AI_FILL_AFTER) fail("an AI sat down before ai_fill_after", ticket.waited_seconds);
 
-  const replay = await me.GET("/v1/games/{game_id}/replay", { params: { path: { game_id: gameId } } });
-  if (replay.data === undefined) fail("no replay", replay.error);
-  const document = replay.data;
-  if (typeof document === "string") fail("the replay came as NDJSON", document.slice(0, 100));
-  if (!("complete" in document) || !document.complete) fail("no complete replay", document);
-  const outcome = document.outcome;
-  if (outcome === null || outcome.winner !== view.winner) fail("the replay's outcome", outcome);
-  const lastStep = document.steps[document.steps.length - 1];
-  if (lastStep === undefined || lastStep.state.seats.some((seat) => seat.hand === null)) fail("the replay's last table", lastStep);
+  const matched = await viewOf(me, matchedId);
+  if (matched.origin !== "quick_match" || !matched.rated || matched.seats.length !== 2 || matched.variant !== "basic") {
+    fail("the matched game is not the one asked for", matched);
+  }
+  const { view, played } = await play(me, matched);
+  const line = await ranked(anonymous, myId);
 
-  const spectator = await anonymous.GET("/v1/games/{game_id}", { params: { path: { game_id: gameId } } });
-  if (spectator.data === undefined || spectator.data.you !== undefined) fail("the spectator's view", spectator.error);
-  const stream = await anonymous.GET("/v1/games/{game_id}/stream", { params: { path: { game_id: gameId } }, parseAs: "text" });
-  if (stream.data === undefined || !stream.data.includes("event: end")) fail("the stream of a finished game", stream.error);
-  const imported = await exportAndImport(me, gameId);
-  console.log(`finished: winner seat ${view.winner}, ${played} steps of ours, ${feed.data.events.length} events, imported as ${imported}`);
+  const ratings = (await viewOf(me, view.id)).ratings;
+  if (ratings === undefined || !ratings.applied) fail("the game's ratings", ratings); // the ladder has the game: so has its view
+  const players = ratings.seats.map((seat) => seat.player);
+  const rated = players.filter((player) => player !== null).sort();
+  if (JSON.stringify(rated) !== JSON.stringify([myId, "ai:greedy"].sort())) fail("the rated seats", ratings.seats);
+  const seat = ratings.seats[players.indexOf(myId)];
+  if (seat === undefined || seat.rating === null || seat.change === null || seat.rating + seat.change !== line.rating) {
+    fail("the game's rating change does not lead to the leaderboard's rating", { seat, line });
+  }
+
+  const profile = await anonymous.GET("/v1/players/{player}", { params: { path: { player: HANDLE.toUpperCase() } } });
+  if (profile.data === undefined || profile.data.id !== myId) fail("the profile", profile.error); // a handle, whatever its case
+  const standing = profile.data.ratings?.basic;
+  if (standing === undefined) fail("the profile shows no basic rating", profile.data.ratings);
+  if (standing.rating !== line.rating || standing.rank !== line.rank || standing.played !== 1) {
+    fail("the profile's rating is not the leaderboard's", { standing, line });
+  }
+  if (JSON.stringify(standing.history.map((change) => change.game_id)) !== JSON.stringify([view.id])) {
+    fail("the profile's rating history", standing.history);
+  }
+  const change = seat.change < 0 ? `${seat.change}` : `+${seat.change}`;
+  return `quick match: matched after ${ticket.waited_seconds.toFixed(1)}s, ${played} steps of ours, winner seat ${view.winner}; ` +
+    `rated ${seat.rating}${change} = ${line.rating}, rank ${line.rank} of the basic ladder`;
+}
+
+// Our line on the basic ladder's leaderboard, once the workers have applied the game (a few seconds at most): until
+// then the page around us is 404 player_not_rated.
+async function ranked(anonymous: Client, myId: string): Promise<LeaderboardLine> {
+  for (;;) {
+    const board = await anonymous.GET("/v1/ladders/{ladder}/leaderboard", {
+      params: { path: { ladder: "basic" }, query: { around: myId, limit: 10 } },
+    });
+    if (board.data !== undefined) {
+      const lines = board.data.players.filter((line) => line.player_id === myId);
+      const line = lines[0];
+      if (board.data.ladder !== "basic" || lines.length !== 1 || line === undefined) fail("the page around us does not rank us", board.data);
+      if (line.played !== 1 || line.rank < 1 || line.rank > board.data.ranked || line.name !== "Ts") {
+        fail("our line on the leaderboard", line);
+      }
+      return line;
+    }
+    if (board.error.code !== "player_not_rated" || Date.now() > deadline) fail("the leaderboard", board.error);
+    await sleep(200);
+  }
 }
 
 // The finished game's replay exported and imported again: as JSON (201, a new import), then as the export's NDJSON
