@@ -18,7 +18,7 @@ import pytest
 
 from service.http.app import create_app
 from service.runtime import build_runtime
-from tests.browser import chromium, network_requests, skip_without_chromium
+from tests.browser import chromium, network_requests, phone_chromium, skip_without_chromium
 from tests.browser import served as served_on_loopback
 from tests.support import Api, ai, settings_for
 
@@ -68,6 +68,9 @@ class Served:
     game_id: str
     document: dict[str, Any]
     requests: list[str] = field(default_factory=list)
+    #: A rated game between two AI levels, finished and on its ladder, and its replay (with the seats' ratings).
+    rated_id: str = ""
+    rated_document: dict[str, Any] = field(default_factory=dict)
 
     @property
     def view_url(self) -> str:
@@ -86,6 +89,10 @@ def served() -> Iterator[Served]:
     assert replay.status_code == 200
     document = replay.get_json()
     assert document["outcome"] is not None and document["complete"]
+    rated = client.game(token, [ai("random"), ai("greedy")], variant="basic", rated=True)
+    client.run_jobs()  # the AIs' turns, then the rate job
+    rated_document = client.call("GET", f"/v1/games/{rated['id']}/replay").get_json()
+    assert rated_document["outcome"] is not None and rated_document["ratings"]["applied"]
 
     seen: list[str] = []
 
@@ -94,7 +101,7 @@ def served() -> Iterator[Served]:
         return app(environ, start_response)
 
     with served_on_loopback(logged, "viewer-test-server") as base:
-        yield Served(base, game["id"], document, seen)
+        yield Served(base, game["id"], document, seen, rated["id"], rated_document)
 
 
 @pytest.fixture(scope="module")
@@ -279,3 +286,62 @@ def test_a_step_in_the_address_opens_there_and_the_page_keeps_the_csp(served: Se
     refused = browser.get_log("browser")
     assert refused and all("Content Security Policy" in entry["message"] for entry in refused), refused
     assert served.requests == [f"GET /v1/games/{served.game_id}/replay/view"]
+
+
+RATINGS = """
+return {
+  seats: Array.from(document.querySelectorAll("#seats [data-seat]")).map((s) => {
+    const r = s.querySelector(".seat-rating");
+    return r && {
+      seat: Number(s.dataset.seat), rating: Number(r.dataset.rating), change: Number(r.dataset.change), text: r.textContent,
+    };
+  }),
+  options: Array.from(document.querySelectorAll("#options [data-option]"))
+    .map((o) => [o.dataset.option, o.querySelector("dd").textContent]),
+  outcome: Array.from(document.querySelectorAll("#final-scores li")).map((li) => li.textContent),
+  overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+};
+"""
+
+
+def signed(change: int) -> str:
+    """A rating change as the viewer writes it: +12, \u221273 (a minus sign), \u00b10."""
+    return f"+{change}" if change > 0 else f"\u2212{-change}" if change < 0 else "\u00b10"
+
+
+def test_a_rated_games_viewer_shows_each_seats_rating_before_the_game_and_the_change(served: Served, tmp_path: Any) -> None:
+    document = served.rated_document
+    ratings = {seat["seat"]: seat for seat in document["ratings"]["seats"]}
+    names = [seat["name"] for seat in document["seats"]]
+    with phone_chromium() as phone:
+        phone.get(f"{served.base}/v1/games/{served.rated_id}/replay/view")
+        WebDriverWait(phone, 5).until(lambda d: d.find_element(By.ID, "step-counter").text.startswith("Step 0"))
+        shown = phone.execute_script(RATINGS)
+        assert [(s["seat"], s["rating"], s["change"]) for s in shown["seats"]] == [
+            (n, ratings[n]["rating"], ratings[n]["change"]) for n in range(len(names))]
+        for seat in shown["seats"]:
+            rating = ratings[seat["seat"]]
+            words = f"Rating {rating['rating']} before the game" + (" (provisional)" if rating["provisional"] else "")
+            assert seat["text"] == f"{words}, {rating['rating'] + rating['change']} after it ({signed(rating['change'])})", seat
+        assert ["rated", "yes, basic ladder"] in shown["options"]
+        assert shown["overflow"] <= 0
+        phone.execute_script("document.getElementById('seats').scrollIntoView()")
+        assert phone.save_screenshot(str(tmp_path / "phone-viewer-ratings.png"))
+
+        # At the end, each seat's line says the change too.
+        phone.find_element(By.ID, "last").click()
+        WebDriverWait(phone, 5).until(lambda d: d.find_element(By.ID, "outcome").is_displayed())
+        end = phone.execute_script(RATINGS)
+        for n, line in enumerate(end["outcome"]):
+            rating, change = ratings[n], ratings[n]["change"]
+            assert f"{names[n]}: " in line
+            assert line.endswith(f" · rating {rating['rating']} \u2192 {rating['rating'] + change} ({signed(change)})"), line
+        phone.execute_script("document.getElementById('outcome').scrollIntoView()")
+        assert phone.save_screenshot(str(tmp_path / "phone-viewer-ratings-end.png"))
+        assert [e for e in phone.get_log("browser") if e["level"] in ("SEVERE", "WARNING")] == []
+
+        # A game that is not rated shows no rating at all.
+        phone.get(served.view_url)
+        WebDriverWait(phone, 5).until(lambda d: d.find_element(By.ID, "step-counter").text.startswith("Step 0"))
+        unrated = phone.execute_script(RATINGS)
+        assert unrated["seats"] == [None] * len(served.document["seats"]) and "rated" not in dict(unrated["options"])
