@@ -28,8 +28,11 @@ def pushing(redis_pair, key_prefix):
     """An app with a VAPID key and workers running, on a clock ``offset[0]`` seconds ahead; a push service."""
     key = new_vapid_key()
     offset = [0.0]
-    runtime = build_runtime(settings_for(key_prefix, vapid_private_key=key), clients=redis_pair,
-                            clock=lambda: datetime.now(UTC) + timedelta(seconds=offset[0]))
+    runtime = build_runtime(
+        settings_for(key_prefix, vapid_private_key=key),
+        clients=redis_pair,
+        clock=lambda: datetime.now(UTC) + timedelta(seconds=offset[0]),
+    )
     service = PushService(public_key_of(key))
     stop = start_embedded(runtime, idle=1)
     try:
@@ -44,6 +47,8 @@ def test_your_turn_arrives_encrypted_and_signed_and_a_410_removes_the_subscripti
     api, service, _ = pushing
     ana = api.player("Ana")
     assert api.call("GET", "/v1/push/key").get_json() == {"public_key": service.server_key}
+    page = api.client.get("/play").get_data(as_text=True)  # the web client gets the same key in its page
+    assert f'<meta name="red7-push-key" content="{service.server_key}">' in page
     phone, laptop = service.device("phone"), service.device("laptop")
     made = api.call("POST", "/v1/players/me/push-subscription", ana["token"], json=phone.subscription())
     assert made.status_code == 201 and made.get_json()["endpoint"] == phone.endpoint
@@ -67,8 +72,9 @@ def test_your_turn_arrives_encrypted_and_signed_and_a_410_removes_the_subscripti
 
 
 def test_a_push_endpoint_must_be_public_where_private_hosts_are_not_allowed(redis_pair, key_prefix):
-    runtime = build_runtime(settings_for(key_prefix, vapid_private_key=new_vapid_key(), webhook_private_hosts=False),
-                            clients=redis_pair)
+    runtime = build_runtime(
+        settings_for(key_prefix, vapid_private_key=new_vapid_key(), webhook_private_hosts=False), clients=redis_pair
+    )
     api = Api(create_app(runtime), runtime)
     ana = api.player("Ana")
     for endpoint in ("http://push.example/abc", "https://127.0.0.1/abc", "https://localhost/abc", "https://[::1]/x"):

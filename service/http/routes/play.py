@@ -17,8 +17,11 @@ from importlib import resources
 
 from flask import Blueprint, Response
 
+from service.http.common import red7_runtime
+
 TEMPLATE = "play.html"
 _NONCE = "__RED7_NONCE__"
+_PUSH_KEY = "__RED7_PUSH_KEY__"
 
 pages = Blueprint("pages", __name__)
 
@@ -75,7 +78,11 @@ def service_worker() -> Response:
 def play() -> Response:
     """The web client; the address's fragment says what to open (``#game=<id>``, or ``#join=<id>:<code>``)."""
     nonce = secrets.token_urlsafe(18)  # URL-safe base64: nothing in it needs escaping in HTML or in the header
-    response = Response(template().replace(_NONCE, nonce), mimetype="text/html")
+    # The server's VAPID public key (URL-safe base64, public by design) rides in the page, so the page learns whether
+    # this server sends web push without a request that fails (getPushKey's 404) when it does not.
+    push_key = red7_runtime().push.public_key or ""
+    page = template().replace(_NONCE, nonce).replace(_PUSH_KEY, push_key)
+    response = Response(page, mimetype="text/html")
     response.headers["Content-Security-Policy"] = content_security_policy(nonce)
     response.headers["Cache-Control"] = "no-store"  # a nonce is for one answer only
     response.headers["Referrer-Policy"] = "no-referrer"
