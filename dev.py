@@ -42,10 +42,11 @@ def ensure_env() -> Path:
 
 
 def checks(python: Path) -> int:
-    """Lint (ruff), the layering contracts (import-linter, see ARCHITECTURE.md) and the types (mypy)."""
+    """Lint and formatting (ruff), the layering contracts (import-linter, see ARCHITECTURE.md) and the types (mypy)."""
     failed = 0
     for name, command in (
         ("ruff", [str(python), "-m", "ruff", "check", "."]),
+        ("ruff format", [str(python), "-m", "ruff", "format", "--check", "."]),
         ("import-linter", [str(BIN / "lint-imports"), "--no-cache"]),
         ("mypy", [str(python), "-m", "mypy"]),
     ):
@@ -68,7 +69,9 @@ def run_suites(python: Path) -> int:
     with open(log, "w") as out:
         faults = subprocess.Popen(
             [str(python), "-m", "pytest", "tests/faults", "-p", "no:cacheprovider", "-s"],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
         suite = subprocess.Popen([str(python), "-m", "pytest", "--ignore=tests/faults"], cwd=ROOT, stdout=subprocess.PIPE)
         assert suite.stdout is not None

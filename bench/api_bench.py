@@ -107,8 +107,10 @@ TARGETS = {"GET": 0.50, "POST": 0.30}
 
 
 def table(results: list[Result], bare: dict[tuple[str, int], Result]) -> str:
-    head = (f"{'endpoint':<32} {'clients':>7} {'req/s':>9} {'vs bare':>8} {'target':>7} {'p50 ms':>8} {'vs bare':>8} "
-            f"{'p99 ms':>8} {'vs bare':>8} {'non-200':>8}")
+    head = (
+        f"{'endpoint':<32} {'clients':>7} {'req/s':>9} {'vs bare':>8} {'target':>7} {'p50 ms':>8} {'vs bare':>8} "
+        f"{'p99 ms':>8} {'vs bare':>8} {'non-200':>8}"
+    )
     lines = [head, "-" * len(head)]
     for r in results:
         base = bare.get((r.method, r.clients))
@@ -187,21 +189,27 @@ def main(argv: list[str] | None = None) -> int:
             servers.append(start_gunicorn("bare", "bench.api_serving:bare_app", env, args.workers, args.threads, "/bare", logdir))
             service, bare_server = servers
             setup = Client(service.port)
-            players = (setup.json("POST", "/v1/players", {"name": "Ana"}, expect=201),
-                       setup.json("POST", "/v1/players", {"name": "Bo"}, expect=201))
+            players = (
+                setup.json("POST", "/v1/players", {"name": "Ana"}, expect=201),
+                setup.json("POST", "/v1/players", {"name": "Bo"}, expect=201),
+            )
             setup.close()
             view_games = make_games(service.port, max(concurrencies), 1_000_000, players)
-            print(f"api_bench: service on :{service.port}, bare Flask on :{bare_server.port}; gunicorn gthread "
-                  f"{args.workers} workers x {args.threads} threads each; Redis {redis_url} (prefix {prefix}); "
-                  f"{os.cpu_count()} CPUs; {args.seconds:g} s per figure after {args.warmup:g} s warm-up", flush=True)
+            print(
+                f"api_bench: service on :{service.port}, bare Flask on :{bare_server.port}; gunicorn gthread "
+                f"{args.workers} workers x {args.threads} threads each; Redis {redis_url} (prefix {prefix}); "
+                f"{os.cpu_count()} CPUs; {args.seconds:g} s per figure after {args.warmup:g} s warm-up",
+                flush=True,
+            )
 
             seed = 2_000_000
             for clients in concurrencies:
                 r = measure("bare GET /bare", "GET", bare_server.port, clients, args.seconds, args.warmup, send_get("/bare"))
                 bare[("GET", clients)] = r
                 results.append(r)
-                r = measure("GET /v1/games/{id}", "GET", service.port, clients, args.seconds, args.warmup,
-                            send_game_views(view_games))
+                r = measure(
+                    "GET /v1/games/{id}", "GET", service.port, clients, args.seconds, args.warmup, send_game_views(view_games)
+                )
                 results.append(r)
                 r = measure("bare POST /bare", "POST", bare_server.port, clients, args.seconds, args.warmup, send_bare_post())
                 bare[("POST", clients)] = r
@@ -213,10 +221,20 @@ def main(argv: list[str] | None = None) -> int:
                 started = time.perf_counter()
                 pool = GamePool(make_games(service.port, count, seed, players))
                 seed += count
-                print(f"api_bench: {count} games made for POST at {clients} client(s) "
-                      f"({steps_per_game:.1f} planned steps each, {time.perf_counter() - started:.1f} s)", flush=True)
-                r = measure("POST /v1/games/{id}/actions", "POST", service.port, clients, args.seconds, args.warmup,
-                            send_actions(pool, desyncs))
+                print(
+                    f"api_bench: {count} games made for POST at {clients} client(s) "
+                    f"({steps_per_game:.1f} planned steps each, {time.perf_counter() - started:.1f} s)",
+                    flush=True,
+                )
+                r = measure(
+                    "POST /v1/games/{id}/actions",
+                    "POST",
+                    service.port,
+                    clients,
+                    args.seconds,
+                    args.warmup,
+                    send_actions(pool, desyncs),
+                )
                 if r.seconds < args.seconds * 0.9:
                     print(f"api_bench: the game pool ran dry after {r.seconds:.1f} s at {clients} client(s)", flush=True)
                 results.append(r)

@@ -82,8 +82,13 @@ def make_games(
         try:
             for i in indices:
                 ana, bo = players
-                created = client.json("POST", "/v1/games", {"seats": [{"kind": "human"}, {"kind": "human"}], "seed": seeds[i]},
-                                      ana["token"], expect=201)
+                created = client.json(
+                    "POST",
+                    "/v1/games",
+                    {"seats": [{"kind": "human"}, {"kind": "human"}], "seed": seeds[i]},
+                    ana["token"],
+                    expect=201,
+                )
                 client.json("POST", f"/v1/games/{created['id']}/join", {"code": created["join_code"]}, bo["token"])
                 out[i] = PlannedGame(created["id"], (ana["token"], bo["token"]), plan_actions(seeds[i]))
         except BaseException as exc:
@@ -237,5 +242,3 @@ def _code(payload: bytes) -> str:
         return str(json.loads(payload).get("code"))
     except ValueError:
         return "?"
-
-

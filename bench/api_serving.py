@@ -67,19 +67,34 @@ def start_gunicorn(
     port = free_port()
     log = logdir / f"{name}.log"
     args = [
-        sys.executable, "-m", "gunicorn",
-        "--bind", f"127.0.0.1:{port}",
-        "--worker-class", "gthread",
-        "--workers", str(workers),
-        "--threads", str(threads),
-        "--log-level", "warning",
-        "--error-logfile", str(log),
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--worker-class",
+        "gthread",
+        "--workers",
+        str(workers),
+        "--threads",
+        str(threads),
+        "--log-level",
+        "warning",
+        "--error-logfile",
+        str(log),
         target,
     ]
     python_path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     full_env = {**os.environ, **env, "PYTHONPATH": python_path}
-    process = subprocess.Popen(args, cwd=ROOT, env=full_env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, start_new_session=True)
+    process = subprocess.Popen(
+        args,
+        cwd=ROOT,
+        env=full_env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     server = Server(name, port, process, log)
     deadline = time.monotonic() + 30
     while True:
@@ -186,5 +201,3 @@ def servers_running(servers: list[Server]) -> Iterator[None]:
     finally:
         for server in servers:
             stop(server)
-
-

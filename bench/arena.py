@@ -139,8 +139,10 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     budget = f"{args.iterations} samples per move" if args.iterations is not None else f"{args.seconds:g} s per move"
     rules = "with action rules" if args.action_rules else "no action rules"
-    print(f"arena: 2 players, advanced, {rules}; {args.games} games per pair ({args.games // 2} seeds x 2 seatings), "
-          f"seed {args.seed}; expert budget {budget}")
+    print(
+        f"arena: 2 players, advanced, {rules}; {args.games} games per pair ({args.games // 2} seeds x 2 seatings), "
+        f"seed {args.seed}; expert budget {budget}"
+    )
     clock = MoveClock()
     started = time.perf_counter()
     results = [play_pair(first, second, args, clock) for first, second in args.pairs]
@@ -151,8 +153,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         low, high = wilson(r.wins, r.games)
         pair = f"{r.first}:{r.second}"
         points = f"{r.points[0] / r.games:.1f}-{r.points[1] / r.games:.1f}"
-        print(f"{pair:<16} {r.games:>5} {r.wins:>5} {100 * r.wins / r.games:>7.1f}%  "
-              f"[{100 * low:5.1f}%, {100 * high:5.1f}%] {100 * r.rounds_won / max(r.rounds, 1):>9.1f}% {points:>13}")
+        print(
+            f"{pair:<16} {r.games:>5} {r.wins:>5} {100 * r.wins / r.games:>7.1f}%  "
+            f"[{100 * low:5.1f}%, {100 * high:5.1f}%] {100 * r.rounds_won / max(r.rounds, 1):>9.1f}% {points:>13}"
+        )
     if clock.times:
         mean = sum(clock.times) / len(clock.times)
         longest = max(clock.times)

@@ -83,7 +83,10 @@ PRODUCTION = {
     "RED7_WEBHOOK_PRIVATE_HOSTS": "1",
 }
 NO_LIMITS = {
-    "RED7_RATE_LIMIT_TOKEN": "", "RED7_RATE_LIMIT_ADDRESS": "", "RED7_RATE_LIMIT_SIGNUP": "", "RED7_RATE_LIMIT_IMPORT": "",
+    "RED7_RATE_LIMIT_TOKEN": "",
+    "RED7_RATE_LIMIT_ADDRESS": "",
+    "RED7_RATE_LIMIT_SIGNUP": "",
+    "RED7_RATE_LIMIT_IMPORT": "",
 }
 
 
@@ -376,8 +379,7 @@ def memory(bench: Bench, day_turns: int) -> Memory:
     finished = {key: used for key, used in everything.items() if ledger.last_pttl.get(key) == -1}
     transient = {key: used for key, used in everything.items() if key not in finished}
     events = int(client.get(f"{DEFAULTS.key_prefix}game:{{{game}}}:version") or 0)
-    return Memory(live, live_turns, over, finished, transient, ledger.shared_growth(), used_after - used_before, names,
-                  events)
+    return Memory(live, live_turns, over, finished, transient, ledger.shared_growth(), used_after - used_before, names, events)
 
 
 def finished_games(bench: Bench, count: int) -> list[tuple[int, int]]:
@@ -402,10 +404,12 @@ def finished_games(bench: Bench, count: int) -> list[tuple[int, int]]:
 def report_finished(sizes: list[tuple[int, int]]) -> None:
     kept = sorted(size for size, _ in sizes)
     events = [n for _, n in sizes]
-    print(f"\n{len(sizes)} more finished games, what each keeps for good (its stream and version; its player's list of "
-          f"finished games, ~0.1 KB, apart): median {statistics.median(kept) / 1024:.1f} KB, largest "
-          f"{kept[-1] / 1024:.1f} KB; {statistics.median(events):.0f} events (median), "
-          f"{sum(kept) / max(sum(events), 1):.0f} bytes an event")
+    print(
+        f"\n{len(sizes)} more finished games, what each keeps for good (its stream and version; its player's list of "
+        f"finished games, ~0.1 KB, apart): median {statistics.median(kept) / 1024:.1f} KB, largest "
+        f"{kept[-1] / 1024:.1f} KB; {statistics.median(events):.0f} events (median), "
+        f"{sum(kept) / max(sum(events), 1):.0f} bytes an event"
+    )
 
 
 # --- printing ---------------------------------------------------------------------------------------------------
@@ -439,16 +443,20 @@ def owners(bench: Bench, moves: int) -> Owners:
 
 def report_owners(out: Owners) -> None:
     total = sum(out.commands.values())
-    print(f"\nWho asks (MONITOR, {out.moves} more accepted moves in {out.turns} human turns, views, long-polls, jobs and "
-          f"background included): {total / max(out.moves, 1):.1f} commands per accepted move")
+    print(
+        f"\nWho asks (MONITOR, {out.moves} more accepted moves in {out.turns} human turns, views, long-polls, jobs and "
+        f"background included): {total / max(out.moves, 1):.1f} commands per accepted move"
+    )
     for owner, calls in out.commands.most_common():
         print(f"    {owner:60} {calls / max(out.moves, 1):7.1f}  {calls / max(total, 1):5.0%}")
 
 
 def row(label: str, cost: Cost, n: float) -> str:
     n = n if n > 0 else 1
-    return (f"{label:38} {cost.commands / n:9.1f} {cost.redis_cpu_us / n:9.0f} {cost.command_usec / n:9.0f} "
-            f"{cost.app_ms.get('gunicorn', 0.0) / n:9.2f} {cost.app_ms.get('worker', 0.0) / n:9.2f}")
+    return (
+        f"{label:38} {cost.commands / n:9.1f} {cost.redis_cpu_us / n:9.0f} {cost.command_usec / n:9.0f} "
+        f"{cost.app_ms.get('gunicorn', 0.0) / n:9.2f} {cost.app_ms.get('worker', 0.0) / n:9.2f}"
+    )
 
 
 HEADER = f"{'':38} {'commands':>9} {'Redis µs':>9} {'in cmds':>9} {'gunicorn':>9} {'worker':>9}"
@@ -461,9 +469,11 @@ def top(cost: Cost, n: float, count: int = 10) -> str:
 
 def report_moves(tally: PlayTally, me: Frontend) -> None:
     asked = me.asked
-    print(f"\nPer accepted human move: {tally.moves} moves in {tally.turns} human turns of {tally.games} game(s), "
-          f"{tally.cost.seconds:.1f} s measured; the client made {asked['view']} views, {asked['post']} POSTs, "
-          f"{asked['poll']} long-polls ({asked['429']} answered 429)")
+    print(
+        f"\nPer accepted human move: {tally.moves} moves in {tally.turns} human turns of {tally.games} game(s), "
+        f"{tally.cost.seconds:.1f} s measured; the client made {asked['view']} views, {asked['post']} POSTs, "
+        f"{asked['poll']} long-polls ({asked['429']} answered 429)"
+    )
     print(HEADER)
     print(UNITS)
     print(row("per accepted human move", tally.cost, tally.moves))
@@ -472,9 +482,11 @@ def report_moves(tally: PlayTally, me: Frontend) -> None:
 
 
 def report_parts(out: Parts) -> None:
-    print(f"\nThe parts ({out.posts} samples each; the worker stopped during the POST, so its jobs are apart; "
-          f"the bench's own INFO, {out.nothing.redis_cpu_us / max(out.nothings, 1):.0f} µs Redis CPU, and the idle "
-          "background while waiting for the jobs taken off):")
+    print(
+        f"\nThe parts ({out.posts} samples each; the worker stopped during the POST, so its jobs are apart; "
+        f"the bench's own INFO, {out.nothing.redis_cpu_us / max(out.nothings, 1):.0f} µs Redis CPU, and the idle "
+        "background while waiting for the jobs taken off):"
+    )
     print(HEADER)
     print(UNITS)
     net = out.net()
@@ -497,11 +509,15 @@ def report_memory(mem: Memory) -> None:
     print(f"live async game, one move per player per hour, {when}: {kb(mem.live)}")
     for kind, keys, used in by_kind(mem.live, mem.names):
         print(f"    {kind:60} {keys:4} keys {used / 1024:8.1f} KB")
-    print(f"    (INFO used_memory grew {mem.used_memory_delta / 1024:.1f} KB meanwhile, expired-to-be keys included; "
-          f"keys there before the game grew {mem.shared_growth / 1024:.1f} KB by its end)")
+    print(
+        f"    (INFO used_memory grew {mem.used_memory_delta / 1024:.1f} KB meanwhile, expired-to-be keys included; "
+        f"keys there before the game grew {mem.shared_growth / 1024:.1f} KB by its end)"
+    )
     stream = sum(used for key, used in mem.finished.items() if key.endswith(":events"))
-    print(f"finished game, what it keeps for good (no TTL): {kb(mem.finished)}; its stream holds {mem.events} events, "
-          f"{stream / max(mem.events, 1):.0f} bytes each (games vary in length: see the games below)")
+    print(
+        f"finished game, what it keeps for good (no TTL): {kb(mem.finished)}; its stream holds {mem.events} events, "
+        f"{stream / max(mem.events, 1):.0f} bytes each (games vary in length: see the games below)"
+    )
     for kind, keys, used in by_kind(mem.finished, mem.names):
         print(f"    {kind:60} {keys:4} keys {used / 1024:8.1f} KB")
     print(f"    and for a while, until their TTLs run out: {kb(mem.transient)}")
@@ -519,10 +535,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--day-turns", type=int, default=24, help="human turns of the simulated day (one an hour)")
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of idleness measured")
     parser.add_argument("--finished-games", type=int, default=5, help="more games played to their end, to size them")
-    parser.add_argument("--owner-moves", type=int, default=20,
-                        help="accepted moves played under MONITOR to tell who sends each command (0: none)")
-    parser.add_argument("--appendfsync", default="always", choices=["always", "everysec", "no"],
-                        help="redis-server's AOF fsync policy (docker-compose ships always): what fsyncs cost Redis's CPU")
+    parser.add_argument(
+        "--owner-moves", type=int, default=20, help="accepted moves played under MONITOR to tell who sends each command (0: none)"
+    )
+    parser.add_argument(
+        "--appendfsync",
+        default="always",
+        choices=["always", "everysec", "no"],
+        help="redis-server's AOF fsync policy (docker-compose ships always): what fsyncs cost Redis's CPU",
+    )
     args = parser.parse_args(argv)
     directory = Path(tempfile.mkdtemp(prefix="red7-cost-"))
     started = time.monotonic()
@@ -541,9 +562,11 @@ def main(argv: list[str] | None = None) -> int:
         registries = [StartedJobRegistry(queue.name, connection=connection).key for queue in queues]
         meter = Meter(server.client(), {"gunicorn": [gunicorn], "worker": [worker.pid]}, descendants)
         bench = Bench(server, meter, api, bare_api, worker.pid, hook, lists, registries)
-        print(f"cost: gunicorn (gevent, 1 process), 1 red7 worker, redis-server with AOF {args.appendfsync}; default rate limits "
-              f"({DEFAULTS.rate_limit_token} a token, {DEFAULTS.rate_limit_address} an address), a webhook on every "
-              "player, If-Match and Idempotency-Key on every POST; 1 human vs greedy + random AIs, advanced, actions")
+        print(
+            f"cost: gunicorn (gevent, 1 process), 1 red7 worker, redis-server with AOF {args.appendfsync}; default rate limits "
+            f"({DEFAULTS.rate_limit_token} a token, {DEFAULTS.rate_limit_address} an address), a webhook on every "
+            "player, If-Match and Idempotency-Key on every POST; 1 human vs greedy + random AIs, advanced, actions"
+        )
         bench.quiet()
         tally, me = per_move(bench, args.moves)
         report_moves(tally, me)

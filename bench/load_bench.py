@@ -120,6 +120,7 @@ def run_level(deployment: Processes, base: str, redis_pid: int, clients: int, se
     for thread in threads:
         thread.start()
     time.sleep(warmup)
+
     def started(kind: str) -> list[int]:
         # gunicorn's command line says "--workers" too: a process is told by its program, not by a word in it
         return [p.pid for p in deployment.started if kind_of(list(map(str, p.args))) == kind]
@@ -142,14 +143,18 @@ def run_level(deployment: Processes, base: str, redis_pid: int, clients: int, se
     for thread in threads:
         thread.join(30)
     accepted = max(timings.accepted, 1)
-    print(f"\n{clients} clients, {elapsed:.0f} s: {timings.accepted / elapsed:.1f} human actions/s accepted "
-          f"({timings.refused} refused)")
+    print(
+        f"\n{clients} clients, {elapsed:.0f} s: {timings.accepted / elapsed:.1f} human actions/s accepted "
+        f"({timings.refused} refused)"
+    )
     print(f"{'':22} {'p50 ms':>7} {'p95 ms':>8} {'p99 ms':>8}   n")
     print(f"{'GET view':22} {percentiles(timings.views)}   {len(timings.views)}")
     print(f"{'POST action':22} {percentiles(timings.actions)}   {len(timings.actions)}")
     print(f"{'wait for the AIs':22} {percentiles(timings.ai_waits)}   {len(timings.ai_waits)}")
-    print("CPU per accepted action: " + ", ".join(f"{kind} {(after[kind] - before[kind]) / accepted * 1000:.1f} ms"
-                                                   for kind in kinds))
+    print(
+        "CPU per accepted action: "
+        + ", ".join(f"{kind} {(after[kind] - before[kind]) / accepted * 1000:.1f} ms" for kind in kinds)
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -45,8 +45,12 @@ from service.storage.events import EventStore
 from service.storage.matches import PoolStreams, TicketIndex
 from service.storage.players import PlayerStore
 
-KINDS = [Kind(variant, rules, False, seconds, days) for variant in ("basic", "advanced") for rules in (False, True)
-         for seconds, days in ((60, None), (None, 3))]
+KINDS = [
+    Kind(variant, rules, False, seconds, days)
+    for variant in ("basic", "advanced")
+    for rules in (False, True)
+    for seconds, days in ((60, None), (None, 3))
+]
 PASS_EVERY = 250  # ms
 SEED_BATCH = 500
 #: After the last arrival the passes go on this long (simulated ms): every AI seat asked for has filled its table.
@@ -75,8 +79,18 @@ def mixed_ticket(rng: random.Random, number: int, opened: int) -> tuple[Kind, Ti
     counts = rng.choice(((2,), (3,), (4,), (2, 3), (3, 4), (2, 3, 4), (2, 3, 4)))
     fill = rng.randint(30, 120) * 1000 if rng.random() < 0.25 else None
     rating = round(rng.gauss(1500, 150))
-    ticket = Ticket(f"mt_{number}", f"p_{number}", f"P{number}", counts, rating, RatingRange(100, 100, 500), opened,
-                    opened + 3600_000, fill, "greedy")
+    ticket = Ticket(
+        f"mt_{number}",
+        f"p_{number}",
+        f"P{number}",
+        counts,
+        rating,
+        RatingRange(100, 100, 500),
+        opened,
+        opened + 3600_000,
+        fill,
+        "greedy",
+    )
     return rng.choice(KINDS), ticket
 
 
@@ -89,7 +103,7 @@ def seed(service: MatchService, tickets: list[tuple[Kind, Ticket]]) -> None:
         service.ticket_index.add_pool(key)
         for start in range(0, len(opened), SEED_BATCH):
             pool = service.pools.load(key)
-            payloads = [event_to_json(TicketOpened(t)) for t in opened[start:start + SEED_BATCH]]
+            payloads = [event_to_json(TicketOpened(t)) for t in opened[start : start + SEED_BATCH]]
             service.pool_streams.append(key, pool.version, payloads, expected_head=pool.head)
 
 
@@ -138,9 +152,11 @@ def backlog(client: redis.Redis, count: int, rng: random.Random) -> None:
     waiting = sum(len(service.pools.load(kind.key).tickets) for kind in KINDS)
     print(f"backlog: {count:,} waiting tickets of mixed preferences in {len(KINDS)} pools")
     print(f"  find_matches alone (pure, every pool once): {pure * 1000:.0f} ms for {tables:,} tables")
-    print(f"  matchmaker: {games:,} games formed in {wall:.2f} s over {passes} pass(es): {games / wall:,.0f} games/s "
-          f"(recorded in the pools, then each made with its seats); {count - waiting:,} players seated, "
-          f"{waiting:,} still waiting (nobody for them yet)")
+    print(
+        f"  matchmaker: {games:,} games formed in {wall:.2f} s over {passes} pass(es): {games / wall:,.0f} games/s "
+        f"(recorded in the pools, then each made with its seats); {count - waiting:,} players seated, "
+        f"{waiting:,} still waiting (nobody for them yet)"
+    )
 
 
 def arrivals(client: redis.Redis, count: int, rate: float, rng: random.Random) -> None:
@@ -179,15 +195,21 @@ def arrivals(client: redis.Redis, count: int, rate: float, rng: random.Random) -
                 elif len(members) >= 2:
                     waits["live" if kind.live else "correspondence"].append((finished_at - possible_at(members)) / 1000)
         clock.at = max(clock.at + PASS_EVERY, finished_at)
-    print(f"arrivals: {count:,} tickets at {rate:g} a second (simulated), a pass every {PASS_EVERY} ms; each table's wait "
-          "from the moment it was possible (its players there, each in every other's range) to its game")
-    labels = {"live": "compatible players, live pools (60 s a turn)",
-              "correspondence": "compatible players, correspondence pools (a fuller table waited for, 10 min at most)",
-              "ai": "AI seats, from the ai_fill_after asked for"}
+    print(
+        f"arrivals: {count:,} tickets at {rate:g} a second (simulated), a pass every {PASS_EVERY} ms; each table's wait "
+        "from the moment it was possible (its players there, each in every other's range) to its game"
+    )
+    labels = {
+        "live": "compatible players, live pools (60 s a turn)",
+        "correspondence": "compatible players, correspondence pools (a fuller table waited for, 10 min at most)",
+        "ai": "AI seats, from the ai_fill_after asked for",
+    }
     for name, label in labels.items():
         found = waits[name]
-        print(f"  {label}: p50 {percentile(found, 0.5):.2f} s, p99 {percentile(found, 0.99):.2f} s, "
-              f"max {max(found, default=float('nan')):.2f} s over {len(found):,} tables")
+        print(
+            f"  {label}: p50 {percentile(found, 0.5):.2f} s, p99 {percentile(found, 0.99):.2f} s, "
+            f"max {max(found, default=float('nan')):.2f} s over {len(found):,} tables"
+        )
     print(f"  {games:,} games formed in {passes:,} passes (a pass: {wall / passes * 1000:.1f} ms on average)")
 
 

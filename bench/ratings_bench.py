@@ -73,8 +73,15 @@ class SloppyGreedy:
         return (self.random if self.rng.random() < self.epsilon else self.greedy).plan(pos)
 
 
-def result_of_play(game_id: str, players: Sequence[str], bots: Sequence[Any], variant: Variant, seed: int,
-                   at_ms: int, levels: Sequence[str | None] | None = None) -> Result:
+def result_of_play(
+    game_id: str,
+    players: Sequence[str],
+    bots: Sequence[Any],
+    variant: Variant,
+    seed: int,
+    at_ms: int,
+    levels: Sequence[str | None] | None = None,
+) -> Result:
     """A game the bots play, as the service would store it (human seats held by ``players``, or AI seats of
     ``levels``), turned into its ladder's result by the service's own code."""
     seats = tuple(SeatSpec("ai", level) if level else SeatSpec("human") for level in (levels or [None] * len(players)))
@@ -123,26 +130,44 @@ def ranks(args: argparse.Namespace) -> dict[str, Rating]:
         players = 2 + g % 3
         levels = [LEVELS[g % 3], LEVELS[(g + 1) % 3]] + [rng.choice(LEVELS) for _ in range(players - 2)]
         rng.shuffle(levels)
-        bots = [ExpertBot(random.Random(rng.getrandbits(32)), iterations=args.iterations) if level == "expert"
-                else GreedyBot(random.Random(rng.getrandbits(32))) if level == "greedy"
-                else RandomBot(random.Random(rng.getrandbits(32))) for level in levels]
+        bots = [
+            ExpertBot(random.Random(rng.getrandbits(32)), iterations=args.iterations)
+            if level == "expert"
+            else GreedyBot(random.Random(rng.getrandbits(32)))
+            if level == "greedy"
+            else RandomBot(random.Random(rng.getrandbits(32)))
+            for level in levels
+        ]
         variant = Variant.ADVANCED if g % 2 else Variant.BASIC
         for level in levels:
             counts[level] += 1
-        results.append(result_of_play(f"g{g:05d}", [f"ai:{lv}" for lv in levels], bots, variant, args.seed * 1_000_003 + g,
-                                      1_780_000_000_000 + g * 1000, levels))
+        results.append(
+            result_of_play(
+                f"g{g:05d}",
+                [f"ai:{lv}" for lv in levels],
+                bots,
+                variant,
+                args.seed * 1_000_003 + g,
+                1_780_000_000_000 + g * 1000,
+                levels,
+            )
+        )
     elapsed = time.perf_counter() - started
     folded = fold(results)
-    print(f"{args.games} rated games of 2, 3 and 4 AI seats (basic and advanced alternately; the expert at "
-          f"{args.iterations} samples per move), seed {args.seed}, played in {elapsed:.0f} s; seats: "
-          + ", ".join(f"{level} {count}" for level, count in counts.items()))
+    print(
+        f"{args.games} rated games of 2, 3 and 4 AI seats (basic and advanced alternately; the expert at "
+        f"{args.iterations} samples per move), seed {args.seed}, played in {elapsed:.0f} s; seats: "
+        + ", ".join(f"{level} {count}" for level, count in counts.items())
+    )
     shown: dict[str, Rating] = {}
     for name, ladder in sorted(folded.items()):
         print(f"  {name} ladder ({len(ladder.games)} games):")
         for player, record in sorted(ladder.records.items(), key=lambda item: -item[1].rating.conservative):
             r = record.rating
-            print(f"    {player:10s} rating {r.shown:5d}  mu {r.mu:7.3f}  sigma {r.sigma:6.3f}  seats {record.played:4d}  "
-                  f"won {record.won:4d}  average place {record.places / record.played:.2f}")
+            print(
+                f"    {player:10s} rating {r.shown:5d}  mu {r.mu:7.3f}  sigma {r.sigma:6.3f}  seats {record.played:4d}  "
+                f"won {record.won:4d}  average place {record.places / record.played:.2f}"
+            )
             shown[f"{name}/{player}"] = r
     for name in sorted(folded):
         order = [shown[f"{name}/ai:{level}"].conservative for level in ("expert", "greedy", "random")]
@@ -165,8 +190,9 @@ def corpus(args: argparse.Namespace) -> list[Result]:
         seated = rng.sample(names, rng.randint(2, 4))
         bots = [SloppyGreedy(random.Random(rng.getrandbits(32)), players[name]) for name in seated]
         variant = rng.choice((Variant.BASIC, Variant.ADVANCED))
-        results.append(result_of_play(f"g{g:05d}", seated, bots, variant, args.seed * 1_000_003 + g,
-                                      1_780_000_000_000 + g * 1000))
+        results.append(
+            result_of_play(f"g{g:05d}", seated, bots, variant, args.seed * 1_000_003 + g, 1_780_000_000_000 + g * 1000)
+        )
     return results
 
 
@@ -186,8 +212,10 @@ def predicts(args: argparse.Namespace) -> dict[str, float]:
         if n >= split:
             tested += 1
             winners = {p.seat for p in seats if p.place == 1}
-            teams = [[MODEL.create_rating([r.mu, r.sigma])] for r in
-                     (ladder.records[p.player].rating if p.player in ladder.records else NEW for p in seats)]
+            teams = [
+                [MODEL.create_rating([r.mu, r.sigma])]
+                for r in (ladder.records[p.player].rating if p.player in ladder.records else NEW for p in seats)
+            ]
             chances = {"openskill": MODEL.predict_win(teams)}
             powers = [10 ** (elo.get(p.player, 1500.0) / 400) for p in seats]
             chances["elo"] = [power / sum(powers) for power in powers]
@@ -200,20 +228,26 @@ def predicts(args: argparse.Namespace) -> dict[str, float]:
         ladder.add(result)
         _elo_update(elo, seats)
     figures = {"uniform_accuracy": uniform_hits / tested, "uniform_log_loss": uniform_loss / tested}
-    print(f"{len(results)} rated games among {len(EPSILONS) * 2} players of graded strength (greedy playing a random turn "
-          f"with probability {', '.join(f'{e:g}' for e in EPSILONS)}; two players each), 2-4 players, both variants, "
-          f"seed {args.seed}, played in {played:.0f} s")
+    print(
+        f"{len(results)} rated games among {len(EPSILONS) * 2} players of graded strength (greedy playing a random turn "
+        f"with probability {', '.join(f'{e:g}' for e in EPSILONS)}; two players each), 2-4 players, both variants, "
+        f"seed {args.seed}, played in {played:.0f} s"
+    )
     print(f"  trained on the first {split} games; each of the last {tested} predicted before it is applied")
-    print(f"  uniform guess: winner right {100 * figures['uniform_accuracy']:.1f}% (1/N), log-loss "
-          f"{figures['uniform_log_loss']:.4f} (ln N)")
+    print(
+        f"  uniform guess: winner right {100 * figures['uniform_accuracy']:.1f}% (1/N), log-loss "
+        f"{figures['uniform_log_loss']:.4f} (ln N)"
+    )
     for name, (hits, loss) in scores.items():
         accuracy, log_loss = hits / tested, loss / tested
         figures[f"{name}_accuracy"], figures[f"{name}_log_loss"] = accuracy, log_loss
         over = 100 * (accuracy - figures["uniform_accuracy"])
         below = 100 * (1 - log_loss / figures["uniform_log_loss"])
         label = "OpenSkill (Plackett-Luce)" if name == "openskill" else "pairwise Elo (baseline) "
-        print(f"  {label}: winner right {100 * accuracy:.1f}% (+{over:.1f} points over 1/N; target +10), log-loss "
-              f"{log_loss:.4f} ({below:.1f}% below uniform; target 10%)")
+        print(
+            f"  {label}: winner right {100 * accuracy:.1f}% (+{over:.1f} points over 1/N; target +10), log-loss "
+            f"{log_loss:.4f} ({below:.1f}% below uniform; target 10%)"
+        )
     for name, ladder in sorted(ladders.items()):
         order = sorted(ladder.records.items(), key=lambda item: -item[1].rating.conservative)
         print(f"  {name} ladder: " + "  ".join(f"{p} {r.rating.shown}" for p, r in order))
@@ -295,8 +329,14 @@ def measure(client: Any, where: str, args: argparse.Namespace) -> dict[str, floa
         places = list(range(1, len(seated) + 1))
         rng.shuffle(places)
         at = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(1_780_000_000 + n)) + ".000Z"
-        store.apply(Result(f"g{n:06d}", "advanced", at, tuple(Placing(s, p, p, place) for s, (p, place)
-                                                                   in enumerate(zip(seated, places, strict=True)))))
+        store.apply(
+            Result(
+                f"g{n:06d}",
+                "advanced",
+                at,
+                tuple(Placing(s, p, p, place) for s, (p, place) in enumerate(zip(seated, places, strict=True))),
+            )
+        )
 
     time_it(20, lambda n: (update(args.updates + n), service.leaderboard("advanced", limit=50)))  # warm: scripts, pools
     single = not hasattr(client, "get_nodes")
@@ -309,17 +349,24 @@ def measure(client: Any, where: str, args: argparse.Namespace) -> dict[str, floa
     around = time_it(args.reads, lambda n: service.leaderboard("advanced", limit=50, around=rng.choice(players)))
     memory = client.memory_usage(store.key("advanced", "board")) or 0
     memory += client.memory_usage(store.key("advanced", "records")) or 0
-    print(f"  {where}: {args.players:,} rated players written in {filled:.1f} s "
-          f"(leaderboard and records {memory / 1e6:.1f} MB)")
-    print(f"    update (read, Plackett-Luce, one script), {args.updates} games of 2-4: "
-          f"median {statistics.median(updates):.2f} ms, p99 {percentile(updates, 0.99):.2f} ms (target <= 5)")
-    print(f"      of which CPU: this client median {statistics.median(cpu):.2f} ms, p99 {percentile(cpu, 0.99):.2f} ms"
-          + (f"; Redis {served:.3f} ms per update (INFO commandstats)" if served is not None else ""))
+    print(f"  {where}: {args.players:,} rated players written in {filled:.1f} s (leaderboard and records {memory / 1e6:.1f} MB)")
+    print(
+        f"    update (read, Plackett-Luce, one script), {args.updates} games of 2-4: "
+        f"median {statistics.median(updates):.2f} ms, p99 {percentile(updates, 0.99):.2f} ms (target <= 5)"
+    )
+    print(
+        f"      of which CPU: this client median {statistics.median(cpu):.2f} ms, p99 {percentile(cpu, 0.99):.2f} ms"
+        + (f"; Redis {served:.3f} ms per update (INFO commandstats)" if served is not None else "")
+    )
     print(f"      (the machine's load average now: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
-    print(f"    top-50 leaderboard read, {args.reads} reads: median {statistics.median(top):.2f} ms, "
-          f"p99 {percentile(top, 0.99):.2f} ms (target <= 20)")
-    print(f"    the 50 around a player, {args.reads} reads: median {statistics.median(around):.2f} ms, "
-          f"p99 {percentile(around, 0.99):.2f} ms")
+    print(
+        f"    top-50 leaderboard read, {args.reads} reads: median {statistics.median(top):.2f} ms, "
+        f"p99 {percentile(top, 0.99):.2f} ms (target <= 20)"
+    )
+    print(
+        f"    the 50 around a player, {args.reads} reads: median {statistics.median(around):.2f} ms, "
+        f"p99 {percentile(around, 0.99):.2f} ms"
+    )
     for part in ("version", "games", "records", "order", "board"):
         client.delete(store.key("advanced", part))
     for key in client.scan_iter(match=f"{prefix}*", count=1000):
@@ -333,8 +380,10 @@ def fast(args: argparse.Namespace) -> None:
 
     if REDIS_SERVER is None:
         raise SystemExit("fast needs redis-server on the PATH (it starts its own, and a cluster)")
-    print(f"ladder latency with {args.players:,} rated players (a redis-server and a Redis Cluster of this bench's own, "
-          "on loopback; client and servers share the machine):")
+    print(
+        f"ladder latency with {args.players:,} rated players (a redis-server and a Redis Cluster of this bench's own, "
+        "on loopback; client and servers share the machine):"
+    )
     with tempfile.TemporaryDirectory() as directory:
         with redis_server(Path(directory), appendfsync="everysec") as server:
             measure(server.client(), "redis-server (AOF everysec)", args)
@@ -358,8 +407,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     one.add_argument("--seed", type=int, default=1)
     one = sub.add_parser("ranks", help="AI levels only: expert > greedy > random?")
     one.add_argument("--games", type=int, default=300)
-    one.add_argument("--iterations", type=int, default=32,
-                     help="the expert's samples per move (at 8 it is no stronger than greedy: the ladders say so)")
+    one.add_argument(
+        "--iterations",
+        type=int,
+        default=32,
+        help="the expert's samples per move (at 8 it is no stronger than greedy: the ladders say so)",
+    )
     one.add_argument("--seed", type=int, default=1)
     one = sub.add_parser("predicts", help="graded strengths, split 80/20 in time: the winner predicted")
     one.add_argument("--games", type=int, default=2000)

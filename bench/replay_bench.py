@@ -38,9 +38,17 @@ def long_game(min_events: int = 300) -> list[tuple[int, dict]]:
             break
     at, by = "2026-01-01T00:00:00.000Z", "bench"
     created = {
-        "type": "game_created", "created_by": "p_bench", "variant": "advanced", "action_rules": True,
-        "seats": [{"kind": "ai", "level": "random"}] * 4, "dealing": "seeded", "seed": seed, "deck": None,
-        "turn_timeout": None, "timeout_action": "fold", "join_code": "x",
+        "type": "game_created",
+        "created_by": "p_bench",
+        "variant": "advanced",
+        "action_rules": True,
+        "seats": [{"kind": "ai", "level": "random"}] * 4,
+        "dealing": "seeded",
+        "seed": seed,
+        "deck": None,
+        "turn_timeout": None,
+        "timeout_action": "fold",
+        "join_code": "x",
     }
     stored = [(1, {**created, "at": at, "by": by, "v": 1})]
     for number, event in enumerate(record.events, start=2):
@@ -65,8 +73,10 @@ def main() -> None:
     tracemalloc.stop()
     size = len(json.dumps(document))
     print(f"replay of a 4-player advanced game with action rules: {len(stored)} events, {len(document['steps'])} steps")
-    print(f"  build time: median {statistics.median(times):.1f} ms, best {min(times):.1f} ms, worst {max(times):.1f} ms "
-          f"({args.repeat} runs; target < 50 ms)")
+    print(
+        f"  build time: median {statistics.median(times):.1f} ms, best {min(times):.1f} ms, worst {max(times):.1f} ms "
+        f"({args.repeat} runs; target < 50 ms)"
+    )
     print(f"  peak memory while building: {peak / 1024 / 1024:.1f} MiB; document: {size / 1024:.0f} KiB of JSON")
     import_costs(document, max(3, args.repeat // 4))
 
@@ -88,8 +98,11 @@ def import_costs(document: dict, repeat: int) -> None:
     longest["hash"] = content_hash(longest)  # a hash that matches: the verifier replays until the events go wrong
     padded = {**document, "padding": "x" * (settings.max_replay_bytes - len(json.dumps(document)) - 200)}
     padded["hash"] = content_hash(padded)
-    cases = [("the long game (verifies)", document), (f"{most} events (the most allowed)", longest),
-             (f"{settings.max_replay_bytes // 1024} KiB (the most allowed)", padded)]
+    cases = [
+        ("the long game (verifies)", document),
+        (f"{most} events (the most allowed)", longest),
+        (f"{settings.max_replay_bytes // 1024} KiB (the most allowed)", padded),
+    ]
     print(f"  POST /v1/replays (median of {repeat}):")
     for name, body in cases:
         data = json.dumps(body).encode()
@@ -98,13 +111,16 @@ def import_costs(document: dict, repeat: int) -> None:
             started = time.perf_counter()
             status = client.post("/v1/replays", data=data, headers=headers).status_code
             times.append((time.perf_counter() - started) * 1000)
-        print(f"    {name}: {len(data) / 1024:.0f} KiB -> {status} in {statistics.median(times):.0f} ms "
-              f"(worst {max(times):.0f} ms)")
+        print(
+            f"    {name}: {len(data) / 1024:.0f} KiB -> {status} in {statistics.median(times):.0f} ms (worst {max(times):.0f} ms)"
+        )
     over = {**longest, "events": [*longest["events"], {**longest["events"][-1], "n": most + 1}]}
     print(f"    {most + 1} events -> {client.post('/v1/replays', json=over, headers=headers).status_code} (refused)")
     key = f"{settings.key_prefix}replay:{client.post('/v1/replays', json=document, headers=headers).get_json()['id']}"
-    print(f"  what the long game's import keeps in Redis: {runtime.redis.strlen(key) / 1024:.1f} KiB "
-          f"(its file: {len(json.dumps(document).encode()) / 1024:.0f} KiB)")
+    print(
+        f"  what the long game's import keeps in Redis: {runtime.redis.strlen(key) / 1024:.1f} KiB "
+        f"(its file: {len(json.dumps(document).encode()) / 1024:.0f} KiB)"
+    )
 
 
 if __name__ == "__main__":

@@ -109,11 +109,7 @@ def grants_draw(pos: Position, card: Card) -> bool:
 def take_targets(pos: Position) -> list[int]:
     """docs/rules.md 27: other seats in the round with at least as many palette cards as the mover."""
     mine = pos.palettes[pos.seat].bit_count()
-    return [
-        s
-        for s, palette in enumerate(pos.palettes)
-        if s != pos.seat and pos.in_round[s] and palette.bit_count() >= mine
-    ]
+    return [s for s, palette in enumerate(pos.palettes) if s != pos.seat and pos.in_round[s] and palette.bit_count() >= mine]
 
 
 def _with_palette(palettes: tuple[int, ...], seat: int, mask: int) -> tuple[int, ...]:

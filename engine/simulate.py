@@ -1,7 +1,7 @@
 """Self-play from the command line: how long rounds last, who wins them, how fast.
 
-    python -m engine.simulate --players 3 --games 2000 --variant advanced --seed 1
-    python -m engine.simulate --bots expert,greedy --players 2 --games 20 --expert-seconds 0.2
+python -m engine.simulate --players 3 --games 2000 --variant advanced --seed 1
+python -m engine.simulate --bots expert,greedy --players 2 --games 20 --expert-seconds 0.2
 """
 
 from __future__ import annotations
@@ -56,8 +56,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     bots_used = ",".join(names)
     print(f"{args.games} games, {args.players} players, {args.variant}, {rules}, bots {bots_used}, seed {args.seed}{thinking}")
     print(f"rounds: {rounds} ({rounds / args.games:.2f} per game), turns per round: {turns / rounds:.2f}")
-    print("round win rate by position from the first player: "
-          + "  ".join(f"{i + 1}: {100 * w / rounds:.1f}%" for i, w in enumerate(by_position)))
+    print(
+        "round win rate by position from the first player: "
+        + "  ".join(f"{i + 1}: {100 * w / rounds:.1f}%" for i, w in enumerate(by_position))
+    )
     print("round win rate by seat: " + "  ".join(f"{s}({names[s]}): {100 * w / rounds:.1f}%" for s, w in enumerate(by_seat)))
     print("game win rate by seat: " + "  ".join(f"{s}({names[s]}): {100 * w / args.games:.1f}%" for s, w in enumerate(game_wins)))
     print(f"speed: {rounds / elapsed:,.0f} rounds/s, {args.games / elapsed:,.1f} games/s ({elapsed:.2f} s)")

@@ -209,8 +209,10 @@ def _round_dealt(s: GameState, e: RoundDealt) -> None:
         raise CorruptHistory("a redacted deal cannot be folded")
     dealt = [*e.palettes, *deck, *(c for hand in hands for c in hand)]
     expected = FULL_MASK & ~sum(s.scored)
-    _require(len(dealt) == expected.bit_count() and sum(1 << c for c in dealt) == expected,
-             "the deal does not hold exactly the cards that are not in a score pile")
+    _require(
+        len(dealt) == expected.bit_count() and sum(1 << c for c in dealt) == expected,
+        "the deal does not hold exactly the cards that are not in a score pile",
+    )
     s.round = e.round
     s.hands = [sum(1 << c for c in hand) for hand in hands]
     s.palettes = [1 << c for c in e.palettes]

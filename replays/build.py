@@ -162,7 +162,8 @@ LOBBY_SENTENCES: dict[str, Callable[[str, dict[str, Any]], str]] = {
     "game_aborted": lambda who, data: f"{who} aborted the game before every seat had moved: it ends with no winner.",
     "rematch_offered": lambda who, data: (
         f"{who} wants a rematch too: every player does, and it starts as game {data['rematch_id']}."
-        if data.get("rematch_id") else f"{who} offers a rematch."
+        if data.get("rematch_id")
+        else f"{who} offers a rematch."
     ),
     "rematch_declined": lambda who, data: f"{who} declined a rematch: there will be none.",
     "rematch_started": lambda who, data: f"The rematch started: game {data['rematch_id']}.",
@@ -205,9 +206,7 @@ def header(replay: Replay) -> dict[str, Any]:
             "target": state.options.target if state.options and state.options.advanced else None,
             "seed": game.seed if perspective == FULL else None,
         },
-        "seats": [
-            {"seat": n, "name": replay.names(n), "kind": s.kind, "level": s.level} for n, s in enumerate(game.seats)
-        ],
+        "seats": [{"seat": n, "name": replay.names(n), "kind": s.kind, "level": s.level} for n, s in enumerate(game.seats)],
         "created_at": game.created_at,
     }
 

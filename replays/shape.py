@@ -129,7 +129,7 @@ def _seats(value: Any) -> str | None:
         if seat["kind"] == "human" and seat["level"] is not None:
             return f"seat {number} is human: its level must be null, not {shown(seat['level'])}"
         if seat["kind"] not in ("human", "ai"):
-            return f"seat {number}'s kind must be \"human\" or \"ai\", not {shown(seat['kind'])}"
+            return f'seat {number}\'s kind must be "human" or "ai", not {shown(seat["kind"])}'
         if seat["kind"] == "ai" and seat["level"] not in AI_LEVELS:
             return f"seat {number} is an AI: its level must be one of {', '.join(AI_LEVELS)}, not {shown(seat['level'])}"
     return None

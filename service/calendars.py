@@ -250,8 +250,11 @@ def set_calendar(calendar: PlayerCalendar, name: str | None, weekends_off: bool 
     """Change the time zone and/or whether weekends count (``None``: as it is); nothing if nothing changes."""
     wanted = (calendar.zone if name is None else name, calendar.weekends_off if weekends_off is None else weekends_off)
     if not is_zone(wanted[0]):
-        raise Refused("invalid_request", f"{wanted[0]!r} is not an IANA time zone (e.g. Europe/Paris, America/New_York).",
-                      errors=[{"field": "time_zone", "message": "not an IANA time zone", "location": "json"}])
+        raise Refused(
+            "invalid_request",
+            f"{wanted[0]!r} is not an IANA time zone (e.g. Europe/Paris, America/New_York).",
+            errors=[{"field": "time_zone", "message": "not an IANA time zone", "location": "json"}],
+        )
     if wanted == (calendar.zone, calendar.weekends_off) and calendar.settings:
         return []
     if wanted == ("UTC", False) and not calendar.settings:
@@ -264,20 +267,32 @@ def declare(calendar: PlayerCalendar, start: datetime, end: datetime, now: datet
     more hours than are left in its year (``vacation_limit_reached``)."""
     start = max(start, now)
     if end <= start:
-        raise Refused("invalid_request", "A vacation ends after it starts, and after now.",
-                      errors=[{"field": "vacation", "message": "end must come after start and after now", "location": "json"}])
+        raise Refused(
+            "invalid_request",
+            "A vacation ends after it starts, and after now.",
+            errors=[{"field": "vacation", "message": "end must come after start and after now", "location": "json"}],
+        )
     if start - now > timedelta(days=MAX_AHEAD_DAYS) or end - start > timedelta(days=MAX_AHEAD_DAYS):
-        raise Refused("invalid_request", f"A vacation is declared at most {MAX_AHEAD_DAYS} days ahead, and lasts no longer.",
-                      errors=[{"field": "vacation", "message": "too far ahead or too long", "location": "json"}])
+        raise Refused(
+            "invalid_request",
+            f"A vacation is declared at most {MAX_AHEAD_DAYS} days ahead, and lasts no longer.",
+            errors=[{"field": "vacation", "message": "too far ahead or too long", "location": "json"}],
+        )
     if any(v.start < end and start < v.end for v in calendar.vacations):
-        raise Refused("vacation_overlaps", "You are on vacation at some of that time already: end or cancel that vacation "
-                                           "first (updateMe with vacation null).")
+        raise Refused(
+            "vacation_overlaps",
+            "You are on vacation at some of that time already: end or cancel that vacation first (updateMe with vacation null).",
+        )
     new = Vacation(start, end)
     left = calendar.hours_left(start, allowance)
     if new.hours > left:
-        raise Refused("vacation_limit_reached", f"That vacation takes {new.hours} hours; {left} of your {allowance} hours "
-                                                f"of vacation are left in its year.", limit=allowance, left=left,
-                      hours=new.hours)
+        raise Refused(
+            "vacation_limit_reached",
+            f"That vacation takes {new.hours} hours; {left} of your {allowance} hours of vacation are left in its year.",
+            limit=allowance,
+            left=left,
+            hours=new.hours,
+        )
     return [VacationDeclared(format_time(start), format_time(end))]
 
 
@@ -311,5 +326,4 @@ def come_back(calendar: PlayerCalendar, now: datetime, *, automatic_only: bool) 
 
 def vacations_json(calendar: PlayerCalendar, now: datetime) -> list[dict[str, Any]]:
     """The vacations running or ahead, as a player reads them."""
-    return [{"start": format_time(v.start), "end": format_time(v.end), "automatic": v.automatic}
-            for v in calendar.ahead(now)]
+    return [{"start": format_time(v.start), "end": format_time(v.end), "automatic": v.automatic} for v in calendar.ahead(now)]

@@ -397,8 +397,11 @@ def decide(challenge: Challenge, command: ChallengeCommand, now: datetime) -> li
 def _create(command: Create, now: datetime) -> list[ChallengeEvent]:
     ids = [invitee.player_id for invitee in command.challenged]
     if not ids:
-        raise Refused("invalid_request", "Name one to three players to challenge.", errors=[
-            {"field": "players", "message": "name 1 to 3 players", "location": "json"}])
+        raise Refused(
+            "invalid_request",
+            "Name one to three players to challenge.",
+            errors=[{"field": "players", "message": "name 1 to 3 players", "location": "json"}],
+        )
     if len(ids) > MAX_CHALLENGED:
         raise Refused(
             "too_many_challenged",
@@ -409,8 +412,9 @@ def _create(command: Create, now: datetime) -> list[ChallengeEvent]:
         raise Refused("cannot_challenge_yourself", "You are the challenger: name the players you challenge.")
     twice = sorted({i.name for i in command.challenged if ids.count(i.player_id) > 1})
     if twice:
-        raise Refused("player_challenged_twice", f"Each player is challenged once; named twice: {', '.join(twice)}.",
-                      players=twice)
+        raise Refused(
+            "player_challenged_twice", f"Each player is challenged once; named twice: {', '.join(twice)}.", players=twice
+        )
     humans = len(command.terms.human_seats)
     if humans != len(ids) + 1:
         raise Refused(
@@ -421,17 +425,20 @@ def _create(command: Create, now: datetime) -> list[ChallengeEvent]:
             needed=len(ids) + 1,
         )
     if parse_time(command.expires_at) <= now:
-        raise Refused("invalid_request", "A challenge expires after it is made.", errors=[
-            {"field": "expires_in", "message": "must be in the future", "location": "json"}])
-    return [ChallengeCreated(command.challenger, command.challenger_name, command.challenged, command.terms,
-                             command.expires_at)]
+        raise Refused(
+            "invalid_request",
+            "A challenge expires after it is made.",
+            errors=[{"field": "expires_in", "message": "must be in the future", "location": "json"}],
+        )
+    return [ChallengeCreated(command.challenger, command.challenger_name, command.challenged, command.terms, command.expires_at)]
 
 
 def _answering(challenge: Challenge, player_id: str, now: datetime) -> None:
     """Refuse an answer (accept, decline) from a player who is not challenged, or to a challenge no longer open."""
     if not challenge.is_challenged(player_id):
-        raise Refused("not_challenged", "Only a challenged player accepts or declines a challenge; the challenger "
-                                        "cancels it (DELETE).")
+        raise Refused(
+            "not_challenged", "Only a challenged player accepts or declines a challenge; the challenger cancels it (DELETE)."
+        )
     _still_open(challenge, now)
 
 
@@ -455,8 +462,11 @@ def _accept(challenge: Challenge, command: Accept, now: datetime) -> list[Challe
 
 def _decline(challenge: Challenge, command: Decline, now: datetime) -> list[ChallengeEvent]:
     if command.reason not in DECLINE_REASONS:
-        raise Refused("invalid_request", f"{command.reason!r} is not a reason; one of {', '.join(DECLINE_REASONS)}.",
-                      errors=[{"field": "reason", "message": "not a reason key", "location": "json"}])
+        raise Refused(
+            "invalid_request",
+            f"{command.reason!r} is not a reason; one of {', '.join(DECLINE_REASONS)}.",
+            errors=[{"field": "reason", "message": "not a reason key", "location": "json"}],
+        )
     _answering(challenge, command.player_id, now)
     return [ChallengeDeclined(command.player_id, command.reason)]
 

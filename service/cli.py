@@ -35,8 +35,10 @@ def _serve(args: argparse.Namespace) -> int:
         settings = replace(settings, vapid_private_key=new_vapid_key())
         logging.getLogger("red7.settings").warning(
             "web push: a TEMPORARY VAPID key for this run (subscriptions made with it end when it does); to keep one, "
-            "set RED7_VAPID_PRIVATE_KEY=%s (public key %s)", settings.vapid_private_key,
-            public_key_of(settings.vapid_private_key))
+            "set RED7_VAPID_PRIVATE_KEY=%s (public key %s)",
+            settings.vapid_private_key,
+            public_key_of(settings.vapid_private_key),
+        )
     runtime = build_runtime(settings)
     app = create_app(runtime)
     if settings.embedded:
@@ -116,8 +118,10 @@ def _replay(args: argparse.Namespace) -> int:
         return 0
     verdict = verify_replay(document)
     if verdict.ok:
-        print(f"OK: {document['game_id']}: {verdict.steps} steps replayed through today's engine; "
-              "states, outcome, deals and hash match.")
+        print(
+            f"OK: {document['game_id']}: {verdict.steps} steps replayed through today's engine; "
+            "states, outcome, deals and hash match."
+        )
         if verdict.retold:
             print(f"  ({verdict.retold} steps' sentences read otherwise than today's words; the facts are the same)")
         return 0
@@ -180,8 +184,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve.set_defaults(run=_serve)
     worker = sub.add_parser("worker", help="run background jobs (AI seats, scoring, deadlines, webhooks) on REDIS_URL")
     worker.add_argument("--burst", action="store_true", help="stop when the queue is empty")
-    worker.add_argument("--threads", type=_at_least_one, default=None,
-                        help="jobs run at once, each in a thread (default: RED7_WORKER_THREADS, 8)")
+    worker.add_argument(
+        "--threads", type=_at_least_one, default=None, help="jobs run at once, each in a thread (default: RED7_WORKER_THREADS, 8)"
+    )
     worker.set_defaults(run=_worker)
     replay = sub.add_parser("replay", help="show, verify or export a replay (a file, or a game id on REDIS_URL)")
     replay.add_argument("action", choices=("show", "verify", "export"))
@@ -195,8 +200,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     migrate.set_defaults(run=_migrate)
     ratings = sub.add_parser("ratings", help="the ladders on REDIS_URL: rebuild them from the game streams and compare")
     ratings.add_argument("action", choices=("rebuild",))
-    ratings.add_argument("--write", action="store_true",
-                         help="store the rebuilt ladder in place of one that differs (else: compare only; exit 1 if any differs)")
+    ratings.add_argument(
+        "--write",
+        action="store_true",
+        help="store the rebuilt ladder in place of one that differs (else: compare only; exit 1 if any differs)",
+    )
     ratings.set_defaults(run=_ratings)
     demo = sub.add_parser("demo", help="watch bots play a game in the terminal")
     demo.add_argument("--players", type=int, default=3, choices=(2, 3, 4))

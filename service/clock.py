@@ -130,8 +130,7 @@ def pauses(turn: Turn) -> Iterator[Period]:
     """When the turn's clock stands still, after its start, as disjoint periods in order (none for a live turn)."""
     if not turn.correspondence:
         return
-    vacations = sorted((p for p in turn.calendar.vacations if p.end > turn.started and p.end > p.start),
-                       key=lambda p: p.start)
+    vacations = sorted((p for p in turn.calendar.vacations if p.end > turn.started and p.end > p.start), key=lambda p: p.start)
     sources: list[Iterable[Period]] = [vacations]
     if turn.calendar.weekends_off:
         sources.append(weekends(turn.calendar, turn.started))

@@ -161,8 +161,9 @@ class Settings:
         hints = typing.get_type_hints(cls)
         for item in fields(cls):
             name = variable(item.name)
-            found = [n for n in (name, *(old for old, new in (*ALIASES.items(), *RENAMED.items()) if new == item.name))
-                     if n in env]
+            found = [
+                n for n in (name, *(old for old, new in (*ALIASES.items(), *RENAMED.items()) if new == item.name)) if n in env
+            ]
             if not found:
                 continue
             chosen = found[0]

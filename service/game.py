@@ -72,6 +72,7 @@ def name_problem(name: object) -> str | None:
         return f"must be 1 to {NAME_LENGTH} characters long, not {len(name)}"
     return unprintable(name)
 
+
 #: Upcasters: ``UPCASTERS[v]`` turns an envelope written with schema version ``v`` into ``v + 1``.
 UPCASTERS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 
@@ -286,8 +287,14 @@ def _check_start(game: Game, event: GameStarted) -> None:
     if any(seat.open for seat in game.seats):
         raise CorruptHistory("game_started: a human seat is still open")
     created = (len(game.seats), game.variant, game.action_rules, game.seed, game.deck, game.dealing == "custom")
-    started = (event.players, event.variant, event.action_rules, event.seed,
-               [str(card) for card in event.deck] if event.deck is not None else None, event.custom_deal)
+    started = (
+        event.players,
+        event.variant,
+        event.action_rules,
+        event.seed,
+        [str(card) for card in event.deck] if event.deck is not None else None,
+        event.custom_deal,
+    )
     if created != started:
         raise CorruptHistory("game_started: the options differ from game_created's (players, variant, rules, seed, deck)")
 

@@ -222,13 +222,31 @@ class TimeGiven:
 
 
 LobbyEvent = (
-    GameCreated | SeatTaken | SeatLeft | SeatResigned | TurnTimedOut | GameCancelled
-    | GameAborted | RematchOffered | RematchDeclined | RematchStarted | TimeGiven
+    GameCreated
+    | SeatTaken
+    | SeatLeft
+    | SeatResigned
+    | TurnTimedOut
+    | GameCancelled
+    | GameAborted
+    | RematchOffered
+    | RematchDeclined
+    | RematchStarted
+    | TimeGiven
 )
 #: The lobby's event classes, for ``isinstance`` (a tuple the type checker narrows with).
 LOBBY_EVENTS = (
-    GameCreated, SeatTaken, SeatLeft, SeatResigned, TurnTimedOut, GameCancelled,
-    GameAborted, RematchOffered, RematchDeclined, RematchStarted, TimeGiven,
+    GameCreated,
+    SeatTaken,
+    SeatLeft,
+    SeatResigned,
+    TurnTimedOut,
+    GameCancelled,
+    GameAborted,
+    RematchOffered,
+    RematchDeclined,
+    RematchStarted,
+    TimeGiven,
 )
 EVENT_CLASSES: dict[str, type[LobbyEvent]] = {cls.type: cls for cls in LOBBY_EVENTS}
 LOBBY_TYPES = frozenset(EVENT_CLASSES)
@@ -454,15 +472,18 @@ def rematch_seats(table: Table) -> list[int]:
     return [n for n, seat in enumerate(table.seats) if seat.kind == "human" and seat.player_id is not None]
 
 
-def _seat(table: Table, event: SeatTaken | SeatLeft | SeatResigned | TurnTimedOut | GameAborted | RematchOffered
-          | RematchDeclined | TimeGiven) -> Seat:
+def _seat(
+    table: Table,
+    event: SeatTaken | SeatLeft | SeatResigned | TurnTimedOut | GameAborted | RematchOffered | RematchDeclined | TimeGiven,
+) -> Seat:
     if not 0 <= event.seat < len(table.seats):
         raise CorruptHistory(f"{event.type}: no seat {event.seat}")
     return table.seats[event.seat]
 
 
-def _held_seat(table: Table, event: SeatLeft | SeatResigned | GameAborted | RematchOffered | RematchDeclined | TimeGiven,
-               status: str) -> Seat:
+def _held_seat(
+    table: Table, event: SeatLeft | SeatResigned | GameAborted | RematchOffered | RematchDeclined | TimeGiven, status: str
+) -> Seat:
     """The human seat a player leaves, checked."""
     seat = _seat(table, event)
     if seat.kind != "human" or seat.player_id is None:
@@ -660,13 +681,19 @@ def _cancel(table: Table, command: Cancel) -> list[LobbyEvent | Event]:
 def _abort(table: Table, command: Abort) -> list[LobbyEvent | Event]:
     seat = _players_seat(table, command.player_id, "abort")
     if table.status == "waiting":
-        raise Refused("game_not_active", "The game has not started: its creator calls it off (cancelGame), and anyone "
-                                         "else who joined may leave it (leaveGame).")
+        raise Refused(
+            "game_not_active",
+            "The game has not started: its creator calls it off (cancelGame), and anyone "
+            "else who joined may leave it (leaveGame).",
+        )
     if table.status != "active":
         raise Refused("game_not_active", f"The game is {table.status}: there is nothing to abort.")
     if every_seat_moved(table):
-        raise Refused("abort_too_late", "Every seat has moved once: the game is under way and can no longer be aborted. "
-                                        "Leave it instead (an AI plays your seat).")
+        raise Refused(
+            "abort_too_late",
+            "Every seat has moved once: the game is under way and can no longer be aborted. "
+            "Leave it instead (an AI plays your seat).",
+        )
     return [GameAborted(seat)]
 
 
@@ -694,12 +721,18 @@ def _give_time(table: Table, command: GiveTime) -> list[LobbyEvent | Event]:
         raise Refused("no_turn_limit", "This game's turns have no time limit: there is no clock to give time to.")
     to = table.seat_to_move()
     if to is None or to == seat or table.seats[to].kind != "human":
-        raise Refused("not_their_turn", "Time is given to another player whose turn it is (their clock is running).",
-                      seat_to_move=to)
+        raise Refused(
+            "not_their_turn", "Time is given to another player whose turn it is (their clock is running).", seat_to_move=to
+        )
     most = max_gift(table)
     if not 1 <= command.seconds <= most:
-        raise Refused("give_time_limit_reached", f"This turn may be given {most} more seconds at most (in all, as much as "
-                      f"the turn's own limit, {table.turn_timeout} s).", limit=table.turn_timeout, left=most)
+        raise Refused(
+            "give_time_limit_reached",
+            f"This turn may be given {most} more seconds at most (in all, as much as "
+            f"the turn's own limit, {table.turn_timeout} s).",
+            limit=table.turn_timeout,
+            left=most,
+        )
     return [TimeGiven(seat, to, command.seconds)]
 
 
@@ -718,8 +751,11 @@ def _rematch_seat(table: Table, player_id: str, what: str, *, declined_ok: bool 
     if table.status != "finished":
         raise Refused("game_not_finished", f"The game is {table.status}: a rematch is offered at a finished game's end.")
     if table.rematch_declined is not None and not declined_ok:
-        raise Refused("rematch_declined", "A player declined the rematch: there will be none of this game.",
-                      declined_by=table.rematch_declined)
+        raise Refused(
+            "rematch_declined",
+            "A player declined the rematch: there will be none of this game.",
+            declined_by=table.rematch_declined,
+        )
     return seat
 
 

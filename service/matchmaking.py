@@ -66,8 +66,11 @@ class Kind:
         if self.variant not in tuple(v.value for v in Variant):
             raise Refused("invalid_request", f"{self.variant!r} is not a variant.", field="variant")
         if (self.turn_seconds is None) == (self.days_per_turn is None):
-            raise Refused("invalid_request", "A ticket has a live turn limit (turn_seconds) or days per turn, not both.",
-                          field="days_per_turn")
+            raise Refused(
+                "invalid_request",
+                "A ticket has a live turn limit (turn_seconds) or days per turn, not both.",
+                field="days_per_turn",
+            )
         if self.turn_seconds is not None and self.turn_seconds not in LIVE_TURN_SECONDS:
             raise Refused("invalid_request", f"turn_seconds is one of {LIVE_TURN_SECONDS}.", field="turn_seconds")
         if self.days_per_turn is not None and self.days_per_turn not in DAYS_PER_TURN:
@@ -225,9 +228,15 @@ PoolEvent = TicketOpened | TicketCancelled | TicketsExpired | TicketsMatched | G
 
 def ticket_to_dict(ticket: Ticket) -> dict[str, Any]:
     return {
-        "id": ticket.id, "player_id": ticket.player_id, "name": ticket.name, "counts": list(ticket.counts),
-        "rating": ticket.rating, "range": [ticket.range.start, ticket.range.widen, ticket.range.most],
-        "opened": ticket.opened, "expires": ticket.expires, "ai_fill_after": ticket.ai_fill_after,
+        "id": ticket.id,
+        "player_id": ticket.player_id,
+        "name": ticket.name,
+        "counts": list(ticket.counts),
+        "rating": ticket.rating,
+        "range": [ticket.range.start, ticket.range.widen, ticket.range.most],
+        "opened": ticket.opened,
+        "expires": ticket.expires,
+        "ai_fill_after": ticket.ai_fill_after,
         "ai_level": ticket.ai_level,
     }
 
@@ -236,10 +245,16 @@ def ticket_from_dict(data: Any) -> Ticket:
     try:
         start, widen, most = (int(n) for n in data["range"])
         ticket = Ticket(
-            id=str(data["id"]), player_id=str(data["player_id"]), name=str(data["name"]),
-            counts=tuple(int(n) for n in data["counts"]), rating=int(data["rating"]), range=RatingRange(start, widen, most),
-            opened=int(data["opened"]), expires=int(data["expires"]),
-            ai_fill_after=None if data["ai_fill_after"] is None else int(data["ai_fill_after"]), ai_level=str(data["ai_level"]),
+            id=str(data["id"]),
+            player_id=str(data["player_id"]),
+            name=str(data["name"]),
+            counts=tuple(int(n) for n in data["counts"]),
+            rating=int(data["rating"]),
+            range=RatingRange(start, widen, most),
+            opened=int(data["opened"]),
+            expires=int(data["expires"]),
+            ai_fill_after=None if data["ai_fill_after"] is None else int(data["ai_fill_after"]),
+            ai_level=str(data["ai_level"]),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise CorruptHistory(f"ticket_opened: not a ticket ({exc})") from None
@@ -260,8 +275,13 @@ def event_to_json(event: PoolEvent) -> str:
     elif isinstance(event, GamesMade):
         data.update(game_ids=list(event.game_ids), at=event.at)
     else:
-        data.update(game_id=event.game_id, players=[[s.ticket_id, s.player_id, s.name] for s in event.players],
-                    seats=event.seats, ai_level=event.ai_level, at=event.at)
+        data.update(
+            game_id=event.game_id,
+            players=[[s.ticket_id, s.player_id, s.name] for s in event.players],
+            seats=event.seats,
+            ai_level=event.ai_level,
+            at=event.at,
+        )
     return json.dumps(data, separators=(",", ":"))
 
 
@@ -320,8 +340,10 @@ class Pool:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "kind": self.kind, "tickets": [ticket_to_dict(t) for t in self.tickets.values()],
-            "pending": [json.loads(event_to_json(m)) for m in self.pending.values()], "version": self.version,
+            "kind": self.kind,
+            "tickets": [ticket_to_dict(t) for t in self.tickets.values()],
+            "pending": [json.loads(event_to_json(m)) for m in self.pending.values()],
+            "version": self.version,
             "head": self.head,
         }
 
@@ -483,7 +505,7 @@ def table_problem(tickets: Sequence[Ticket], seats: int, ai_level: str | None, n
         return f"a ticket does not accept {seats} players"
     if any(t.expired(now) for t in tickets):
         return "an expired ticket"
-    if any(not compatible(a, b, now) for n, a in enumerate(tickets) for b in tickets[n + 1:]):
+    if any(not compatible(a, b, now) for n, a in enumerate(tickets) for b in tickets[n + 1 :]):
         return "a rating outside another's range"
     if seats > len(tickets):
         if ai_level is None or any(not t.ai_due(now) or t.ai_level != ai_level for t in tickets):
@@ -605,8 +627,12 @@ def _ai_table(ticket: Ticket, waiting: _Waiting, at: int, now: int) -> _AiTable 
         if len(table) == max(counts):
             break
         shared = counts & set(other.counts)
-        if (other.ai_due(now) and other.ai_level == ticket.ai_level and any(n > len(table) for n in shared)
-                and all(compatible(other, member, now) for member in table)):
+        if (
+            other.ai_due(now)
+            and other.ai_level == ticket.ai_level
+            and any(n > len(table) for n in shared)
+            and all(compatible(other, member, now) for member in table)
+        ):
             table.append(other)
             counts = shared
     table.seats = min(n for n in counts if n >= len(table))

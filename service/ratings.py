@@ -278,7 +278,11 @@ class Record:
     def from_text(cls, stored: str) -> Record:
         data = json.loads(stored)
         return cls(
-            data["name"], Rating(float(data["mu"]), float(data["sigma"])), data["played"], data["won"], data["places"],
+            data["name"],
+            Rating(float(data["mu"]), float(data["sigma"])),
+            data["played"],
+            data["won"],
+            data["places"],
             {int(n): list(counts) for n, counts in data["by_players"].items()},
         )
 
@@ -297,8 +301,16 @@ class Applied:
             {
                 "at": self.result.finished_at,
                 "seats": [
-                    [p.player, p.name, p.place, p.forfeited, text(self.before[p.player].mu), text(self.before[p.player].sigma),
-                     text(self.after[p.player].mu), text(self.after[p.player].sigma)]
+                    [
+                        p.player,
+                        p.name,
+                        p.place,
+                        p.forfeited,
+                        text(self.before[p.player].mu),
+                        text(self.before[p.player].sigma),
+                        text(self.after[p.player].mu),
+                        text(self.after[p.player].sigma),
+                    ]
                     for p in self.result.seats
                 ],
             },

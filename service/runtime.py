@@ -128,8 +128,12 @@ def build_runtime(
     queue = new_queue(settings.queue_name, raw)
     webhook_queue = new_queue(settings.webhook_queue_name, raw)
     push_queue = new_queue(settings.push_queue_name, raw)
-    push = PushService(PushSubscriptions(text, settings.key_prefix), settings.vapid_private_key,
-                       private_hosts=settings.webhook_private_hosts, clock=_iso(now))
+    push = PushService(
+        PushSubscriptions(text, settings.key_prefix),
+        settings.vapid_private_key,
+        private_hosts=settings.webhook_private_hosts,
+        clock=_iso(now),
+    )
     namespace = re.sub(r"[^A-Za-z0-9_-]", "_", settings.key_prefix).strip("_") or "red7"
     dispatcher = Dispatcher(
         queue,
@@ -146,8 +150,9 @@ def build_runtime(
         clock=now,
     )
     calendars = Calendars(
-        CalendarStreams(text, settings.key_prefix, replicas=settings.wait_replicas,
-                        replica_timeout_ms=settings.wait_replicas_timeout_ms),
+        CalendarStreams(
+            text, settings.key_prefix, replicas=settings.wait_replicas, replica_timeout_ms=settings.wait_replicas_timeout_ms
+        ),
         clock=now,
         allowance=settings.vacation_hours_per_year,
     )
@@ -190,8 +195,13 @@ def build_runtime(
         text, settings.key_prefix, replicas=settings.wait_replicas, replica_timeout_ms=settings.wait_replicas_timeout_ms
     )
     matches = MatchService(
-        pools, TicketIndex(text, settings.key_prefix), games, max_tickets=settings.max_match_tickets,
-        expiry=settings.match_ticket_seconds, max_expiry=settings.match_ticket_max_seconds, rating_of=ratings.rating,
+        pools,
+        TicketIndex(text, settings.key_prefix),
+        games,
+        max_tickets=settings.max_match_tickets,
+        expiry=settings.match_ticket_seconds,
+        max_expiry=settings.match_ticket_max_seconds,
+        rating_of=ratings.rating,
     )
     # What ends when an account is deleted, in this order: what could seat the player anew joins before their games.
     accounts.join(challenges)
@@ -199,6 +209,25 @@ def build_runtime(
     accounts.join(GameDepartures(games))
     accounts.join(push)
     return Runtime(
-        settings, text, raw, store, players, games, replays, queue, webhook_queue, dispatcher, tickets, imports, worker_redis,
-        accounts, challenges, ratings, matches, calendars, push, push_queue, now,
+        settings,
+        text,
+        raw,
+        store,
+        players,
+        games,
+        replays,
+        queue,
+        webhook_queue,
+        dispatcher,
+        tickets,
+        imports,
+        worker_redis,
+        accounts,
+        challenges,
+        ratings,
+        matches,
+        calendars,
+        push,
+        push_queue,
+        now,
     )

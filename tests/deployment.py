@@ -83,9 +83,24 @@ class RedisServer:
     def start(self) -> None:
         assert REDIS_SERVER is not None, NO_REDIS_SERVER
         args = [
-            REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
-            "--appendonly", "yes", "--appendfsync", self.appendfsync, "--save", "", "--daemonize", "no",
-            "--logfile", str(self.log), *self.extra,
+            REDIS_SERVER,
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(self.directory),
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            self.appendfsync,
+            "--save",
+            "",
+            "--daemonize",
+            "no",
+            "--logfile",
+            str(self.log),
+            *self.extra,
         ]
         self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         probe = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.5)
@@ -157,18 +172,30 @@ class RedisCluster:
     no``: while a primary fails over, the other primaries go on serving their slots.
     """
 
-    def __init__(self, directory: Path, masters: int = 3, replicas: int = 0, node_timeout_ms: int = 1000,
-                 appendfsync: str = "always") -> None:
+    def __init__(
+        self, directory: Path, masters: int = 3, replicas: int = 0, node_timeout_ms: int = 1000, appendfsync: str = "always"
+    ) -> None:
         self.nodes = []
         for index in range(masters * (1 + replicas)):
             node_dir = directory / f"node-{index}"
             node_dir.mkdir(parents=True, exist_ok=True)
-            self.nodes.append(RedisServer(
-                node_dir, free_cluster_port(), appendfsync, "--cluster-enabled", "yes",
-                "--cluster-config-file", str(node_dir / "nodes.conf"), "--cluster-node-timeout", str(node_timeout_ms),
-                "--cluster-require-full-coverage", "no",
-                "--cluster-replica-validity-factor", "0",  # a replica may always take over (it was in sync: WAIT)
-            ))
+            self.nodes.append(
+                RedisServer(
+                    node_dir,
+                    free_cluster_port(),
+                    appendfsync,
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-config-file",
+                    str(node_dir / "nodes.conf"),
+                    "--cluster-node-timeout",
+                    str(node_timeout_ms),
+                    "--cluster-require-full-coverage",
+                    "no",
+                    "--cluster-replica-validity-factor",
+                    "0",  # a replica may always take over (it was in sync: WAIT)
+                )
+            )
         self.replicas = replicas
 
     @property
@@ -179,8 +206,15 @@ class RedisCluster:
         assert REDIS_CLI is not None, NO_REDIS_CLUSTER
         for node in self.nodes:
             node.start()
-        create = [REDIS_CLI, "--cluster", "create", *(f"127.0.0.1:{node.port}" for node in self.nodes),
-                  "--cluster-replicas", str(self.replicas), "--cluster-yes"]
+        create = [
+            REDIS_CLI,
+            "--cluster",
+            "create",
+            *(f"127.0.0.1:{node.port}" for node in self.nodes),
+            "--cluster-replicas",
+            str(self.replicas),
+            "--cluster-yes",
+        ]
         done = subprocess.run(create, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
         assert done.returncode == 0, done.stdout.decode(errors="replace")[-2000:] + done.stderr.decode(errors="replace")
         wait_until(self.healthy, 30, "the cluster's state is ok on every node", every=0.1)
@@ -221,8 +255,9 @@ class RedisCluster:
         raise AssertionError("no live node")
 
     def client(self, **options: Any) -> redis.RedisCluster:
-        return redis.RedisCluster(host="127.0.0.1", port=self.live()[0].port, decode_responses=True,
-                                  require_full_coverage=False, **options)
+        return redis.RedisCluster(
+            host="127.0.0.1", port=self.live()[0].port, decode_responses=True, require_full_coverage=False, **options
+        )
 
     def stop(self) -> None:
         for node in self.nodes:
@@ -263,8 +298,13 @@ class Processes:
     def _start(self, name: str, args: list[str], **env: str) -> subprocess.Popen[bytes]:
         log = open(self.directory / f"{name}.log", "ab")  # noqa: SIM115 (the process holds it)
         process = subprocess.Popen(
-            args, env={**self.env, **env}, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True, cwd=Path(__file__).resolve().parent.parent,
+            args,
+            env={**self.env, **env},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            cwd=Path(__file__).resolve().parent.parent,
         )
         log.close()
         self.started.append(process)
@@ -277,8 +317,16 @@ class Processes:
         """gunicorn as the Dockerfile runs it (its config: gevent workers), on a port of its own; its base URL once ready."""
         port = free_port()
         args = [
-            sys.executable, "-m", "gunicorn", "--config", "python:service.gunicorn_config", "--bind", f"127.0.0.1:{port}",
-            "--workers", str(workers), "service.wsgi:app",
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--config",
+            "python:service.gunicorn_config",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(workers),
+            "service.wsgi:app",
         ]
         process = self._start(f"{name}-{port}", args, **env)
         base = f"http://127.0.0.1:{port}"
@@ -396,9 +444,14 @@ def red7_serve(directory: Path, **env: str) -> Iterator[Served]:
     with open(log, "wb") as out:
         process = subprocess.Popen(
             [str(RED7), "serve", "--embedded", "--host", "127.0.0.1", "--port", str(port)],
-            stdout=out, stderr=subprocess.STDOUT, env=environ, cwd=directory, start_new_session=True,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=environ,
+            cwd=directory,
+            start_new_session=True,
         )
     try:
+
         def healthy() -> bool:
             assert process.poll() is None, log.read_text()
             try:

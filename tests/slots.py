@@ -26,13 +26,57 @@ from redis.crc import key_slot
 
 #: Commands that name no key (or whose arguments are no keys).
 KEYLESS = {
-    "MULTI", "EXEC", "DISCARD", "UNWATCH", "PING", "ECHO", "INFO", "WAIT", "WAITAOF", "SCRIPT", "COMMAND", "SELECT",
-    "FLUSHDB", "FLUSHALL", "DBSIZE", "SCAN", "KEYS", "CLIENT", "CONFIG", "TIME", "PUBLISH", "SUBSCRIBE", "HELLO",
-    "FUNCTION", "RANDOMKEY", "LASTSAVE", "MEMORY", "CLUSTER", "READONLY", "READWRITE", "AUTH", "QUIT", "RESET",
+    "MULTI",
+    "EXEC",
+    "DISCARD",
+    "UNWATCH",
+    "PING",
+    "ECHO",
+    "INFO",
+    "WAIT",
+    "WAITAOF",
+    "SCRIPT",
+    "COMMAND",
+    "SELECT",
+    "FLUSHDB",
+    "FLUSHALL",
+    "DBSIZE",
+    "SCAN",
+    "KEYS",
+    "CLIENT",
+    "CONFIG",
+    "TIME",
+    "PUBLISH",
+    "SUBSCRIBE",
+    "HELLO",
+    "FUNCTION",
+    "RANDOMKEY",
+    "LASTSAVE",
+    "MEMORY",
+    "CLUSTER",
+    "READONLY",
+    "READWRITE",
+    "AUTH",
+    "QUIT",
+    "RESET",
 }
 #: Commands whose every argument is a key.
-ALL_KEYS = {"DEL", "UNLINK", "EXISTS", "TOUCH", "MGET", "WATCH", "SINTER", "SUNION", "SDIFF", "SINTERSTORE",
-            "SUNIONSTORE", "SDIFFSTORE", "PFCOUNT", "PFMERGE"}
+ALL_KEYS = {
+    "DEL",
+    "UNLINK",
+    "EXISTS",
+    "TOUCH",
+    "MGET",
+    "WATCH",
+    "SINTER",
+    "SUNION",
+    "SDIFF",
+    "SINTERSTORE",
+    "SUNIONSTORE",
+    "SDIFFSTORE",
+    "PFCOUNT",
+    "PFMERGE",
+}
 #: Commands whose first two arguments are keys.
 TWO_KEYS = {"RENAME", "RENAMENX", "SMOVE", "LMOVE", "BLMOVE", "RPOPLPUSH", "BRPOPLPUSH", "COPY", "GEOSEARCHSTORE"}
 #: Blocking pops: every argument but the timeout is a key.

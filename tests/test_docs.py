@@ -77,6 +77,9 @@ def test_no_code_cites_a_rules_file_that_is_not_in_the_repository():
     stale = []
     for directory in SOURCES:
         for path in (ROOT / directory).rglob("*.py"):
-            stale += [f"{path.relative_to(ROOT)}:{n}" for n, line in enumerate(path.read_text().splitlines(), 1)
-                      if re.search(r"(?<!docs/)\bRULES\.md", line)]
+            stale += [
+                f"{path.relative_to(ROOT)}:{n}"
+                for n, line in enumerate(path.read_text().splitlines(), 1)
+                if re.search(r"(?<!docs/)\bRULES\.md", line)
+            ]
     assert not stale, stale

@@ -67,7 +67,11 @@ def test_the_integrate_in_5_minutes_block_runs_as_written(served: Served, tmp_pa
     (tools / "python3").symlink_to(PYTHON3)
     ran = subprocess.run(
         ["/bin/bash", "-euo", "pipefail", str(script)],
-        capture_output=True, text=True, timeout=240, cwd=tmp_path, env={"PATH": str(tools), "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=tmp_path,
+        env={"PATH": str(tools), "HOME": str(tmp_path)},
     )
     output = ran.stdout + ran.stderr
     assert ran.returncode == 0, output[-4000:]
@@ -134,8 +138,12 @@ def test_the_readme_names_the_client_tool_versions_that_are_pinned() -> None:
     ci = (ROOT / ".ci" / "run").read_text()
     assert f'"openapi-python-client=={table["openapi-python-client"]}"' in ci
     assert f"pip install openapi-python-client=={table['openapi-python-client']}" in section
-    installs = [word for line in ("npm install --save-exact openapi-fetch", "npm install --save-exact --save-dev")
-                for word in readme_command(line) if "@" in word]
+    installs = [
+        word
+        for line in ("npm install --save-exact openapi-fetch", "npm install --save-exact --save-dev")
+        for word in readme_command(line)
+        if "@" in word
+    ]
     assert sorted(installs) == sorted(f"{tool}@{table[tool]}" for tool in ("openapi-fetch", "openapi-typescript", "typescript"))
     generate = readme_command("npx openapi-typescript ")
     assert not [word for word in generate if word.startswith("--default-non-nullable")], "the default options do"

@@ -285,8 +285,9 @@ class Dispatcher:
             log.info("job %s (%s) will not run as it is; queueing it again", job_id, existing.status)
             existing.delete()
         timeout = NOTIFY_TIMEOUT if item.job in ("notify", "push") else None  # None: RQ's default (180 s)
-        enqueue(queue, item.job, (item.game_id, item.version, *item.args), job_id=job_id, line=self.line_of(item),
-                timeout=timeout)
+        enqueue(
+            queue, item.job, (item.game_id, item.version, *item.args), job_id=job_id, line=self.line_of(item), timeout=timeout
+        )
         return True
 
     def _on_its_way(self, job: JobRecord, queue: JobQueue) -> bool:

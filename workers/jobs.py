@@ -200,13 +200,25 @@ def notify(subject_id: str, version: int, player_id: str, kind: str, game_id: st
     sent_at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     event: dict[str, Any]
     if kind in CHALLENGE_NOTICES:
-        event = {"event": kind, "challenge_id": subject_id, "version": version, "player_id": player_id, "sent_at": sent_at,
-                 "challenge_url": f"{public}/v1/challenges/{subject_id}"}
+        event = {
+            "event": kind,
+            "challenge_id": subject_id,
+            "version": version,
+            "player_id": player_id,
+            "sent_at": sent_at,
+            "challenge_url": f"{public}/v1/challenges/{subject_id}",
+        }
         if game_id:
             event.update(game_id=game_id, game_url=f"{public}/v1/games/{game_id}")
     else:
-        event = {"event": kind, "game_id": subject_id, "version": version, "player_id": player_id, "sent_at": sent_at,
-                 "game_url": f"{public}/v1/games/{subject_id}"}
+        event = {
+            "event": kind,
+            "game_id": subject_id,
+            "version": version,
+            "player_id": player_id,
+            "sent_at": sent_at,
+            "game_url": f"{public}/v1/games/{subject_id}",
+        }
         if game is not None and (due_at := rt.games.deadline(game)) is not None:
             event["deadline"] = due_at.isoformat(timespec="milliseconds").replace("+00:00", "Z")
     body = json.dumps(event, separators=(",", ":")).encode()
@@ -275,8 +287,14 @@ def push(subject_id: str, version: int, player_id: str, kind: str, game_id: str 
         urgency = "high" if ttl <= URGENT_WITHIN else "normal"
     title, text = PUSH_TEXT.get(kind, ("Red7", kind.replace("_", " ")))
     about = "challenge_id" if kind in CHALLENGE_NOTICES else "game_id"
-    message: dict[str, Any] = {"event": kind, about: subject_id, "version": version, "title": title, "body": text,
-                               "url": f"/play#game={game_id or subject_id}" if about == "game_id" or game_id else "/play"}
+    message: dict[str, Any] = {
+        "event": kind,
+        about: subject_id,
+        "version": version,
+        "title": title,
+        "body": text,
+        "url": f"/play#game={game_id or subject_id}" if about == "game_id" or game_id else "/play",
+    }
     if game_id:
         message["game_id"] = game_id
     if due_at is not None:
@@ -287,17 +305,25 @@ def push(subject_id: str, version: int, player_id: str, kind: str, game_id: str 
     for device, subscription in subscriptions.items():
         try:
             web_push.send(
-                subscription.info(), payload, private_key=rt.settings.vapid_private_key, subject=rt.settings.vapid_subject,
-                ttl=ttl, urgency=urgency, topic=subject_id.replace("_", "-"), private_hosts=rt.settings.webhook_private_hosts,
-                timeout=rt.settings.webhook_read_timeout, connect_timeout=rt.settings.webhook_connect_timeout,
+                subscription.info(),
+                payload,
+                private_key=rt.settings.vapid_private_key,
+                subject=rt.settings.vapid_subject,
+                ttl=ttl,
+                urgency=urgency,
+                topic=subject_id.replace("_", "-"),
+                private_hosts=rt.settings.webhook_private_hosts,
+                timeout=rt.settings.webhook_read_timeout,
+                connect_timeout=rt.settings.webhook_connect_timeout,
             )
             sent += 1
         except web_push.SubscriptionGone:
             rt.push.store.drop_endpoint(player_id, subscription.endpoint)
             gone += 1
         except webhooks.UndeliverableWebhook as refused:
-            log.warning("push to %s of player %s (device %s…) refused: %s", subscription.endpoint[:60], player_id,
-                        device[:8], refused)
+            log.warning(
+                "push to %s of player %s (device %s…) refused: %s", subscription.endpoint[:60], player_id, device[:8], refused
+            )
         except Exception as error:  # a push service that is down or slow: tried again (RQ's retries)
             failed.append(f"{subscription.endpoint[:60]}: {error}")
     if failed and not sent:

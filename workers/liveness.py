@@ -29,6 +29,7 @@ class Pulsing(Protocol):
     name: str
     running_job_id: str | None
 
+
 #: How often a worker pulses, and how long one pulse lasts (seconds): a worker is
 #: counted dead at most ``PULSE_TTL`` after its last pulse.
 PULSE_EVERY = 1.0

@@ -33,8 +33,11 @@ class SubscriptionGone(Exception):
 def vapid_headers(private_key: str, subject: str, endpoint: str, now: float | None = None) -> dict[str, str]:
     """``Authorization: vapid t=<JWT ES256>,k=<public key>`` for the endpoint's origin."""
     parts = urllib.parse.urlsplit(endpoint)
-    claims: dict[str, Any] = {"aud": f"{parts.scheme}://{parts.netloc}", "sub": subject,
-                              "exp": int((now or time.time()) + SIGNATURE_SECONDS)}
+    claims: dict[str, Any] = {
+        "aud": f"{parts.scheme}://{parts.netloc}",
+        "sub": subject,
+        "exp": int((now or time.time()) + SIGNATURE_SECONDS),
+    }
     signed: dict[str, str] = Vapid02.from_string(private_key).sign(claims)
     return signed
 

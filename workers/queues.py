@@ -151,9 +151,14 @@ def enqueue(
     """
     limit = RateLimit(line[0], line[1]) if line is not None else None
     queue.enqueue(
-        name, *args,
-        job_id=job_id, retry=Retry(max=len(RETRY_PAUSES), interval=list(RETRY_PAUSES)),
-        failure_ttl=FAILURE_TTL, result_ttl=0, rate_limit=limit, job_timeout=timeout,
+        name,
+        *args,
+        job_id=job_id,
+        retry=Retry(max=len(RETRY_PAUSES), interval=list(RETRY_PAUSES)),
+        failure_ttl=FAILURE_TTL,
+        result_ttl=0,
+        rate_limit=limit,
+        job_timeout=timeout,
     )
 
 
@@ -228,8 +233,14 @@ def new_worker(queues: list[Queue], connection: redis.Redis, ttl: int, jobs: Map
     ``connection``'s socket timeout must outlast that (``service.storage.connections.worker_client``).
     """
     named = type("RegisteredJob", (NamedJob,), {"registry": dict(jobs)})
-    return JobWorker(queues, connection=connection, serializer=JSONSerializer, job_class=named,
-                     exception_handlers=[fail_fast_on_permanent_errors], worker_ttl=ttl)
+    return JobWorker(
+        queues,
+        connection=connection,
+        serializer=JSONSerializer,
+        job_class=named,
+        exception_handlers=[fail_fast_on_permanent_errors],
+        worker_ttl=ttl,
+    )
 
 
 def work(worker: JobWorker, *, burst: bool = False, idle: int | None = None) -> None:

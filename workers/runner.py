@@ -71,8 +71,9 @@ class JobRunner:
     only for one that runs a job (:meth:`finish`).
     """
 
-    def __init__(self, runtime: Runtime, stop: threading.Event, name: str, queues: list[JobQueue], *,
-                 idle: int | None = None) -> None:
+    def __init__(
+        self, runtime: Runtime, stop: threading.Event, name: str, queues: list[JobQueue], *, idle: int | None = None
+    ) -> None:
         self.runtime, self.stop, self.queues, self.idle = runtime, stop, queues, idle
         self.current: JobWorker | None = None
         self.thread = threading.Thread(target=self._run, name=name, daemon=True)
@@ -158,11 +159,21 @@ def run_forever(runtime: Runtime, *, burst: bool = False, threads: int | None = 
     deliveries = max(1, runtime.settings.webhook_threads)
     pushes = max(1, runtime.settings.push_threads)
     with _stop_on_signals(stop):
-        supervisor.start([f"red7-jobs-{n}" for n in range(1, count + 1)],
-                         [f"red7-webhooks-{n}" for n in range(1, deliveries + 1)],
-                         [f"red7-push-{n}" for n in range(1, pushes + 1)])
-        log.info("red7 worker %s on queues %s, %s and %s, %d job(s), %d webhook delivery(ies) and %d push(es) at once",
-                 identity, runtime.queue.name, runtime.webhook_queue.name, runtime.push_queue.name, count, deliveries, pushes)
+        supervisor.start(
+            [f"red7-jobs-{n}" for n in range(1, count + 1)],
+            [f"red7-webhooks-{n}" for n in range(1, deliveries + 1)],
+            [f"red7-push-{n}" for n in range(1, pushes + 1)],
+        )
+        log.info(
+            "red7 worker %s on queues %s, %s and %s, %d job(s), %d webhook delivery(ies) and %d push(es) at once",
+            identity,
+            runtime.queue.name,
+            runtime.webhook_queue.name,
+            runtime.push_queue.name,
+            count,
+            deliveries,
+            pushes,
+        )
         while not stop.wait(1.0):  # a timed wait: the signal handlers run between two
             pass
         log.info("red7 worker %s: stopping; waiting for the jobs it runs", identity)

@@ -137,9 +137,9 @@ def _belief_from_history(seen: View, history: Sequence[Event]) -> Belief:
                 gone += sizes[seat] - known[seat].bit_count()
             palettes[seat] = known[seat] = sizes[seat] = 0
     for seat, info in enumerate(seen.seats):
-        if info.in_round != in_round[seat] or (info.in_round and (
-            mask_of(info.palette) != palettes[seat] or info.hand_size != sizes[seat]
-        )):
+        if info.in_round != in_round[seat] or (
+            info.in_round and (mask_of(info.palette) != palettes[seat] or info.hand_size != sizes[seat])
+        ):
             raise HistoryMismatch(f"seat {seat} does not match the view")
     if len(deck) != seen.deck_size:
         raise HistoryMismatch("the deck size does not match the view")

@@ -23,8 +23,45 @@ _COLORS = tuple(Color(c) for c in range(7))
 #: How many points the winner of an advanced round scored, for 1..37 points, pooled over
 #: 900 greedy self-play games (2-4 players, with and without the action rules).  Only
 #: its shape matters: it feeds the game-odds table behind the advanced objective.
-_ROUND_POINTS = (9, 49, 131, 110, 120, 275, 608, 249, 208, 310, 131, 351, 239, 358, 149, 139, 75, 259, 82,
-                 115, 114, 162, 63, 63, 81, 53, 35, 31, 20, 9, 13, 7, 6, 3, 2, 1, 1)
+_ROUND_POINTS = (
+    9,
+    49,
+    131,
+    110,
+    120,
+    275,
+    608,
+    249,
+    208,
+    310,
+    131,
+    351,
+    239,
+    358,
+    149,
+    139,
+    75,
+    259,
+    82,
+    115,
+    114,
+    162,
+    63,
+    63,
+    81,
+    53,
+    35,
+    31,
+    20,
+    9,
+    13,
+    7,
+    6,
+    3,
+    2,
+    1,
+    1,
+)
 
 
 def _sum_numbers(mask: int) -> int:
@@ -35,7 +72,6 @@ def _sum_numbers(mask: int) -> int:
         total += top // 7 + 1
         mask ^= 1 << top
     return total
-
 
 
 @lru_cache(maxsize=8)

@@ -233,8 +233,12 @@ def _action_choice(seat: int, hand: int, palettes: Sequence[int], rule: int, adv
         number = card // 7 + 1
         if number == 3 and has_deck:
             own = strengths(after)
-            value = (_HAND * (rest.bit_count() - 1) + _RULES * sum(map(gt, own, bar)) + own[rule] / 1000.0
-                     + (_points_all(after)[rule] if advanced else 0.0))
+            value = (
+                _HAND * (rest.bit_count() - 1)
+                + _RULES * sum(map(gt, own, bar))
+                + own[rule] / 1000.0
+                + (_points_all(after)[rule] if advanced else 0.0)
+            )
             if value > best:
                 best, code = value, (card, _THREE, 0, 0, 0)
             continue
@@ -278,8 +282,12 @@ def _action_choice(seat: int, hand: int, palettes: Sequence[int], rule: int, adv
                 after2, rest2 = after | 1 << x, rest ^ 1 << x
                 if x // 7 == 2 and has_deck:
                     own = strengths(after2)
-                    value = (_HAND * (rest2.bit_count() - 1) + _RULES * sum(map(gt, own, bar)) + own[rule] / 1000.0
-                             + (_points_all(after2)[rule] if advanced else 0.0))
+                    value = (
+                        _HAND * (rest2.bit_count() - 1)
+                        + _RULES * sum(map(gt, own, bar))
+                        + own[rule] / 1000.0
+                        + (_points_all(after2)[rule] if advanced else 0.0)
+                    )
                     discard = 0
                 else:
                     value, discard = _best_finish(after2, bar, rest2, rule, advanced, advanced and has_deck)

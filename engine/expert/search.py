@@ -101,7 +101,11 @@ class ExpertBot:
         me = seen.viewer
         assert me is not None
         rollout = _Rollout(
-            me, seen.players, seen.variant is Variant.ADVANCED, seen.action_rules, [mask_of(s.scored) for s in seen.seats],
+            me,
+            seen.players,
+            seen.variant is Variant.ADVANCED,
+            seen.action_rules,
+            [mask_of(s.scored) for s in seen.seats],
             self.objective,
         )
         timed = deadline is not None  # with an iteration budget the clock is never read: deterministic

@@ -179,4 +179,3 @@ class GameWrites:
             self.followups.after_append(game, items, mark, playing_on=playing_on)
         except Exception:
             log.exception("could not enqueue what game %s needs at version %s; the next read will retry", game.id, game.version)
-

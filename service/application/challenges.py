@@ -225,8 +225,9 @@ class ChallengeService:
             new = Challenge(challenge_id)
             command = self._command(challenger, request, str(first["expires_at"]))
             try:
-                return ChallengeOutcome(self._open(new, rules.decide(new, command, rules.parse_time(first["at"])), first["at"]),
-                                        replayed=True)
+                return ChallengeOutcome(
+                    self._open(new, rules.decide(new, command, rules.parse_time(first["at"])), first["at"]), replayed=True
+                )
             except Conflict:
                 pass  # the first attempt made it meanwhile: its answer, below
         return ChallengeOutcome(self._as_of(challenge_id, 1), replayed=True)
@@ -430,8 +431,9 @@ class ChallengeService:
             rules.apply(after, after.version + 1, event, at)
         after.head = payloads[-1]
         try:
-            result = self.streams.append(challenge.id, challenge.version, payloads, expected_head=challenge.head,
-                                         idempotency=idempotency)
+            result = self.streams.append(
+                challenge.id, challenge.version, payloads, expected_head=challenge.head, idempotency=idempotency
+            )
         except VersionConflict as conflict:
             raise Conflict(conflict.expected, conflict.current) from None
         except IdempotencyMismatch as exc:

@@ -67,10 +67,21 @@ def challenge_notice(kind: str, challenge_id: str, version: int, player_id: str,
 
 
 #: Notifications a player may also get as a web push (``workers/push.py``): the rest go by webhook only.
-PUSHED = frozenset({
-    "your_turn", "turn_reminder", "last_hour_reminder", "game_finished", "game_aborted", "match_found",
-    "challenge_received", "challenge_accepted", "challenge_declined", "rematch_offered", "rematch_started",
-})
+PUSHED = frozenset(
+    {
+        "your_turn",
+        "turn_reminder",
+        "last_hour_reminder",
+        "game_finished",
+        "game_aborted",
+        "match_found",
+        "challenge_received",
+        "challenge_accepted",
+        "challenge_declined",
+        "rematch_offered",
+        "rematch_started",
+    }
+)
 
 
 def match_found(game_id: str, version: int, player_id: str) -> Due:
@@ -119,8 +130,17 @@ def due(game: Game, appended: Sequence[Event | LobbyEvent] = (), turn: Turn | No
                 out.append(Due("turn_deadline", game.id, version, (int(due_at.timestamp() * 1000),), at=due_at))
                 if seat in humans:
                     turn_ms = int(turn.started.timestamp() * 1000)
-                    out += [Due("notify", game.id, version, (humans[seat], kind), at=at,
-                                once=f"{game.id}:{turn_ms}:{humans[seat]}:{kind}") for kind, at in reminders(turn)]
+                    out += [
+                        Due(
+                            "notify",
+                            game.id,
+                            version,
+                            (humans[seat], kind),
+                            at=at,
+                            once=f"{game.id}:{turn_ms}:{humans[seat]}:{kind}",
+                        )
+                        for kind, at in reminders(turn)
+                    ]
     return out
 
 

@@ -181,8 +181,11 @@ class GameService(GameWrites):
         if request.deck is not None and not self.allow_custom_decks:
             raise Refused("custom_decks_disabled", "This server does not accept explicit decks (RED7_ALLOW_CUSTOM_DECKS).")
         if request.deck is not None and sorted(request.deck) != list(range(49)):
-            raise Refused("invalid_request", "A deck must list each of the 49 cards exactly once.", errors=[
-                {"field": "deck", "message": "must list each of the 49 cards exactly once", "location": "json"}])
+            raise Refused(
+                "invalid_request",
+                "A deck must list each of the 49 cards exactly once.",
+                errors=[{"field": "deck", "message": "must list each of the 49 cards exactly once", "location": "json"}],
+            )
         new = Game(new_id("g"))
         events = lobby_decide(new, self._set_up(creator, request))
         self._list_table(new.id, request)
@@ -274,17 +277,19 @@ class GameService(GameWrites):
 
         return self._lobby_write(game_id, player, decide, idempotency)
 
-    def leave(
-        self, game_id: str, player: Player, level: str = "greedy", idempotency: Idempotency | None = None
-    ) -> Outcome:
+    def leave(self, game_id: str, player: Player, level: str = "greedy", idempotency: Idempotency | None = None) -> Outcome:
         """Give up a seat: before the start it opens again; in play an AI of ``level`` takes it, so the others play on.
 
         With ``idempotency``, a retry gets the game as the first attempt left it, not ``seat_resigned``.
         """
         outcome = self._lobby_write(game_id, player, lambda game: lobby_decide(game, Leave(player.id, level)), idempotency)
         game = outcome.game
-        if outcome.replayed is None and game is not None and game.seat_of(player.id) is None \
-                and self.load(game_id).seat_of(player.id) is None:
+        if (
+            outcome.replayed is None
+            and game is not None
+            and game.seat_of(player.id) is None
+            and self.load(game_id).seat_of(player.id) is None
+        ):
             self.players.forget_game({player.id}, game.id)  # left before the start (and not back already)
         return outcome
 

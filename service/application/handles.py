@@ -22,11 +22,40 @@ PREFIX_PATTERN = r"^[A-Za-z0-9_-]{1,20}$"
 HANDLE_RULE = "3 to 20 characters, each an ASCII letter, a digit, _ or -"
 
 #: Handles nobody may take (compared folded).
-RESERVED = frozenset({
-    "admin", "administrator", "ai", "anonymous", "api", "bot", "deleted", "deleted-player", "deleted_player", "everyone",
-    "guest", "help", "me", "mod", "moderator", "nobody", "none", "null", "official", "player", "players", "red7",
-    "root", "server", "service", "staff", "support", "system", "undefined", "www",
-})
+RESERVED = frozenset(
+    {
+        "admin",
+        "administrator",
+        "ai",
+        "anonymous",
+        "api",
+        "bot",
+        "deleted",
+        "deleted-player",
+        "deleted_player",
+        "everyone",
+        "guest",
+        "help",
+        "me",
+        "mod",
+        "moderator",
+        "nobody",
+        "none",
+        "null",
+        "official",
+        "player",
+        "players",
+        "red7",
+        "root",
+        "server",
+        "service",
+        "staff",
+        "support",
+        "system",
+        "undefined",
+        "www",
+    }
+)
 
 _HANDLE = re.compile(HANDLE_PATTERN)
 #: A player's id, as :func:`~service.storage.players.new_id` makes them.

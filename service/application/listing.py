@@ -46,7 +46,6 @@ def _epoch_ms(iso: str) -> int:
     return int(datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() * 1000)
 
 
-
 #: Where a game of the player's turn without a deadline sorts: after every one with a deadline (epoch ms).
 NO_DEADLINE = 10**15
 

@@ -56,8 +56,6 @@ class GameCache:
                 self._games.popitem(last=False)
 
 
-
-
 class GameLoader:
     """Games folded from their streams, through this process's cache and the stored snapshots."""
 
@@ -132,7 +130,9 @@ class GameLoader:
         """Forget a fold of a history Redis no longer holds (the caller folds the game again from the stream)."""
         log.warning(
             "game %s: Redis no longer holds the history of this process's %s at version %s: folding it again from the stream",
-            game_id, "cached game" if from_cache else "snapshot", stale.version,
+            game_id,
+            "cached game" if from_cache else "snapshot",
+            stale.version,
         )
         self._cache.drop(game_id)
         self._snapshot_at.pop(game_id, None)

@@ -163,8 +163,9 @@ class PoolLoader:
             if stored and stored[0].number == start.version and stored[0].payload == start.head:
                 tail = stored[1:]
             else:
-                log.warning("pool %s: Redis no longer holds the history of the fold at version %s; folding it again",
-                            kind, start.version)
+                log.warning(
+                    "pool %s: Redis no longer holds the history of the fold at version %s; folding it again", kind, start.version
+                )
                 self.forget(kind)
                 self.streams.drop_snapshot(kind)
                 start = cached = None
@@ -246,8 +247,11 @@ class MatchService:
         now = self.clock()
         expires_in = request.expires_in if request.expires_in is not None else self.expiry
         if not 0 < expires_in <= self.max_expiry:
-            raise Refused("invalid_request", f"expires_in is 1 to {self.max_expiry} seconds on this server.",
-                          errors=[{"field": "expires_in", "message": f"must be 1 to {self.max_expiry}", "location": "json"}])
+            raise Refused(
+                "invalid_request",
+                f"expires_in is 1 to {self.max_expiry} seconds on this server.",
+                errors=[{"field": "expires_in", "message": f"must be 1 to {self.max_expiry}", "location": "json"}],
+            )
         rating = self.rating_of(player.id, ladder_of(kind.variant == Variant.ADVANCED.value))  # on the kind's ladder
         ticket = self._ticket(new_id("mt"), player, request, now, now + expires_in * 1000, rating)
         self.games.quotas.check_join(player)  # a ticket becomes a game: not for a player in as many as they may be
@@ -257,8 +261,9 @@ class MatchService:
         entry = {"pool": kind.key, "from": pool.version, "opened": now}
         made = {"id": ticket.id, "opened": now, "expires": ticket.expires, "rating": ticket.rating, "from": pool.version}
         try:
-            first = self.ticket_index.claim(player.id, ticket.id, entry, limit=self.max_tickets, idempotency=idempotency,
-                                            made=made)
+            first = self.ticket_index.claim(
+                player.id, ticket.id, entry, limit=self.max_tickets, idempotency=idempotency, made=made
+            )
         except TooManyTickets:
             raise Refused(
                 "match_ticket_limit_reached",
@@ -295,9 +300,18 @@ class MatchService:
     @staticmethod
     def _ticket(ticket_id: str, player: Player, request: TicketRequest, opened: int, expires: int, rating: int) -> Ticket:
         fill = None if request.ai_fill_after is None else round(request.ai_fill_after * 1000)
-        ticket = Ticket(ticket_id, player.id, player.name, tuple(sorted(set(request.counts))), rating,
-                        RatingRange(request.rating_range, request.rating_widen, request.rating_range_max), opened, expires,
-                        fill, request.ai_level)
+        ticket = Ticket(
+            ticket_id,
+            player.id,
+            player.name,
+            tuple(sorted(set(request.counts))),
+            rating,
+            RatingRange(request.rating_range, request.rating_widen, request.rating_range_max),
+            opened,
+            expires,
+            fill,
+            request.ai_level,
+        )
         if (problem := ticket.problem()) is not None:
             raise Refused("invalid_request", problem)
         return ticket
@@ -319,15 +333,21 @@ class MatchService:
             self._write(entry["pool"], partial(self._cancelled, ticket_id, player.id), WRITE_ATTEMPTS)
         found = self.get(player, ticket_id)
         if found.status == "matched":
-            raise Refused("match_ticket_matched", f"Your ticket was matched already: your game is {found.game_id}.",
-                          game_id=found.game_id)
+            raise Refused(
+                "match_ticket_matched", f"Your ticket was matched already: your game is {found.game_id}.", game_id=found.game_id
+            )
         return found
 
     def open_tickets(self, player: Player) -> list[TicketView]:
         """The player's tickets still waiting (those over are closed in their index on the way)."""
         self._settle(player)
-        return [view for ticket_id, entry in self.ticket_index.entries(player.id).items() if "closed" not in entry
-                and (view := self._find(player.id, ticket_id, entry)) is not None and view.status == "waiting"]
+        return [
+            view
+            for ticket_id, entry in self.ticket_index.entries(player.id).items()
+            if "closed" not in entry
+            and (view := self._find(player.id, ticket_id, entry)) is not None
+            and view.status == "waiting"
+        ]
 
     def on_account_deleted(self, player_id: str) -> None:
         """A deleted account's waiting tickets are cancelled (the account's ``on_account_deleted`` hook)."""
@@ -367,8 +387,9 @@ class MatchService:
         kind = Kind.parse(entry["pool"])
         closed = entry.get("closed")
         if closed is not None:
-            return TicketView(ticket_from_dict(closed["ticket"]), kind, closed["status"], self.clock(), closed["game_id"],
-                              closed["at"])
+            return TicketView(
+                ticket_from_dict(closed["ticket"]), kind, closed["status"], self.clock(), closed["game_id"], closed["at"]
+            )
         pool = self.pools.load(kind.key)
         now = self.clock()
         ticket = pool.tickets.get(ticket_id)
@@ -442,8 +463,9 @@ class MatchService:
                 return [*expired, *decide(after, Record(tuple((new_id("g"), table) for table in found)), now)]
 
             try:
-                pending += [e for e in self._write(kind.key, matches, MATCH_ATTEMPTS, confirmed=False)
-                            if isinstance(e, TicketsMatched)]
+                pending += [
+                    e for e in self._write(kind.key, matches, MATCH_ATTEMPTS, confirmed=False) if isinstance(e, TicketsMatched)
+                ]
             except ConflictingPool:
                 log.info("pool %s kept changing under the matchmaker; it looks again on its next pass", kind.key)
         made = sum(self.finish(kind, match) for match in pending)
@@ -466,8 +488,13 @@ class MatchService:
         humans = [Player(seat.player_id, seat.name, "") for seat in match.players]
         seats = [SeatRequest("human")] * len(humans) + [SeatRequest("ai", match.ai_level)] * (match.seats - len(humans))
         request = NewGame(
-            seats=seats, variant=Variant(kind.variant), action_rules=kind.action_rules, turn_timeout=kind.turn_seconds,
-            days_per_turn=kind.days_per_turn, rated=kind.rated, origin="quick_match",
+            seats=seats,
+            variant=Variant(kind.variant),
+            action_rules=kind.action_rules,
+            turn_timeout=kind.turn_seconds,
+            days_per_turn=kind.days_per_turn,
+            rated=kind.rated,
+            origin="quick_match",
         )
         game = self.games.set_up(humans[0], request, list(enumerate(humans[1:], start=1)), game_id=match.game_id)
         self._remember_made(match.game_id)
@@ -535,5 +562,8 @@ class ConflictingPool(Refused):
     """A pool that kept changing between the reads and the appends of a writer (a 409 the client may retry)."""
 
     def __init__(self, kind: str) -> None:
-        super().__init__("match_pool_busy", f"Many players are opening tickets for this kind of game ({kind}) at once; "
-                         "try again in a moment.", pool=kind)
+        super().__init__(
+            "match_pool_busy",
+            f"Many players are opening tickets for this kind of game ({kind}) at once; try again in a moment.",
+            pool=kind,
+        )

@@ -28,7 +28,15 @@ from service.storage.handles import Found, HandleTaken, fold
 from service.storage.players import Player, PlayerStore, PlayerTag, TokenInfo, TooManyTokens, hash_token
 
 __all__ = [
-    "AccountDeleted", "Issued", "Player", "PlayerPage", "PlayerService", "PlayerTag", "Profile", "SignedUp", "TokenInfo",
+    "AccountDeleted",
+    "Issued",
+    "Player",
+    "PlayerPage",
+    "PlayerService",
+    "PlayerTag",
+    "Profile",
+    "SignedUp",
+    "TokenInfo",
     "hash_token",
 ]
 

@@ -82,9 +82,12 @@ class PushService:
         except (ValueError, TypeError):
             point = secret = b""
         if len(point) != 65 or point[0] != 4 or len(secret) != 16:
-            raise Refused("invalid_request", "keys.p256dh is a P-256 point (65 bytes) and keys.auth 16 bytes, base64url: "
-                          "as PushSubscription.toJSON() gives them.",
-                          errors=[{"field": "keys", "message": "not a subscription's keys", "location": "json"}])
+            raise Refused(
+                "invalid_request",
+                "keys.p256dh is a P-256 point (65 bytes) and keys.auth 16 bytes, base64url: "
+                "as PushSubscription.toJSON() gives them.",
+                errors=[{"field": "keys", "message": "not a subscription's keys", "location": "json"}],
+            )
         subscription = Subscription(endpoint, p256dh, auth, self.clock())
         self.store.put(player_id, device, subscription)
         return subscription

@@ -138,8 +138,9 @@ class RatingService:
     @staticmethod
     def check_ladder(ladder: str) -> None:
         if ladder not in LADDERS:
-            raise NotFound("ladder_not_found", f"There is no ladder {ladder!r}; the ladders are {', '.join(LADDERS)}.",
-                           ladders=list(LADDERS))
+            raise NotFound(
+                "ladder_not_found", f"There is no ladder {ladder!r}; the ladders are {', '.join(LADDERS)}.", ladders=list(LADDERS)
+            )
 
     def leaderboard(self, ladder: str, *, limit: int = 50, offset: int = 0, around: str | None = None) -> dict[str, Any]:
         """A page of the ladder's leaderboard: from rank ``offset + 1``, or centred on the player ``around``."""
@@ -154,8 +155,10 @@ class RatingService:
             "ladder": ladder,
             "ranked": ranked,
             "offset": offset,
-            "players": [{"rank": line.rank, "player_id": line.player, "name": line.record.name, **record_json(line.record)}
-                        for line in lines],
+            "players": [
+                {"rank": line.rank, "player_id": line.player, "name": line.record.name, **record_json(line.record)}
+                for line in lines
+            ],
         }
 
     def rating(self, player_id: str, ladder: str) -> int:
@@ -204,7 +207,7 @@ class RatingService:
         pattern = re.sub(r"([*?\[\]\\])", r"\\\1", prefix) + "*}:version"
         for key in self.events.redis.scan_iter(match=pattern, count=1000):
             name = key.decode() if isinstance(key, bytes) else key
-            yield name[len(prefix):-len("}:version")]
+            yield name[len(prefix) : -len("}:version")]
 
     def rebuild(self, *, write: bool = False) -> Rebuilt:
         """Fold every finished rated game of the streams into fresh ladders, and compare each with the stored one
@@ -233,11 +236,23 @@ def _seat_now(seat: int, player: str | None, record: Record | None) -> dict[str,
     if player is None:  # an open seat: nobody to rate yet
         return {"seat": seat, "player": None, "rating": None, "provisional": None, "change": None, "place": None}
     shown = record.rating if record is not None else NEW
-    return {"seat": seat, "player": player, "rating": shown.shown, "provisional": shown.provisional, "change": None,
-            "place": None}
+    return {
+        "seat": seat,
+        "player": player,
+        "rating": shown.shown,
+        "provisional": shown.provisional,
+        "change": None,
+        "place": None,
+    }
 
 
 def _seat_applied(seat: int, player: str, applied: Applied) -> dict[str, Any]:
     before, after = applied.before[player], applied.after[player]
-    return {"seat": seat, "player": player, "rating": before.shown, "provisional": before.provisional,
-            "change": after.shown - before.shown, "place": applied.result.seats[seat].place}
+    return {
+        "seat": seat,
+        "player": player,
+        "rating": before.shown,
+        "provisional": before.provisional,
+        "change": after.shown - before.shown,
+        "place": applied.result.seats[seat].place,
+    }

@@ -38,7 +38,11 @@ class StreamTickets:
     """Issuing tickets, and telling who holds one."""
 
     def __init__(
-        self, store: TicketStore, players: PlayerService, game_exists: Callable[[str], object], *,
+        self,
+        store: TicketStore,
+        players: PlayerService,
+        game_exists: Callable[[str], object],
+        *,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.store = store

@@ -41,8 +41,17 @@ log = logging.getLogger("red7")
 #: The files of swagger-ui-bundle that the docs page loads; nothing else of that package is served.
 SWAGGER_FILES = frozenset({"swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js"})
 #: Endpoints that rate limits never apply to.
-UNLIMITED = frozenset({"health.Healthz", "health.Readyz", "v1.Problems", "swagger_static", "favicon", "api-docs.openapi_json",
-                       "api-docs.openapi_swagger_ui"})
+UNLIMITED = frozenset(
+    {
+        "health.Healthz",
+        "health.Readyz",
+        "v1.Problems",
+        "swagger_static",
+        "favicon",
+        "api-docs.openapi_json",
+        "api-docs.openapi_swagger_ui",
+    }
+)
 
 _HTTP_CODES = {
     400: "malformed_json",
@@ -323,11 +332,23 @@ def create_app(runtime: Runtime | None = None) -> Flask:
             app,
             origins=list(settings.cors_origins),
             expose_headers=[
-                "ETag", "Location", "Content-Disposition", "Retry-After", "Idempotent-Replayed", "X-RateLimit-Limit",
-                "X-RateLimit-Remaining", "X-RateLimit-Reset",
+                "ETag",
+                "Location",
+                "Content-Disposition",
+                "Retry-After",
+                "Idempotent-Replayed",
+                "X-RateLimit-Limit",
+                "X-RateLimit-Remaining",
+                "X-RateLimit-Reset",
             ],
             allow_headers=[
-                "Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID", "X-Api-Key"
+                "Authorization",
+                "Content-Type",
+                "If-Match",
+                "If-None-Match",
+                "Idempotency-Key",
+                "Last-Event-ID",
+                "X-Api-Key",
             ],
             methods=["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
             max_age=600,

@@ -34,7 +34,6 @@ from service.http.problems import ApiError
 log = logging.getLogger("red7.limits")
 
 
-
 @dataclass(frozen=True, slots=True)
 class Budget:
     """A limit, and whose budget a request draws on (``None``: this request is not charged to it)."""

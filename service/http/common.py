@@ -46,7 +46,11 @@ class ApiBlueprint(Protocol):
     """
 
     def route(
-        self, rule: str, *, parameters: Sequence[Mapping[str, Any]] | None = None, tags: Sequence[str] | None = None,
+        self,
+        rule: str,
+        *,
+        parameters: Sequence[Mapping[str, Any]] | None = None,
+        tags: Sequence[str] | None = None,
         **options: Any,
     ) -> Callable[[_Resource], _Resource]: ...
 
@@ -55,15 +59,27 @@ class ApiBlueprint(Protocol):
     ) -> Callable[[Callable[..., _Result]], Callable[..., _Result]]: ...
 
     def response(
-        self, status_code: int, schema: Schema | type[Schema] | Mapping[str, Any] | None = None, *,
-        content_type: str | None = None, description: str | None = None, headers: Mapping[str, Any] | None = None,
-        example: Any = None, examples: Mapping[str, Any] | None = None,
+        self,
+        status_code: int,
+        schema: Schema | type[Schema] | Mapping[str, Any] | None = None,
+        *,
+        content_type: str | None = None,
+        description: str | None = None,
+        headers: Mapping[str, Any] | None = None,
+        example: Any = None,
+        examples: Mapping[str, Any] | None = None,
     ) -> Callable[[_View], _View]: ...
 
     def alt_response(
-        self, status_code: int, *, schema: Schema | type[Schema] | Mapping[str, Any] | None = None,
-        content_type: str | None = None, description: str | None = None, headers: Mapping[str, Any] | None = None,
-        example: Any = None, examples: Mapping[str, Any] | None = None,
+        self,
+        status_code: int,
+        *,
+        schema: Schema | type[Schema] | Mapping[str, Any] | None = None,
+        content_type: str | None = None,
+        description: str | None = None,
+        headers: Mapping[str, Any] | None = None,
+        example: Any = None,
+        examples: Mapping[str, Any] | None = None,
     ) -> Callable[[_View], _View]: ...
 
     def doc(self, **documentation: Any) -> Callable[[_View], _View]: ...
@@ -171,7 +187,7 @@ SSE_STREAM: dict[str, Any] = {
     "`retry: 2000` (the reconnection delay, in ms). Each event of the game is `id: <n>` (send it back as Last-Event-ID to "
     "resume), `event: <type>` and `data: <the event as JSON>`, exactly as an item of the events feed (an `Event`). "
     "While nothing happens a `: keep-alive` comment comes every 15 s. `event: end` (data `{}`) says the game is over and "
-    "every event was sent: close the stream, or an EventSource reconnects. `event: reset` (data `{\"version\": v}`) "
+    'every event was sent: close the stream, or an EventSource reconnects. `event: reset` (data `{"version": v}`) '
     "says the store lost events this stream had sent: reload the view; the stream goes on after version v. "
     "`event: replaced` (data `{}`) says the token opened more long-polls and streams than it may hold open and this "
     "one, its oldest, gave its place to the newest: the stream closes.",
@@ -271,7 +287,10 @@ def documented_errors(*codes: int, store: bool = True) -> Callable[[_View], _Vie
         for code in sorted({*codes, 406, *((503,) if store else ())}):
             description = f"{HTTP_REASONS[code]}: problem details (RFC 9457)"
             problem: dict[str, Any] = {
-                "schema": "Problem", "description": description, "content_type": PROBLEM_JSON, "example": problem_example(code)
+                "schema": "Problem",
+                "description": description,
+                "content_type": PROBLEM_JSON,
+                "example": problem_example(code),
             }
             retry = ("Retry-After",) if code in (429, 503) else ()
             headers = response_headers(*retry, *(RATE_LIMIT_HEADERS if limited else ()))

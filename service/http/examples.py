@@ -49,8 +49,11 @@ _PROBLEM_EXTRAS: dict[str, dict[str, Any]] = {
     "invalid_request": {
         "detail": "steps.0.card: not a card; write a colour letter (ROYGBIV) and 1-7, e.g. R7",
         "errors": [
-            {"field": "steps.0.card", "message": "not a card; write a colour letter (ROYGBIV) and 1-7, e.g. R7",
-             "location": "json"}
+            {
+                "field": "steps.0.card",
+                "message": "not a card; write a colour letter (ROYGBIV) and 1-7, e.g. R7",
+                "location": "json",
+            }
         ],
     },
     "version_conflict": {"detail": "The game is at version 14, not 12.", "current_version": 14},

@@ -35,12 +35,24 @@ MAX_KEY = 200
 REPLAYED = {"Idempotent-Replayed": "true"}
 
 #: The endpoints whose POST honours the header (every other POST refuses it).
-HONOURED = frozenset({
-    "v1.Players", "v1.Tokens", "v1.Games", "v1.Join", "v1.Leave", "v1.Actions", "v1.Replays",
-    "v1.Challenges", "v1.AcceptChallenge", "v1.DeclineChallenge",
-    "v1.Abort", "v1.Rematch", "v1.RematchDecline",
-    "v1.MatchTickets",
-})
+HONOURED = frozenset(
+    {
+        "v1.Players",
+        "v1.Tokens",
+        "v1.Games",
+        "v1.Join",
+        "v1.Leave",
+        "v1.Actions",
+        "v1.Replays",
+        "v1.Challenges",
+        "v1.AcceptChallenge",
+        "v1.DeclineChallenge",
+        "v1.Abort",
+        "v1.Rematch",
+        "v1.RematchDecline",
+        "v1.MatchTickets",
+    }
+)
 
 
 def parameter(what: str) -> dict[str, Any]:

@@ -33,8 +33,10 @@ def server_problem(status: int, *, max_bytes: int, max_fields: int, request_line
     if code is None:
         return None
     if code == "headers_too_large":
-        detail = (f"A header field may be at most {max_bytes} bytes, and a request may carry at most {max_fields} "
-                  "of them; send a shorter one (a token is 46 characters).")
+        detail = (
+            f"A header field may be at most {max_bytes} bytes, and a request may carry at most {max_fields} "
+            "of them; send a shorter one (a token is 46 characters)."
+        )
         return problem(code, status, detail, max_bytes=max_bytes, max_fields=max_fields)
     if code == "uri_too_long":
         detail = f"The request line (method, path and query) may be at most {request_line_bytes} bytes."
@@ -45,8 +47,15 @@ def server_problem(status: int, *, max_bytes: int, max_fields: int, request_line
 def problem_bytes(status: int, reason: str, body: dict[str, Any], *, head: bool = False) -> bytes:
     """A whole HTTP/1.1 response carrying ``body`` as problem+json, closing the connection."""
     content = json.dumps(body, separators=(",", ":")).encode()
-    lines = [f"HTTP/1.1 {status} {reason}", "Connection: close", f"Content-Type: {PROBLEM_JSON}",
-             f"Content-Length: {len(content)}", "X-Content-Type-Options: nosniff", "", ""]
+    lines = [
+        f"HTTP/1.1 {status} {reason}",
+        "Connection: close",
+        f"Content-Type: {PROBLEM_JSON}",
+        f"Content-Length: {len(content)}",
+        "X-Content-Type-Options: nosniff",
+        "",
+        "",
+    ]
     return "\r\n".join(lines).encode("latin-1") + (b"" if head else content)
 
 

@@ -121,8 +121,20 @@ def game_json(game: Game, player_id: str | None, tags: Tags | None = None, clock
         for entry in seats:
             entry.update(in_round=False, palette=[], qualifying=[], hand_size=0, score=0, scored=[])
         out.update(
-            phase=game.status, round=0, rule=None, leader=None, canvas=[], deck_size=None, target=None, turn=None,
-            seats=seats, legal_steps=[], round_winner=None, winner=None, finish=None, standing=None,
+            phase=game.status,
+            round=0,
+            rule=None,
+            leader=None,
+            canvas=[],
+            deck_size=None,
+            target=None,
+            turn=None,
+            seats=seats,
+            legal_steps=[],
+            round_winner=None,
+            winner=None,
+            finish=None,
+            standing=None,
         )
         if seat is not None:
             out["you"] = {"seat": seat, "hand": []}

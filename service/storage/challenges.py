@@ -77,8 +77,11 @@ class ChallengeIndex:
         ``None``: listed.  Else the key was used before (a retry, or an attempt beside this one) and what that create
         made comes back (:class:`~service.storage.events.IdempotencyMismatch`: it was another request).
         """
-        sent, inbox, records = sent_key(self.prefix, challenger), inbox_key(self.prefix, challenger), \
-            records_key(self.prefix, challenger)
+        sent, inbox, records = (
+            sent_key(self.prefix, challenger),
+            inbox_key(self.prefix, challenger),
+            records_key(self.prefix, challenger),
+        )
         field = record_field(idempotency) if idempotency is not None else ""
         with self.redis.pipeline(transaction=True) as pipe:
             while True:

@@ -65,7 +65,7 @@ def parse_locations(url: str, scheme: str) -> Locations:
     """``scheme[[user]:password@]host:port[,host:port…][/path]`` (what urllib cannot split: several hosts)."""
     if not url.startswith(scheme):
         raise BadRedisUrl(f"{url!r} does not start with {scheme}")
-    rest, _, query = url[len(scheme):].partition("?")
+    rest, _, query = url[len(scheme) :].partition("?")
     netloc, _, path = rest.partition("/")
     username = password = None
     if "@" in netloc:

@@ -73,7 +73,13 @@ class TicketIndex:
             self.redis.hdel(tickets_key(self.prefix, player_id), *ticket_ids)
 
     def claim(
-        self, player_id: str, ticket_id: str, entry: dict[str, Any], *, limit: int, idempotency: Idempotency | None = None,
+        self,
+        player_id: str,
+        ticket_id: str,
+        entry: dict[str, Any],
+        *,
+        limit: int,
+        idempotency: Idempotency | None = None,
         made: Made | None = None,
     ) -> Made | None:
         """List a new ticket unless the player holds ``limit`` open ones already (:class:`TooManyTickets`; 0: no limit).

@@ -123,7 +123,8 @@ class RatingStore:
             if others:
                 records.update(
                     (p, Record.from_text(_text(t)))
-                    for p, t in zip(others, self.redis.hmget(self.key(ladder, "records"), others), strict=True) if t is not None
+                    for p, t in zip(others, self.redis.hmget(self.key(ladder, "records"), others), strict=True)
+                    if t is not None
                 )
         games, changed = insert(result, records, later)
         args: list[Any] = [int(version_text or 0), game_id, ms, len(games)]
@@ -197,7 +198,8 @@ class RatingStore:
             "board": {p: text(exact(score)) for p, score in sorted(board)},
             "played": {
                 p: {g: str(int(ms)) for g, ms in sorted(_scored(games_of))}
-                for p, games_of in zip(players, played, strict=True) if games_of
+                for p, games_of in zip(players, played, strict=True)
+                if games_of
             },
         }
 
@@ -257,4 +259,3 @@ def _text(value: bytes | str) -> str:
 def _scored(reply: Any) -> list[tuple[str, float]]:
     """A sorted set's members with their scores (``WITHSCORES``), as text and floats."""
     return [(_text(member), float(score)) for member, score in cast("list[tuple[bytes | str, float]]", reply)]
-

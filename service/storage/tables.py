@@ -83,6 +83,5 @@ class TableIndex:
             return []
         texts = self.redis.hmget(self.facts_key, [game_id for game_id, _ in found])
         return [
-            TableEntry(game_id, ms, json.loads(text) if text else None)
-            for (game_id, ms), text in zip(found, texts, strict=True)
+            TableEntry(game_id, ms, json.loads(text) if text else None) for (game_id, ms), text in zip(found, texts, strict=True)
         ]

@@ -92,7 +92,17 @@ def test_api_bench_serves_both_endpoints_under_gunicorn_and_cleans_up() -> None:
         pytest.skip(REAL_REDIS_SKIP)
     assert REAL_REDIS_URL is not None
     out = run_bench(
-        "api_bench", "--seconds", "0.2", "--warmup", "0.05", "--clients", "1", "--workers", "1", "--threads", "2",
+        "api_bench",
+        "--seconds",
+        "0.2",
+        "--warmup",
+        "0.05",
+        "--clients",
+        "1",
+        "--workers",
+        "1",
+        "--threads",
+        "2",
         redis_url=REAL_REDIS_URL,
     )
     assert "GET /v1/games/{id}" in out and "POST /v1/games/{id}/actions" in out
@@ -113,11 +123,20 @@ def test_load_bench_prints_actions_per_second_latencies_and_cpu_per_process_kind
 def test_cost_bench_prints_the_cost_of_a_move_its_parts_and_the_memory_of_a_live_and_a_finished_game() -> None:
     out = run_bench("cost_bench", "--moves", "5", "--samples", "3", "--day-turns", "3", "--idle", "1")
     assert "default rate limits (600 per minute a token" in out and "a webhook on every player" in out
-    for line in ("per accepted human move", "per human turn", "top 10 commands per accepted move: ",
-                 "GET view, default rate limits", "GET view, no rate limits", "POST action (the request alone)",
-                 "its jobs (AI turns, scoring, webhooks)", "long-poll answered at once", "idle background, per second",
-                 "live async game, one move per player per hour", "game:{<game>}:events",
-                 "finished game, what it keeps for good (no TTL)"):
+    for line in (
+        "per accepted human move",
+        "per human turn",
+        "top 10 commands per accepted move: ",
+        "GET view, default rate limits",
+        "GET view, no rate limits",
+        "POST action (the request alone)",
+        "its jobs (AI turns, scoring, webhooks)",
+        "long-poll answered at once",
+        "idle background, per second",
+        "live async game, one move per player per hour",
+        "game:{<game>}:events",
+        "finished game, what it keeps for good (no TTL)",
+    ):
         assert line in out, out
     per_move = next(line for line in out.splitlines() if line.startswith("per accepted human move"))
     assert float(per_move.split()[4]) > 0, per_move  # commands were counted

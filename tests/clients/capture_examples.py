@@ -26,8 +26,16 @@ SEED = 11
 def capture() -> dict[str, Any]:
     server = fakeredis.FakeServer()
     clients = (fakeredis.FakeRedis(server=server, decode_responses=True), fakeredis.FakeRedis(server=server))
-    settings = Settings(key_prefix="examples:", rate_limit_token="", rate_limit_address="", rate_limit_signup="",
-                        rate_limit_import="", expert_seconds=0.05, max_games_in_play=0, max_ai_seats_in_play=0)
+    settings = Settings(
+        key_prefix="examples:",
+        rate_limit_token="",
+        rate_limit_address="",
+        rate_limit_signup="",
+        rate_limit_import="",
+        expert_seconds=0.05,
+        max_games_in_play=0,
+        max_ai_seats_in_play=0,
+    )
     runtime = build_runtime(settings, clients=clients)
     client = create_app(runtime).test_client()
     out: dict[str, Any] = {}
@@ -79,8 +87,11 @@ def capture() -> dict[str, Any]:
     out["StreamTicket"] = call("POST", f"{path}/stream-tickets", token, status=201)
     out["GameList"] = call("GET", "/v1/players/me/games?limit=2", token)
     cy = call("POST", "/v1/players", body={"name": "Cy"}, status=201)
-    table = {"seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "ai", "level": "greedy"}], "listed": True,
-             "days_per_turn": 3}
+    table = {
+        "seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "ai", "level": "greedy"}],
+        "listed": True,
+        "days_per_turn": 3,
+    }
     call("POST", "/v1/games", cy["token"], table, status=201)
     out["OpenGameList"] = call("GET", "/v1/games?days_per_turn=3", token)
     out["ReplayAt"] = call("GET", f"{path}/replay?at=3", token)
@@ -94,8 +105,13 @@ def capture() -> dict[str, Any]:
     out["Imported"] = call("POST", "/v1/replays", token, out["Replay"], status=201)
     # Two rated games between the AIs and Ana's folds: a ladder to show, and Ana's ratings on her profile.
     for _ in range(2):
-        rated = call("POST", "/v1/games", token, {"seats": [{"kind": "human"}, {"kind": "ai", "level": "random"}],
-                                                  "variant": "basic", "rated": True}, status=201)
+        rated = call(
+            "POST",
+            "/v1/games",
+            token,
+            {"seats": [{"kind": "human"}, {"kind": "ai", "level": "random"}], "variant": "basic", "rated": True},
+            status=201,
+        )
         while call("GET", f"/v1/games/{rated['id']}", token)["status"] != "finished":
             current = call("GET", f"/v1/games/{rated['id']}", token)
             if current["legal_steps"]:

@@ -18,8 +18,13 @@ from workers.runner import start_embedded
 def server() -> Iterator[str]:
     """``red7 serve --embedded`` in this process: the in-memory store, its workers in threads, werkzeug on a free port."""
     settings = Settings(
-        rate_limit_token="", rate_limit_address="", rate_limit_signup="", rate_limit_import="", expert_seconds=0.05,
-        max_games_in_play=0, max_ai_seats_in_play=0,
+        rate_limit_token="",
+        rate_limit_address="",
+        rate_limit_signup="",
+        rate_limit_import="",
+        expert_seconds=0.05,
+        max_games_in_play=0,
+        max_ai_seats_in_play=0,
     )
     runtime = build_runtime(settings)
     stop = start_embedded(runtime)

@@ -44,7 +44,11 @@ def generated(server: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("python-client")
     (out / command[command.index("--config") + 1]).write_text(config)
     result = subprocess.run(
-        [str(GENERATOR), *against(server, command)[1:]], capture_output=True, text=True, timeout=120, cwd=out,
+        [str(GENERATOR), *against(server, command)[1:]],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=out,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     # Anything it could not generate is a warning naming the part of the document it skipped.
@@ -65,7 +69,11 @@ def test_the_generated_import_replay_module_imports(generated: Path):
         "assert 'isinstance(body, File)' in source and 'application/x-ndjson' in source, source\n"
     )
     result = subprocess.run(
-        [str(PYTHON), "-c", code], capture_output=True, text=True, timeout=60, cwd=generated,
+        [str(PYTHON), "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=generated,
         env={**os.environ, "PYTHONPATH": str(generated)},
     )
     assert result.returncode == 0, result.stdout + result.stderr
@@ -78,16 +86,34 @@ def test_the_player_uses_no_casts():
 
 def test_the_generated_client_types_the_player(generated: Path):
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--config-file", str(generated / "mypy.ini"),
-         "--python-executable", str(PYTHON), str(PLAYER)],
-        capture_output=True, text=True, timeout=300, cwd=generated, env={**os.environ, "MYPYPATH": str(generated)},
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--config-file",
+            str(generated / "mypy.ini"),
+            "--python-executable",
+            str(PYTHON),
+            str(PLAYER),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=generated,
+        env={**os.environ, "MYPYPATH": str(generated)},
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_the_generated_client_plays_a_whole_game_and_a_quick_match_and_reads_the_leaderboard(generated: Path, server: str):
     result = subprocess.run(
-        [str(PYTHON), str(PLAYER), server], capture_output=True, text=True, timeout=GAME_SECONDS, cwd=generated,
+        [str(PYTHON), str(PLAYER), server],
+        capture_output=True,
+        text=True,
+        timeout=GAME_SECONDS,
+        cwd=generated,
         env={**os.environ, "PYTHONPATH": str(generated)},
     )
     assert result.returncode == 0, result.stdout + result.stderr

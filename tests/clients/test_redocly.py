@@ -36,7 +36,11 @@ def test_redocly_finds_no_error_and_no_warning(keys, tmp_path):
     env = {**os.environ, "REDOCLY_TELEMETRY": "off", "REDOCLY_SUPPRESS_UPDATE_NOTICE": "true", "NO_COLOR": "1"}
     result = subprocess.run(
         [str(redocly), "lint", "--config", str(CONFIG), "--format", "stylish", str(path)],
-        capture_output=True, text=True, timeout=120, cwd=TYPESCRIPT, env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=TYPESCRIPT,
+        env=env,
     )
     output = result.stdout + result.stderr
     assert result.returncode == 0, output

@@ -37,7 +37,11 @@ def compiled(server: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
         shutil.copy(TYPESCRIPT / name, out / name)
     (out / "node_modules").symlink_to(TYPESCRIPT / "node_modules")
     generated = subprocess.run(
-        [str(generator), *against(server, command)[2:]], capture_output=True, text=True, timeout=120, cwd=out,
+        [str(generator), *against(server, command)[2:]],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=out,
     )
     assert generated.returncode == 0, generated.stdout + generated.stderr
     assert (out / "red7.d.ts").exists(), "player.ts imports ./red7.js: the README's command writes red7.d.ts"
@@ -57,7 +61,10 @@ def test_the_typescript_client_plays_a_whole_game_and_a_quick_match_and_reads_th
     if shutil.which("node") is None:
         pytest.skip(NO_NODE)
     result = subprocess.run(
-        ["node", str(compiled / "build" / "player.js"), server], capture_output=True, text=True, timeout=GAME_SECONDS,
+        ["node", str(compiled / "build" / "player.js"), server],
+        capture_output=True,
+        text=True,
+        timeout=GAME_SECONDS,
         cwd=compiled,
     )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -103,8 +103,10 @@ def look_alike(state: GameState, events: list[Event]) -> tuple[GameState, list[E
     return None
 
 
-@pytest.mark.parametrize(("players", "variant", "actions"), [(2, Variant.ADVANCED, False), (3, Variant.ADVANCED, True),
-                                                             (2, Variant.BASIC, True), (4, Variant.BASIC, False)])
+@pytest.mark.parametrize(
+    ("players", "variant", "actions"),
+    [(2, Variant.ADVANCED, False), (3, Variant.ADVANCED, True), (2, Variant.BASIC, True), (4, Variant.BASIC, False)],
+)
 def test_same_view_same_plan(players: int, variant: Variant, actions: bool) -> None:
     compared = 0
     for state, events in spread(list(decision_points(players, variant, actions, seed=11)), 6):
@@ -217,8 +219,9 @@ def test_only_legal_steps(players: int, variant: Variant, actions: bool) -> None
             assert after.in_round[seat] or after.round_winner == seat  # a full turn never knocks itself out
 
 
-@pytest.mark.parametrize(("players", "variant", "actions"), [(2, Variant.ADVANCED, True), (3, Variant.BASIC, True),
-                                                             (4, Variant.BASIC, False)])
+@pytest.mark.parametrize(
+    ("players", "variant", "actions"), [(2, Variant.ADVANCED, True), (3, Variant.BASIC, True), (4, Variant.BASIC, False)]
+)
 def test_whole_games_through_self_play(players: int, variant: Variant, actions: bool) -> None:
     rng = random.Random(players)
     bots = [ExpertBot(rng, iterations=1), *[GreedyBot(rng) for _ in range(players - 1)]]

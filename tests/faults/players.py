@@ -99,6 +99,7 @@ def play_all(humans: list[Human], seconds: float) -> tuple[threading.Event, list
 
 def play_out(humans: list[Human], over: Callable[[], bool], stop: threading.Event, threads: list[threading.Thread]) -> None:
     """Wait (up to 200 s) until ``over()``, failing at once if a player failed; then stop the players."""
+
     def done() -> bool:
         failures = [h.failure for h in humans if h.failure is not None]
         assert not failures, failures

@@ -25,14 +25,16 @@ def test_a_challenge_survives_a_restart_of_everything_and_two_acceptances_at_onc
         for player in (ana, bo, cy):
             player.json("PATCH", "/players/me", json={"webhook_url": receiver.url})
         seats = [{"kind": "human"}, {"kind": "ai", "level": "greedy"}, {"kind": "human"}, {"kind": "human"}]
-        made = ana.json("POST", "/challenges", expect=201,
-                        json={"players": [bo.player_id, cy.player_id], "seats": seats, "days_per_turn": 1})
+        made = ana.json(
+            "POST", "/challenges", expect=201, json={"players": [bo.player_id, cy.player_id], "seats": seats, "days_per_turn": 1}
+        )
 
         def told(kind: str) -> list[dict]:
             return [body for _, body in receiver.calls if body["event"] == kind and body.get("challenge_id") == made["id"]]
 
-        received = wait_until(lambda: len(told("challenge_received")) == 2 and told("challenge_received"), 30,
-                              "both players challenged hear of it")
+        received = wait_until(
+            lambda: len(told("challenge_received")) == 2 and told("challenge_received"), 30, "both players challenged hear of it"
+        )
         assert sorted(body["player_id"] for body in received) == sorted([bo.player_id, cy.player_id])
 
         api_process = deployment.started[0]
@@ -70,11 +72,21 @@ def test_a_challenge_survives_a_restart_of_everything_and_two_acceptances_at_onc
 
         view = ana.json("GET", f"/games/{game_id}")
         assert view["status"] == "active" and [s["player_id"] for s in view["seats"]] == [
-            ana.player_id, None, bo.player_id, cy.player_id]
+            ana.player_id,
+            None,
+            bo.player_id,
+            cy.player_id,
+        ]
         for player in (ana, bo, cy):
             assert [g["id"] for g in player.json("GET", "/players/me/games")["games"]] == [game_id]
-        started = wait_until(lambda: len([b for b in told("challenge_accepted") if b.get("game_id")]) == 2
-                             and [b for b in told("challenge_accepted") if b.get("game_id")], 30, "the others hear it started")
+        started = wait_until(
+            lambda: (
+                len([b for b in told("challenge_accepted") if b.get("game_id")]) == 2
+                and [b for b in told("challenge_accepted") if b.get("game_id")]
+            ),
+            30,
+            "the others hear it started",
+        )
         assert sorted(b["player_id"] for b in started) == sorted([ana.player_id, *first])  # all but the last to accept
         assert all(b["game_id"] == game_id and b["game_url"].endswith(f"/v1/games/{game_id}") for b in started)
         assert not [a for c in (ana, bo, cy) for a in c.server_errors()]

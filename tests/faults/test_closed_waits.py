@@ -138,8 +138,10 @@ def test_a_token_at_its_cap_is_let_in_and_its_oldest_wait_ends(base):
     page = json.loads(poll.received.partition(b"\r\n\r\n")[2].strip().splitlines()[-1])
     assert page["events"] == [] and page["version"] == version
     assert poll.status() == 200
-    print(f"one wait over the cap was let in after {let_in:.2f} s and the oldest stream ended {ended:.2f} s after it "
-          f"came; one more, and the long-poll after it answered {answered:.2f} s after that one came")
+    print(
+        f"one wait over the cap was let in after {let_in:.2f} s and the oldest stream ended {ended:.2f} s after it "
+        f"came; one more, and the long-poll after it answered {answered:.2f} s after that one came"
+    )
     assert ended < RECOVERY and answered < RECOVERY
     for wait in (oldest, poll, *held, newest, another):
         wait.close()

@@ -98,8 +98,9 @@ def test_a_killed_primarys_games_answer_503_during_the_failover_and_all_finish_w
             while not probing.is_set():
                 for game_id in on_victim:
                     try:
-                        answer = requests.get(f"{base}/v1/games/{game_id}", timeout=10,
-                                              headers={"Authorization": f"Bearer {watcher.token}"})
+                        answer = requests.get(
+                            f"{base}/v1/games/{game_id}", timeout=10, headers={"Authorization": f"Bearer {watcher.token}"}
+                        )
                         seen[game_id].append(answer.status_code)
                     except requests.RequestException:
                         seen[game_id].append(0)
@@ -137,6 +138,8 @@ def test_a_killed_primarys_games_answer_503_during_the_failover_and_all_finish_w
         clients = [lobby, watcher, *people]
         assert not [a for c in clients for a in c.server_errors()], deployment.logs()
         unanswered = statuses.count(503) + sum(c.statuses().count(503) for c in clients)
-        print(f"{sum(len(h.acks) for h in humans)} actions acknowledged, every one in its stream after the failover; "
-              f"{unanswered} answers 503 while the cluster failed over; no 500")
+        print(
+            f"{sum(len(h.acks) for h in humans)} actions acknowledged, every one in its stream after the failover; "
+            f"{unanswered} answers 503 while the cluster failed over; no 500"
+        )
     stores.close()

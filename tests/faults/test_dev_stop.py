@@ -55,7 +55,11 @@ def test_dev_py_test_stopped_with_sigterm_to_its_group_leaves_no_process(tmp_pat
     with open(tmp_path / "dev.log", "wb") as log:
         run = subprocess.Popen(
             [sys.executable, "dev.py", "test", *LONG_FAULT_TESTS, "-p", "no:cacheprovider"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     try:
         started, serving = time.monotonic(), {}

@@ -77,8 +77,9 @@ class Pat:
                 seats = [{"kind": "human"}, {"kind": "ai", "level": "greedy"}]
                 self.games.append(self.client.json("POST", "/games", expect=201, json={"seats": seats})["id"])
             play_turns(self.client, self.games[-1], count - len(waits))
-            events = [e for g in self.games for e in stream_events(self.server.client(), self.deployment.prefix, g)
-                      if _at(e) >= started]
+            events = [
+                e for g in self.games for e in stream_events(self.server.client(), self.deployment.prefix, g) if _at(e) >= started
+            ]
             waits = ai_replies(events, self.client.player_id or "")
         return waits
 
@@ -100,9 +101,11 @@ def test_a_player_at_their_ai_quota_cannot_delay_another_players_ai_turns(deploy
 
     loaded = pat.replies(TURNS)
     moved = sum(len(stream_events(text, deployment.prefix, g)) for g in games) - moved_before
-    print(f"\nPat's AI replies alone: median {median(alone):.3f} s, max {max(alone):.3f} s; beside Busy's 24 expert "
-          f"seats: median {median(loaded):.3f} s, max {max(loaded):.3f} s ({len(loaded)} replies); Busy's games "
-          f"appended {moved} events meanwhile")
+    print(
+        f"\nPat's AI replies alone: median {median(alone):.3f} s, max {max(alone):.3f} s; beside Busy's 24 expert "
+        f"seats: median {median(loaded):.3f} s, max {max(loaded):.3f} s ({len(loaded)} replies); Busy's games "
+        f"appended {moved} events meanwhile"
+    )
     assert max(loaded) <= max(alone) + BOUND
     wait_until(lambda: moved > 0, 1, "Busy's games move on too (their share, not nothing)")
     assert not pat.client.server_errors() and not busy.server_errors()

@@ -34,8 +34,16 @@ UNCAPPED = {"RED7_AI_TURNS_PER_PLAYER": "0"}
 def test_a_worker_killed_mid_update_leaves_every_game_applied_exactly_once(deployment, server):
     victim = deployment.worker("victim", **UNCAPPED)
     queue_name = deployment.env["RED7_QUEUE_NAME"]
-    runtime = build_runtime(Settings(redis_url=server.url, key_prefix=deployment.prefix, queue_name=queue_name,
-                                     ai_turns_per_player=0, max_games_in_play=0, max_ai_seats_in_play=0))
+    runtime = build_runtime(
+        Settings(
+            redis_url=server.url,
+            key_prefix=deployment.prefix,
+            queue_name=queue_name,
+            ai_turns_per_player=0,
+            max_games_in_play=0,
+            max_ai_seats_in_play=0,
+        )
+    )
     raw = redis.Redis(host="127.0.0.1", port=server.port)
     registry = StartedJobRegistry(queue_name, connection=raw)
     creator = runtime.accounts.sign_up("Ana").player

@@ -28,8 +28,12 @@ def test_a_deadline_fires_on_time_when_the_timekeeper_dies(deployment, server):
     role_key = f"{deployment.prefix}ticker"
     holder = wait_until(lambda: text.get(role_key), 20, "a worker takes the ticker's role")
     ana = Client(base).sign_up("Ana")
-    game = ana.json("POST", "/games", expect=201, json={
-        "seats": [{"kind": "human"}, {"kind": "ai", "level": "greedy"}], "turn_timeout": TIMEOUT})
+    game = ana.json(
+        "POST",
+        "/games",
+        expect=201,
+        json={"seats": [{"kind": "human"}, {"kind": "ai", "level": "greedy"}], "turn_timeout": TIMEOUT},
+    )
 
     def human_turn_started() -> dict | None:
         for event in reversed(stream_events(text, deployment.prefix, game["id"])):
@@ -53,8 +57,10 @@ def test_a_deadline_fires_on_time_when_the_timekeeper_dies(deployment, server):
     fired = wait_until(timed_out, TIMEOUT + 20, "the deadline fires", every=0.1)
     late = (when(fired) - deadline).total_seconds()
     new_holder = text.get(role_key)
-    print(f"\nthe timekeeper was killed {killed_before:.1f} s before the deadline; it fired {late:.2f} s after it "
-          f"(the role went from {holder} to {new_holder})")
+    print(
+        f"\nthe timekeeper was killed {killed_before:.1f} s before the deadline; it fired {late:.2f} s after it "
+        f"(the role went from {holder} to {new_holder})"
+    )
     assert new_holder and new_holder != holder
     assert 0 <= late <= LATE_BOUND
     time.sleep(2 * LATE_BOUND)  # whatever the old holder queued, and the new one, has run by now
@@ -63,8 +69,12 @@ def test_a_deadline_fires_on_time_when_the_timekeeper_dies(deployment, server):
 
     player = Human([ana], game["id"])
     stop, threads = play_all([player], 120)
-    wait_until(lambda: stream_events(text, deployment.prefix, game["id"])[-1]["type"] == "game_finished", 120,
-               "the game finishes", every=0.5)
+    wait_until(
+        lambda: stream_events(text, deployment.prefix, game["id"])[-1]["type"] == "game_finished",
+        120,
+        "the game finishes",
+        every=0.5,
+    )
     stop.set()
     threads[0].join(30)
     assert player.failure is None

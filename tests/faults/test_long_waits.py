@@ -54,8 +54,11 @@ def test_long_polls_and_a_stream_outlast_the_socket_timeout(deployment):
                     break
         stream["keep_alives"] = keep_alives
 
-    threads = [threading.Thread(target=poll, args=(25,)), threading.Thread(target=poll, args=(60,)),
-               threading.Thread(target=listen, args=(4,))]
+    threads = [
+        threading.Thread(target=poll, args=(25,)),
+        threading.Thread(target=poll, args=(60,)),
+        threading.Thread(target=listen, args=(4,)),
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -81,5 +84,7 @@ def test_long_polls_and_a_stream_outlast_the_socket_timeout(deployment):
     for thread in playing:
         thread.join(30)
     assert not ana.server_errors() and not bo.server_errors()
-    print(f"\nlong-polls answered 200 after {polls[25][1]:.2f} s and {polls[60][1]:.2f} s; "
-          f"the stream's keep-alives came at {', '.join(f'{t:.1f}' for t in keep_alives)} s")
+    print(
+        f"\nlong-polls answered 200 after {polls[25][1]:.2f} s and {polls[60][1]:.2f} s; "
+        f"the stream's keep-alives came at {', '.join(f'{t:.1f}' for t in keep_alives)} s"
+    )

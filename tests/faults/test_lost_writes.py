@@ -90,6 +90,8 @@ def test_play_goes_on_from_what_redis_kept_after_it_lost_its_last_writes(deploym
     errors = [a for h in humans for c in h.clients for a in c.server_errors()]
     assert not errors, (errors[:5], deployment.logs())
     conflicts = sum(c.statuses().count(409) for h in humans for c in h.clients)
-    print(f"every game moved on within {moved:.1f} s of Redis being back; "
-          f"{len(kept)} actions acknowledged before the cut, every one kept; {served} views served after the restart, "
-          f"each of a version as Redis holds it; {conflicts} answers were 409; no 500")
+    print(
+        f"every game moved on within {moved:.1f} s of Redis being back; "
+        f"{len(kept)} actions acknowledged before the cut, every one kept; {served} views served after the restart, "
+        f"each of a version as Redis holds it; {conflicts} answers were 409; no 500"
+    )

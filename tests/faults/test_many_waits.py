@@ -72,8 +72,10 @@ def test_hundreds_of_idle_waits_do_not_slow_another_players_view(deployment):
     for thread in threads:
         thread.join(40)
     p50, p99 = statistics.median(timings), statistics.quantiles(timings, n=100)[98]
-    print(f"\nwith {still_waiting} long-polls and streams waiting, another player's view: "
-          f"p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms")
+    print(
+        f"\nwith {still_waiting} long-polls and streams waiting, another player's view: "
+        f"p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms"
+    )
     assert still_waiting >= WAITERS, "the waits should still have been open while the views were timed"
     assert answers.count(200) == WAITERS + STREAMS, sorted(set(answers))
     assert p99 <= P99_BOUND

@@ -49,6 +49,7 @@ def game_made(text, prefix: str, game_id: str) -> bool:
 
 def ask_at_once(players: list[Client], kind: Kind) -> dict[str, dict[str, Any]]:
     """Every player opens a ticket at once (32 at a time); each answer, by player id."""
+
     def open_ticket(n: int) -> tuple[str, dict[str, Any]]:
         body = {"player_counts": COUNTS[n % len(COUNTS)], "turn_seconds": kind.turn_seconds, "ai_fill_after": AI_FILL_AFTER}
         return players[n].player_id or "", players[n].json("POST", "/match-tickets", expect=201, json=body)
@@ -97,8 +98,9 @@ def stop_gracefully(process) -> None:
     process.wait(30)
 
 
-def test_two_hundred_players_at_once_each_sit_in_exactly_one_game_through_kills_and_restarts(deployment: Processes,
-                                                                                           server: RedisServer):
+def test_two_hundred_players_at_once_each_sit_in_exactly_one_game_through_kills_and_restarts(
+    deployment: Processes, server: RedisServer
+):
     shape = deployment
     unlimited = {"RED7_RATE_LIMIT_SIGNUP": ""}  # 200 sign-ups from one address
     bases = [shape.api(workers=1, name="api-a", **unlimited), shape.api(workers=1, name="api-b", **unlimited)]
@@ -130,8 +132,7 @@ def test_two_hundred_players_at_once_each_sit_in_exactly_one_game_through_kills_
     shape.kill_tree(killed)
     recorded = matches_in(text, prefix, second)
     unmade = [m.game_id for m in recorded if not game_made(text, prefix, m.game_id)]
-    print(f"the matchmaker ({holder}) killed with {len(recorded)} match(es) recorded: {len(unmade)} of their games "
-          f"not made yet")
+    print(f"the matchmaker ({holder}) killed with {len(recorded)} match(es) recorded: {len(unmade)} of their games not made yet")
     assert unmade, "the kill came after every game was made: not mid-match"
     wait_until(lambda: everyone_matched(text, prefix, second, tickets), 60, "the other worker seats everyone", every=0.2)
     assert (text.get(role_key) or "") not in ("", holder)
@@ -152,8 +153,7 @@ def test_two_hundred_players_at_once_each_sit_in_exactly_one_game_through_kills_
     text = server.client()
     unmade = [m.game_id for m in matches_in(text, prefix, third) if not game_made(text, prefix, m.game_id)]
     print(f"Redis killed mid-match and started again: {len(unmade)} recorded match(es) without their game")
-    wait_until(lambda: everyone_matched(text, prefix, third, tickets), 90, "everyone is seated after the restart",
-               every=0.2)
+    wait_until(lambda: everyone_matched(text, prefix, third, tickets), 90, "everyone is seated after the restart", every=0.2)
     games = check_everyone_seated_once(text, prefix, third, players, tickets)
     print(f"... then seated: {games} games, everyone seated once; {time.monotonic() - began:.1f} s in all")
 

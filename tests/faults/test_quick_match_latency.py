@@ -24,9 +24,13 @@ from typing import Any
 
 from tests.deployment import Client, wait_until
 
-KINDS = [{"variant": variant, "action_rules": rules, "rated": rated, "turn_seconds": seconds}
-         for variant in ("basic", "advanced") for rules in (False, True) for rated in (False, True)
-         for seconds in (30, 60, 120, 300)]
+KINDS = [
+    {"variant": variant, "action_rules": rules, "rated": rated, "turn_seconds": seconds}
+    for variant in ("basic", "advanced")
+    for rules in (False, True)
+    for rated in (False, True)
+    for seconds in (30, 60, 120, 300)
+]
 ROUNDS = 3
 PAIR_TARGET, AI_TARGET = 2.0, 1.0  # s: p99 of the pairs' wait, and the latest AI fill after its time
 STALL = 5  # the test fails past this many times a target: a pass missed or a worker stuck, not a slow machine
@@ -95,13 +99,19 @@ def test_two_live_players_are_in_one_game_within_two_seconds_and_ais_fill_in_on_
 
     p99 = percentile(server_waits, 0.99)
     print(f"\nload average {load_before[0]:.1f} before, {load_after[0]:.1f} after ({os.cpu_count()} cores)")
-    print(f"two compatible live tickets -> one game, {len(server_waits)} pairs: p50 {percentile(server_waits, 0.5):.2f} s, "
-          f"p99 {p99:.2f} s, max {max(server_waits):.2f} s (server's clock); as the players saw it, polling every 0.2 s: "
-          f"p50 {percentile(seen_waits, 0.5):.2f} s, p99 {percentile(seen_waits, 0.99):.2f} s")
-    print(f"ai_fill_after {AI_FILL_AFTER:g} s, {len(lateness)} tickets: the game came {min(lateness):.2f} to "
-          f"{max(lateness):.2f} s after it (p50 {percentile(lateness, 0.5):.2f} s)")
-    print(f"targets: pairs p99 <= {PAIR_TARGET:g} s ({'met' if p99 <= PAIR_TARGET else 'NOT met'}), AI fill <= "
-          f"{AI_TARGET:g} s late ({'met' if max(lateness) <= AI_TARGET else 'NOT met'})")
+    print(
+        f"two compatible live tickets -> one game, {len(server_waits)} pairs: p50 {percentile(server_waits, 0.5):.2f} s, "
+        f"p99 {p99:.2f} s, max {max(server_waits):.2f} s (server's clock); as the players saw it, polling every 0.2 s: "
+        f"p50 {percentile(seen_waits, 0.5):.2f} s, p99 {percentile(seen_waits, 0.99):.2f} s"
+    )
+    print(
+        f"ai_fill_after {AI_FILL_AFTER:g} s, {len(lateness)} tickets: the game came {min(lateness):.2f} to "
+        f"{max(lateness):.2f} s after it (p50 {percentile(lateness, 0.5):.2f} s)"
+    )
+    print(
+        f"targets: pairs p99 <= {PAIR_TARGET:g} s ({'met' if p99 <= PAIR_TARGET else 'NOT met'}), AI fill <= "
+        f"{AI_TARGET:g} s late ({'met' if max(lateness) <= AI_TARGET else 'NOT met'})"
+    )
     assert p99 <= STALL * PAIR_TARGET
     assert all(0 <= late <= STALL * AI_TARGET for late in lateness)
     assert not [a for c in [lobby, *players] for a in c.server_errors()], deployment.logs()

@@ -32,13 +32,23 @@ def test_play_goes_on_after_redis_is_killed_and_restarted(deployment, server):
     people = [lobby.sign_up(f"P{i}") for i in range(3)]
     watcher = lobby.sign_up("Watcher")
     human_games = [
-        p.json("POST", "/games", expect=201, json={"seats": [{"kind": "human"}, {"kind": "ai", "level": "greedy"},
-                                                             {"kind": "ai", "level": "random"}], "action_rules": True})
+        p.json(
+            "POST",
+            "/games",
+            expect=201,
+            json={
+                "seats": [{"kind": "human"}, {"kind": "ai", "level": "greedy"}, {"kind": "ai", "level": "random"}],
+                "action_rules": True,
+            },
+        )
         for p in people
     ]
-    ai_games = [watcher.json("POST", "/games", expect=201, json={"seats": [{"kind": "ai", "level": "greedy"},
-                                                                           {"kind": "ai", "level": "random"}]})
-                for _ in range(2)]
+    ai_games = [
+        watcher.json(
+            "POST", "/games", expect=201, json={"seats": [{"kind": "ai", "level": "greedy"}, {"kind": "ai", "level": "random"}]}
+        )
+        for _ in range(2)
+    ]
     humans = [Human([p], g["id"]) for p, g in zip(people, human_games, strict=True)]
     stop, threads = play_all(humans, 240)
     text = server.client()
@@ -47,8 +57,12 @@ def test_play_goes_on_after_redis_is_killed_and_restarted(deployment, server):
     # A game whose human never moves and whose turn's deadline falls while Redis is away.
     idler = lobby.sign_up("Idler")
     for _ in range(20):
-        idle = idler.json("POST", "/games", expect=201,
-                          json={"seats": [{"kind": "human"}, {"kind": "ai", "level": "greedy"}], "turn_timeout": 5})
+        idle = idler.json(
+            "POST",
+            "/games",
+            expect=201,
+            json={"seats": [{"kind": "human"}, {"kind": "ai", "level": "greedy"}], "turn_timeout": 5},
+        )
         path = f"/games/{idle['id']}"
         if wait_until(lambda path=path: idler.json("GET", path)["turn"], 10, "a turn")["seat"] == 0:
             break
@@ -73,8 +87,11 @@ def test_play_goes_on_after_redis_is_killed_and_restarted(deployment, server):
     print("each game moved on again after " + ", ".join(f"{moved_since_back(g):.1f}" for g in games) + " s")
     assert all(moved_since_back(g) <= PROGRESS_BOUND for g in progress)
 
-    timed_out = wait_until(lambda: [e for e in stream_events(text, deployment.prefix, idle["id"])
-                                    if e["type"] == "turn_timed_out"], 30, "the idle seat's deadline fires")
+    timed_out = wait_until(
+        lambda: [e for e in stream_events(text, deployment.prefix, idle["id"]) if e["type"] == "turn_timed_out"],
+        30,
+        "the idle seat's deadline fires",
+    )
     print(f"the deadline that passed while Redis was away fired {at(timed_out[0]) - back:.1f} s after it was back")
     assert 0 <= at(timed_out[0]) - back <= 3.0
 
@@ -88,8 +105,10 @@ def test_play_goes_on_after_redis_is_killed_and_restarted(deployment, server):
     clients = [lobby, watcher, idler, *people]
     assert not [a for c in clients for a in c.server_errors()], deployment.logs()
     unanswered = sum(c.statuses().count(503) + c.statuses().count(0) for c in clients)
-    print(f"{sum(len(h.acks) for h in humans)} actions acknowledged, every one in its stream; "
-          f"{unanswered} requests answered 503 or not at all while Redis was away; no 500")
+    print(
+        f"{sum(len(h.acks) for h in humans)} actions acknowledged, every one in its stream; "
+        f"{unanswered} requests answered 503 or not at all while Redis was away; no 500"
+    )
 
 
 #: Seconds an expert thinks in the tests below: long enough for every job runner of a worker to be caught mid-turn.
@@ -124,14 +143,20 @@ def test_every_job_thread_outlives_a_redis_restart_under_long_ai_turns(deploymen
     worker = deployment.worker(RED7_EXPERT_SECONDS=LONG_TURN)
     expert_tables(base, GAME_RUNNERS)
     text = server.client()
-    before = wait_until(lambda: len(busy := busy_runners(text, deployment.prefix)) == GAME_RUNNERS and busy, 60,
-                        "every job runner thinks over a turn")
+    before = wait_until(
+        lambda: len(busy := busy_runners(text, deployment.prefix)) == GAME_RUNNERS and busy,
+        60,
+        "every job runner thinks over a turn",
+    )
     server.kill()
     time.sleep(RUNNERS_OUTAGE)
     server.start()
     text = server.client()
-    after = wait_until(lambda: len(busy := busy_runners(text, deployment.prefix)) == GAME_RUNNERS and busy, 60,
-                       f"all {GAME_RUNNERS} job runners run a turn at once again")
+    after = wait_until(
+        lambda: len(busy := busy_runners(text, deployment.prefix)) == GAME_RUNNERS and busy,
+        60,
+        f"all {GAME_RUNNERS} job runners run a turn at once again",
+    )
     print(f"\n{len(before)} runners busy before Redis was killed, {len(after)} at once after it came back")
     assert worker.poll() is None
 
@@ -147,6 +172,9 @@ def test_a_worker_started_before_its_redis_waits_for_it_and_then_serves(deployme
     base = deployment.api()
     expert_tables(base, GAME_RUNNERS)
     text = server.client()
-    wait_until(lambda: len(busy_runners(text, deployment.prefix)) == GAME_RUNNERS, 60,
-               f"all {GAME_RUNNERS} job runners run a turn at once")
+    wait_until(
+        lambda: len(busy_runners(text, deployment.prefix)) == GAME_RUNNERS,
+        60,
+        f"all {GAME_RUNNERS} job runners run a turn at once",
+    )
     assert worker.poll() is None

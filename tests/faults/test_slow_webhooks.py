@@ -53,8 +53,9 @@ def test_a_hanging_webhook_receiver_delays_no_game(deployment, server):
         player = Human([ana], game["id"])
         playing, threads = play_all([player], 60)
         wait_until(lambda: len(calls) >= 1, 30, "a notification reaches the hanging receiver")
-        watched = bo.json("POST", "/games", expect=201, json={"seats": [{"kind": "ai", "level": "greedy"},
-                                                                        {"kind": "ai", "level": "random"}]})
+        watched = bo.json(
+            "POST", "/games", expect=201, json={"seats": [{"kind": "ai", "level": "greedy"}, {"kind": "ai", "level": "random"}]}
+        )
         text = server.client()
 
         def finished() -> bool:
@@ -64,11 +65,15 @@ def test_a_hanging_webhook_receiver_delays_no_game(deployment, server):
         playing.set()
         for thread in threads:
             thread.join(30)
-        moves = [datetime.fromisoformat(e["at"].replace("Z", "+00:00")).timestamp()
-                 for e in stream_events(text, deployment.prefix, watched["id"])]
+        moves = [
+            datetime.fromisoformat(e["at"].replace("Z", "+00:00")).timestamp()
+            for e in stream_events(text, deployment.prefix, watched["id"])
+        ]
         gap = max(b - a for a, b in itertools.pairwise(moves))
-        print(f"\n{len(calls)} notifications went to a receiver that hangs {HANG:.0f} s; "
-              f"the all-AI game's longest wait between two moves was {gap:.2f} s")
+        print(
+            f"\n{len(calls)} notifications went to a receiver that hangs {HANG:.0f} s; "
+            f"the all-AI game's longest wait between two moves was {gap:.2f} s"
+        )
         assert gap <= AI_GAP_BOUND
         assert not ana.server_errors() and not bo.server_errors()
     finally:
@@ -137,8 +142,11 @@ def test_a_hanging_receiver_delays_no_other_players_webhooks(deployment, server)
         quick_ais = [{"kind": "human"}, {"kind": "ai", "level": "greedy"}, {"kind": "ai", "level": "random"}]
         anas = [Human([ana], ana.json("POST", "/games", expect=201, json={"seats": quick_ais})["id"]) for _ in range(2)]
         playing, threads = play_all(anas, 120)
-        wait_until(lambda: sum(len(a.acks) for a in anas) >= ANA_DELIVERIES and hanging.calls, 60,
-                   f"{ANA_DELIVERIES} of Ana's turns notified to her hanging receiver")
+        wait_until(
+            lambda: sum(len(a.acks) for a in anas) >= ANA_DELIVERIES and hanging.calls,
+            60,
+            f"{ANA_DELIVERIES} of Ana's turns notified to her hanging receiver",
+        )
         experts = [{"kind": "human"}, {"kind": "ai", "level": "expert"}, {"kind": "ai", "level": "expert"}]
         bos = [Human([bo], bo.json("POST", "/games", expect=201, json={"seats": experts})["id"]) for _ in range(2)]
         bo_playing, bo_threads = play_all(bos, 120)
@@ -154,15 +162,21 @@ def test_a_hanging_receiver_delays_no_other_players_webhooks(deployment, server)
             for thread in running:
                 thread.join(30)
         streams = {b.game_id: stream_events(server.client(), deployment.prefix, b.game_id) for b in bos}
-        begun = sum(1 for events in streams.values() for e in events  # a turn of Bo's (seat 0) began: each is notified
-                    if (e["type"], e.get("seat", e.get("first_seat"))) in (("turn_started", 0), ("round_dealt", 0)))
+        begun = sum(
+            1
+            for events in streams.values()
+            for e in events  # a turn of Bo's (seat 0) began: each is notified
+            if (e["type"], e.get("seat", e.get("first_seat"))) in (("turn_started", 0), ("round_dealt", 0))
+        )
         with contextlib.suppress(AssertionError):  # the last may still be on its way
             wait_until(lambda: len(bo_turns()) >= begun, 5, "every turn of Bo's notified")
         moves = {(game_id, e["n"]): _at(e) for game_id, events in streams.items() for e in events}
         delays = [at - moves[body["game_id"], body["version"]] for at, body in bo_turns()]
-        print(f"\nAna's hanging receiver was called {len(hanging.calls)} time(s) after {sum(len(a.acks) for a in anas)} "
-              f"moves of hers; Bo heard of {len(delays)} of his {begun} turns, "
-              f"{min(delays, default=0):.2f}-{max(delays, default=0):.2f} s after each began")
+        print(
+            f"\nAna's hanging receiver was called {len(hanging.calls)} time(s) after {sum(len(a.acks) for a in anas)} "
+            f"moves of hers; Bo heard of {len(delays)} of his {begun} turns, "
+            f"{min(delays, default=0):.2f}-{max(delays, default=0):.2f} s after each began"
+        )
         assert len(hanging.calls) >= ANA_CALLS, "Ana's line of deliveries moved on after each timeout"
         assert len(delays) >= max(BO_DELIVERIES, begun), f"Bo heard of {len(delays)} of his {begun} turns ({delays})"
         assert max(delays) <= DELIVERY_BOUND

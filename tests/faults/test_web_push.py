@@ -63,11 +63,16 @@ def test_your_turn_reaches_the_browser_within_seconds(deployment, server):
                 time.sleep(0.05)
         wait_until(lambda: turns() >= MOVES, 30, f"{MOVES} pushes arrive")
         moves = {(g, e["n"]): _at(e) for g in games for e in stream_events(text, deployment.prefix, g)}
-        delays = sorted(r.at - moves[r.message["game_id"], r.message["version"]] for r in service.received
-                        if r.message["event"] == "your_turn")[:MOVES]
+        delays = sorted(
+            r.at - moves[r.message["game_id"], r.message["version"]]
+            for r in service.received
+            if r.message["event"] == "your_turn"
+        )[:MOVES]
         p95 = delays[int(len(delays) * 0.95) - 1]
-        print(f"\n{len(delays)} your-turn pushes, decrypted and verified: median {statistics.median(delays):.3f} s, "
-              f"p95 {p95:.3f} s, max {delays[-1]:.3f} s after the move that made it Ana's turn")
+        print(
+            f"\n{len(delays)} your-turn pushes, decrypted and verified: median {statistics.median(delays):.3f} s, "
+            f"p95 {p95:.3f} s, max {delays[-1]:.3f} s after the move that made it Ana's turn"
+        )
         assert len(delays) >= MOVES and not service.refused, service.refused
         assert p95 <= P95_BOUND
         assert not ana.server_errors()
@@ -85,15 +90,22 @@ def test_a_hanging_push_service_delays_no_ai_turn(deployment, server):
         deployment.worker(**env)
         ana, bo = Client(base).sign_up("Ana"), Client(base).sign_up("Bo")
         ana.json("POST", "/players/me/push-subscription", expect=201, json=service.device("hangs").subscription())
-        anas = Human([ana], ana.json("POST", "/games", expect=201, json={
-            "seats": [{"kind": "human"}, {"kind": "ai", "level": "greedy"}]})["id"])
+        anas = Human(
+            [ana],
+            ana.json("POST", "/games", expect=201, json={"seats": [{"kind": "human"}, {"kind": "ai", "level": "greedy"}]})["id"],
+        )
         playing, threads = play_all([anas], 60)
         wait_until(lambda: len(anas.acks) >= 4, 30, "Ana plays while her pushes hang")
-        watched = bo.json("POST", "/games", expect=201, json={"seats": [{"kind": "ai", "level": "greedy"},
-                                                                        {"kind": "ai", "level": "random"}]})
+        watched = bo.json(
+            "POST", "/games", expect=201, json={"seats": [{"kind": "ai", "level": "greedy"}, {"kind": "ai", "level": "random"}]}
+        )
         text = server.client()
-        wait_until(lambda: stream_events(text, deployment.prefix, watched["id"])[-1]["type"] == "game_finished", 60,
-                   "the all-AI game finishes", every=0.2)
+        wait_until(
+            lambda: stream_events(text, deployment.prefix, watched["id"])[-1]["type"] == "game_finished",
+            60,
+            "the all-AI game finishes",
+            every=0.2,
+        )
         playing.set()
         for thread in threads:
             thread.join(30)

@@ -95,8 +95,12 @@ def test_a_forged_seat_in_the_lobby_is_refused(api):
 
 
 OTHER_JSON = st.one_of(
-    st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False), st.text(max_size=50),
-    st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=False),
+    st.text(max_size=50),
+    st.lists(st.integers(), max_size=3),
+    st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
 )
 
 

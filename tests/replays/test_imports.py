@@ -115,8 +115,10 @@ def test_through_gunicorn_an_import_keeps_less_than_its_file_on_redis_and_is_gon
     """As users run it: gunicorn (RED7_IMPORTED_REPLAY_TTL=3) on a redis-server of the test's own, the files over HTTP."""
     document = genuine()
     (tmp_path / "redis").mkdir()
-    with redis_server(tmp_path / "redis", appendfsync="no") as server, \
-            processes(tmp_path, server.url, RED7_IMPORTED_REPLAY_TTL="3") as deployment:
+    with (
+        redis_server(tmp_path / "redis", appendfsync="no") as server,
+        processes(tmp_path, server.url, RED7_IMPORTED_REPLAY_TTL="3") as deployment,
+    ):
         ana = Client(deployment.api(workers=1)).sign_up("Ana")
         json_body = {"Content-Type": "application/json"}
         issue = json.dumps(crafted(document, LONG_NAME), separators=(",", ":")).encode()

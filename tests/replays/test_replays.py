@@ -26,12 +26,24 @@ AT, BY = "2026-01-01T00:00:00.000Z", "test"
 
 def stored_from_selfplay(players: int, variant: Variant, action_rules: bool, seed: int):
     rng = random.Random(seed)
-    record = play_game([GreedyBot(rng) if s % 2 else RandomBot(rng) for s in range(players)], variant=variant,
-                       action_rules=action_rules, seed=seed)
+    record = play_game(
+        [GreedyBot(rng) if s % 2 else RandomBot(rng) for s in range(players)],
+        variant=variant,
+        action_rules=action_rules,
+        seed=seed,
+    )
     created = {
-        "type": "game_created", "created_by": "p_x", "variant": variant.value, "action_rules": action_rules,
-        "seats": [{"kind": "ai", "level": "random"}] * players, "dealing": "seeded", "seed": seed, "deck": None,
-        "turn_timeout": None, "timeout_action": "fold", "join_code": "code",
+        "type": "game_created",
+        "created_by": "p_x",
+        "variant": variant.value,
+        "action_rules": action_rules,
+        "seats": [{"kind": "ai", "level": "random"}] * players,
+        "dealing": "seeded",
+        "seed": seed,
+        "deck": None,
+        "turn_timeout": None,
+        "timeout_action": "fold",
+        "join_code": "code",
     }
     stored = [(1, {**created, "at": AT, "by": BY, "v": 1})]
     stored += [(n, {**event_to_dict(e), "at": AT, "by": BY, "v": 1}) for n, e in enumerate(record.events, start=2)]

@@ -318,7 +318,8 @@ def test_a_rated_games_viewer_shows_each_seats_rating_before_the_game_and_the_ch
         WebDriverWait(phone, 5).until(lambda d: d.find_element(By.ID, "step-counter").text.startswith("Step 0"))
         shown = phone.execute_script(RATINGS)
         assert [(s["seat"], s["rating"], s["change"]) for s in shown["seats"]] == [
-            (n, ratings[n]["rating"], ratings[n]["change"]) for n in range(len(names))]
+            (n, ratings[n]["rating"], ratings[n]["change"]) for n in range(len(names))
+        ]
         for seat in shown["seats"]:
             rating = ratings[seat["seat"]]
             words = f"Rating {rating['rating']} before the game" + (" (provisional)" if rating["provisional"] else "")

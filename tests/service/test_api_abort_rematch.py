@@ -37,8 +37,13 @@ def test_a_player_aborts_a_game_before_every_seat_has_moved_and_it_ends_with_no_
     aborted = api.call("POST", f"/v1/games/{game_id}/abort", bo["token"])
     assert aborted.status_code == 200, aborted.get_json()
     view = aborted.get_json()
-    assert (view["status"], view["phase"], view["turn"], view["legal_steps"], view["winner"]) == ("aborted", "aborted", None,
-                                                                                                   [], None)
+    assert (view["status"], view["phase"], view["turn"], view["legal_steps"], view["winner"]) == (
+        "aborted",
+        "aborted",
+        None,
+        [],
+        None,
+    )
     assert view["abortable"] is False and len(view["you"]["hand"]) == 7
     assert game_id not in my_games(api, ana["token"]) and game_id not in my_games(api, bo["token"])
     page = api.call("GET", f"/v1/games/{game_id}/events?after={view['version'] - 1}", ana["token"]).get_json()
@@ -153,7 +158,10 @@ def test_ai_seats_and_resigned_ones_are_ai_seats_of_their_level_in_the_rematch(a
     rematch_id = offer(api, game["id"], ana["token"]).get_json()["rematch"]  # Ana is the only player left
     seats = api.view(rematch_id)["seats"]
     assert [(s["kind"], s["level"], s["player_id"]) for s in seats] == [
-        ("ai", "greedy", None), ("ai", "random", None), ("human", None, ana["id"])]
+        ("ai", "greedy", None),
+        ("ai", "random", None),
+        ("human", None, ana["id"]),
+    ]
     assert api.runtime.games.load(rematch_id).created_by == ana["id"]
 
 

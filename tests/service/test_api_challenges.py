@@ -42,8 +42,12 @@ def conforms(spec: dict[str, Any], component: str, body: Any) -> None:
 
 def test_a_challenge_accepted_by_everyone_starts_a_game_both_play(api, spec):
     ana, bo, cy = api.player("Ana"), api.player("Bo"), api.player("Cy")
-    response = api.call("POST", "/v1/challenges", ana["token"], json={
-        "players": [bo["id"], cy["id"]], "seats": [HUMAN, HUMAN, ai(), HUMAN], "turn_timeout": 600, "rated": True})
+    response = api.call(
+        "POST",
+        "/v1/challenges",
+        ana["token"],
+        json={"players": [bo["id"], cy["id"]], "seats": [HUMAN, HUMAN, ai(), HUMAN], "turn_timeout": 600, "rated": True},
+    )
     assert response.status_code == 201 and response.headers["Location"] == f"/v1/challenges/{response.get_json()['id']}"
     assert response.headers["Cache-Control"] == "private"
     made = response.get_json()
@@ -53,7 +57,8 @@ def test_a_challenge_accepted_by_everyone_starts_a_game_both_play(api, spec):
     path = f"/v1/challenges/{made['id']}"
     seen = api.call("GET", path, bo["token"]).get_json()
     assert seen["role"] == "challenged" and {k: v for k, v in seen.items() if k != "role"} == {
-        k: v for k, v in made.items() if k != "role"}
+        k: v for k, v in made.items() if k != "role"
+    }
     first = api.call("POST", f"{path}/accept", bo["token"])
     assert first.status_code == 200 and first.get_json()["status"] == "open"
     started = api.call("POST", f"{path}/accept", cy["token"]).get_json()
@@ -79,8 +84,10 @@ def test_a_declined_challenge_is_over_for_everyone_and_says_why(api, spec):
     assert (body["status"], body["decline_reason"], body["challenged"][1]["answer"]) == ("declined", "too_slow", "declined")
     problem(api.call("POST", f"{path}/accept", bo["token"]), 409, "challenge_not_open")
     generic = challenge(api, bo["token"], ana["id"])
-    assert api.call("POST", f"/v1/challenges/{generic['id']}/decline", ana["token"], json={}).get_json()[
-        "decline_reason"] == "generic"
+    assert (
+        api.call("POST", f"/v1/challenges/{generic['id']}/decline", ana["token"], json={}).get_json()["decline_reason"]
+        == "generic"
+    )
     refused = api.call("POST", f"/v1/challenges/{generic['id']}/decline", ana["token"], json={"reason": "bored"})
     assert problem(refused, 422, "invalid_request")["errors"][0]["field"] == "reason"
 
@@ -92,8 +99,12 @@ def test_the_challenger_cancels_an_open_challenge_and_nobody_else_may(api):
     problem(api.call("DELETE", path, bo["token"]), 403, "not_the_challenger")
     problem(api.call("POST", f"{path}/accept", ana["token"]), 403, "not_challenged")
     problem(api.call("POST", f"{path}/decline", ana["token"], json={"reason": "later"}), 403, "not_challenged")
-    for method, suffix, body in (("GET", "", None), ("DELETE", "", None), ("POST", "/accept", None),
-                                 ("POST", "/decline", {"reason": "later"})):
+    for method, suffix, body in (
+        ("GET", "", None),
+        ("DELETE", "", None),
+        ("POST", "/accept", None),
+        ("POST", "/decline", {"reason": "later"}),
+    ):
         problem(api.call(method, f"{path}{suffix}", cy["token"], json=body), 404, "challenge_not_found")
     problem(api.call("GET", "/v1/challenges/c_0000000000000000", ana["token"]), 404, "challenge_not_found")
     cancelled = api.call("DELETE", path, ana["token"])
@@ -135,8 +146,9 @@ def test_a_challenge_that_cannot_be_is_refused_with_its_code(api, body, status, 
 def test_an_open_challenge_to_a_player_is_not_sent_twice(api):
     ana, bo, cy = api.player("Ana"), api.player("Bo"), api.player("Cy")
     challenge(api, ana["token"], bo["id"])
-    found = problem(api.call("POST", "/v1/challenges", ana["token"], json={"players": [cy["id"], bo["id"]]}), 409,
-                    "already_challenged")
+    found = problem(
+        api.call("POST", "/v1/challenges", ana["token"], json={"players": [cy["id"], bo["id"]]}), 409, "already_challenged"
+    )
     assert found["players"] == ["Bo"]
     challenge(api, bo["token"], ana["id"])  # Bo may challenge Ana: it is his own challenge
 
@@ -190,8 +202,11 @@ def test_retries_with_an_idempotency_key_are_answered_not_done_again(api):
     again = api.call("POST", "/v1/challenges", ana["token"], json={"players": [bo["id"]]}, headers=key)
     assert (first.status_code, again.status_code) == (201, 201) and again.headers["Idempotent-Replayed"] == "true"
     assert again.get_json() == first.get_json() and again.headers["Location"] == first.headers["Location"]
-    problem(api.call("POST", "/v1/challenges", ana["token"], json={"players": [bo["id"]], "rated": True}, headers=key),
-            422, "idempotency_key_reused")
+    problem(
+        api.call("POST", "/v1/challenges", ana["token"], json={"players": [bo["id"]], "rated": True}, headers=key),
+        422,
+        "idempotency_key_reused",
+    )
     path = f"{first.headers['Location']}/accept"
     accepted = api.call("POST", path, bo["token"], headers=key)
     retried = api.call("POST", path, bo["token"], headers=key)
@@ -213,8 +228,9 @@ def test_the_caps_on_open_challenges_and_games_in_play_are_kept(capped):
     ana, bo, cy, di = (api.player(name) for name in ("Ana", "Bo", "Cy", "Di"))
     to_bo = challenge(api, ana["token"], bo["id"])
     challenge(api, ana["token"], cy["id"])
-    found = problem(api.call("POST", "/v1/challenges", ana["token"], json={"players": [di["id"]]}), 409,
-                    "challenge_limit_reached")
+    found = problem(
+        api.call("POST", "/v1/challenges", ana["token"], json={"players": [di["id"]]}), 409, "challenge_limit_reached"
+    )
     assert found["limit"] == 2
     api.call("DELETE", f"/v1/challenges/{to_bo['id']}", ana["token"])
     to_di = challenge(api, ana["token"], di["id"])  # the cancelled one's place
@@ -225,8 +241,7 @@ def test_the_caps_on_open_challenges_and_games_in_play_are_kept(capped):
     problem(api.call("POST", "/v1/challenges", bo["token"], json={"players": [cy["id"]]}), 409, "game_limit_reached")
     from_cy = challenge(api, cy["token"], ana["id"])
     api.game(cy["token"], [HUMAN, HUMAN])  # the challenger has no room any more when Ana accepts
-    theirs = problem(api.call("POST", f"/v1/challenges/{from_cy['id']}/accept", ana["token"]), 409,
-                     "challenge_cannot_start")
+    theirs = problem(api.call("POST", f"/v1/challenges/{from_cy['id']}/accept", ana["token"]), 409, "challenge_cannot_start")
     assert (theirs["player_id"], theirs["reason"], theirs["limit"]) == (cy["id"], "game_limit_reached", 1)
 
 

@@ -27,7 +27,11 @@ def test_give_time_moves_the_deadline_within_its_limits(api):
     events = api.call("GET", f"/v1/games/{game['id']}/events", other["token"]).get_json()["events"]
     (event,) = [e for e in events if e["type"] == "time_given"]
     assert {k: event[k] for k in ("seat", "to", "seconds", "by")} == {
-        "seat": 1 - game["turn"]["seat"], "to": game["turn"]["seat"], "seconds": 45, "by": f"player:{other['id']}"}
+        "seat": 1 - game["turn"]["seat"],
+        "to": game["turn"]["seat"],
+        "seconds": 45,
+        "by": f"player:{other['id']}",
+    }
 
 
 def test_give_time_needs_a_turn_limit(api):
@@ -42,8 +46,9 @@ def test_a_calendar_refused_changes_nothing_and_a_vacation_shows_in_the_view(api
     bad = api.call("PATCH", "/v1/players/me", ana["token"], json={"name": "Anna", "time_zone": "Mars/Olympus"})
     assert bad.status_code == 422 and api.call("GET", "/v1/players/me", ana["token"]).get_json()["name"] == "Ana"
     end = (datetime.now(UTC) + timedelta(days=2)).replace(microsecond=0)
-    me = api.call("PATCH", "/v1/players/me", ana["token"], json={"time_zone": "Europe/Paris",
-                                                                   "vacation": {"end": end.isoformat()}}).get_json()
+    me = api.call(
+        "PATCH", "/v1/players/me", ana["token"], json={"time_zone": "Europe/Paris", "vacation": {"end": end.isoformat()}}
+    ).get_json()
     assert me["time_zone"] == "Europe/Paris" and me["vacations"][0]["end"] == end.isoformat().replace("+00:00", ".000Z")
     assert me["vacation_hours_left"] == 240 - 48
     seen = api.view(game["id"], bo["token"])
@@ -51,8 +56,12 @@ def test_a_calendar_refused_changes_nothing_and_a_vacation_shows_in_the_view(api
     if seen["turn"]["seat"] == 0:  # Ana's clock stands still until she is back
         assert seen["turn"]["paused_until"] == me["vacations"][0]["end"]
         assert when(seen["turn"]["deadline"]) >= end + timedelta(days=3) - timedelta(seconds=5)
-    too_long = api.call("PATCH", "/v1/players/me", ana["token"], json={"vacation": {
-        "start": (end + timedelta(days=1)).isoformat(), "end": (end + timedelta(days=10)).isoformat()}})
+    too_long = api.call(
+        "PATCH",
+        "/v1/players/me",
+        ana["token"],
+        json={"vacation": {"start": (end + timedelta(days=1)).isoformat(), "end": (end + timedelta(days=10)).isoformat()}},
+    )
     assert too_long.status_code == 409 and too_long.get_json()["code"] == "vacation_limit_reached"
     back = api.call("PATCH", "/v1/players/me", ana["token"], json={"vacation": None}).get_json()
     assert back["vacations"] == [] and api.view(game["id"], bo["token"])["seats"][0]["vacation_until"] is None

@@ -83,8 +83,8 @@ def test_odd_paths_never_fail_the_server(api, path):
     [
         {"Authorization": "Bearer"},
         {"Authorization": "Bearer " + "x" * 10_000},
-        {"If-Match": "\"\""},
-        {"If-Match": "W/\"abc\""},
+        {"If-Match": '""'},
+        {"If-Match": 'W/"abc"'},
         {"Idempotency-Key": "k" * 300},
         {"Content-Type": "application/json; charset=latin-1"},
         {"Last-Event-ID": "not-a-number"},
@@ -203,8 +203,13 @@ def test_readiness_fails_cleanly_when_redis_is_gone(key_prefix):
 
 
 @pytest.mark.parametrize(
-    "error", [redis.exceptions.CrossSlotTransactionError("keys in different slots"), redis.exceptions.SlotNotCoveredError("x"),
-              redis.exceptions.ClusterDownError("CLUSTERDOWN"), redis.exceptions.TimeoutError("timed out")],
+    "error",
+    [
+        redis.exceptions.CrossSlotTransactionError("keys in different slots"),
+        redis.exceptions.SlotNotCoveredError("x"),
+        redis.exceptions.ClusterDownError("CLUSTERDOWN"),
+        redis.exceptions.TimeoutError("timed out"),
+    ],
 )
 def test_every_store_error_cluster_errors_included_is_a_503_never_a_500(api, monkeypatch, error):
     token = api.player()["token"]

@@ -34,7 +34,11 @@ def test_the_feed_pages_through_every_event(api):
     assert [e["n"] for e in first["events"]] == [1, 2] and first["next"] == 2 and not first["finished"]
     rest = feed(api, game["id"], ana["token"], after=first["next"])
     assert [e["type"] for e in first["events"] + rest["events"]] == [
-        "game_created", "seat_taken", "seat_taken", "game_started", "round_dealt"
+        "game_created",
+        "seat_taken",
+        "seat_taken",
+        "game_started",
+        "round_dealt",
     ]
     assert rest["version"] == game["version"] == rest["next"]
     assert all({"n", "type", "at", "by", "v"} <= set(e) for e in first["events"] + rest["events"])

@@ -79,8 +79,14 @@ def test_each_player_sees_only_their_own_hand(api):
 def test_the_view_carries_legal_steps_with_flags_for_the_seat_to_move_only(api):
     ana, bo, game = two_humans(api, deck=DECK)
     mine = api.view(game["id"], ana["token"])
-    assert mine["turn"] == {"seat": 0, "played": False, "pending": None, "deadline": None, "time_left": None,
-                            "paused_until": None}
+    assert mine["turn"] == {
+        "seat": 0,
+        "played": False,
+        "pending": None,
+        "deadline": None,
+        "time_left": None,
+        "paused_until": None,
+    }
     steps = {(s["type"], s.get("card")): s for s in mine["legal_steps"]}
     assert steps[("discard", "G4")]["ends_turn"] and steps[("discard", "G4")]["grants_draw"]
     assert steps[("discard", "G4")]["draws"]  # the batch must end with it
@@ -221,4 +227,5 @@ def test_an_idempotency_key_is_1_to_200_characters(api, key):
     refused = api.call("POST", "/v1/games", token, json={"seats": [HUMAN, HUMAN]}, headers={"Idempotency-Key": key})
     problem = refused.get_json()
     assert refused.status_code == 422 and problem["errors"] == [
-        {"field": "Idempotency-Key", "message": "must be 1 to 200 characters", "location": "headers"}]
+        {"field": "Idempotency-Key", "message": "must be 1 to 200 characters", "location": "headers"}
+    ]

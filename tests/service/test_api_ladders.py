@@ -17,8 +17,14 @@ def ladder_of_ten(runtime) -> None:
     n = 0
     for better in range(10):
         for worse in range(better + 1, 10):
-            store.apply(Result(f"g{n:03d}", "basic", AT.format(n % 60).replace("12:00", f"12:{n // 60:02d}"),
-                               (Placing(0, f"p{better}", f"P{better}", 1), Placing(1, f"p{worse}", f"P{worse}", 2))))
+            store.apply(
+                Result(
+                    f"g{n:03d}",
+                    "basic",
+                    AT.format(n % 60).replace("12:00", f"12:{n // 60:02d}"),
+                    (Placing(0, f"p{better}", f"P{better}", 1), Placing(1, f"p{worse}", f"P{worse}", 2)),
+                )
+            )
             n += 1
 
 
@@ -36,7 +42,11 @@ def test_the_leaderboard_ranks_best_first_a_page_at_a_time(api):
     page = api.call("GET", "/v1/ladders/basic/leaderboard?limit=4&offset=8").get_json()
     assert [line["player_id"] for line in page["players"]] == ["p8", "p9"]
     assert api.call("GET", "/v1/ladders/advanced/leaderboard").get_json() == {
-        "ladder": "advanced", "ranked": 0, "offset": 0, "players": []}
+        "ladder": "advanced",
+        "ranked": 0,
+        "offset": 0,
+        "players": [],
+    }
 
 
 def test_the_page_around_a_player_centres_on_their_rank(api):
@@ -69,10 +79,14 @@ def test_a_rated_game_shows_its_seats_ratings_and_at_its_end_the_change(api):
     game = runtime.games.create(player, request).game
     assert game is not None
     view = api.view(game.id, ana["token"])
-    assert view["ratings"] == {"ladder": "basic", "applied": False, "seats": [
-        {"seat": 0, "player": player.id, "rating": 1000, "provisional": True, "change": None, "place": None},
-        {"seat": 1, "player": "ai:greedy", "rating": 1000, "provisional": True, "change": None, "place": None},
-    ]}
+    assert view["ratings"] == {
+        "ladder": "basic",
+        "applied": False,
+        "seats": [
+            {"seat": 0, "player": player.id, "rating": 1000, "provisional": True, "change": None, "place": None},
+            {"seat": 1, "player": "ai:greedy", "rating": 1000, "provisional": True, "change": None, "place": None},
+        ],
+    }
     api.call("POST", f"/v1/games/{game.id}/leave", ana["token"], json={})  # resigns: placed last
     api.run_jobs()
     finished = api.call("GET", f"/v1/games/{game.id}", ana["token"], headers={"If-None-Match": f'"{view["version"]}"'})

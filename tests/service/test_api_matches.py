@@ -89,14 +89,22 @@ def test_a_player_holds_at_most_max_match_tickets(redis_pair, key_prefix):
     assert capped.get_json()["limit"] == 2
 
 
-@pytest.mark.parametrize(("body", "field"), [
-    ({"player_counts": [5]}, "player_counts"), ({"player_counts": [2, 2]}, "player_counts"),
-    ({"player_counts": []}, "player_counts"), ({"turn_seconds": 45}, "turn_seconds"), ({"days_per_turn": 4}, "days_per_turn"),
-    ({"turn_seconds": 60, "days_per_turn": 3}, "days_per_turn"),
-    ({"rating_range": 300, "rating_range_max": 200}, "rating_range_max"),
-    ({"ai_level": "genius"}, "ai_level"), ({"ai_fill_after": -1}, "ai_fill_after"), ({"expires_in": 0}, "expires_in"),
-    ({"rated": "yes"}, "rated"),
-])
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"player_counts": [5]}, "player_counts"),
+        ({"player_counts": [2, 2]}, "player_counts"),
+        ({"player_counts": []}, "player_counts"),
+        ({"turn_seconds": 45}, "turn_seconds"),
+        ({"days_per_turn": 4}, "days_per_turn"),
+        ({"turn_seconds": 60, "days_per_turn": 3}, "days_per_turn"),
+        ({"rating_range": 300, "rating_range_max": 200}, "rating_range_max"),
+        ({"ai_level": "genius"}, "ai_level"),
+        ({"ai_fill_after": -1}, "ai_fill_after"),
+        ({"expires_in": 0}, "expires_in"),
+        ({"rated": "yes"}, "rated"),
+    ],
+)
 def test_a_ticket_that_makes_no_sense_is_refused_naming_the_field(api, body, field):
     refused = open_ticket(api, api.player("Ana")["token"], **body)
     assert refused.status_code == 422 and refused.get_json()["code"] == "invalid_request"

@@ -17,9 +17,18 @@ def test_creating_a_player_returns_its_id_and_a_token_once(api):
     assert body["name"] == "Ana" and body["id"].startswith("p_") and body["token"].startswith("r7_")
     assert response.headers["Location"] == "/v1/players/me"  # where the new token finds its player
     me = api.call("GET", "/v1/players/me", body["token"]).get_json()
-    assert me == {"id": body["id"], "name": "Ana", "handle": None, "created_at": body["created_at"], "webhook_url": None,
-                  "time_zone": "UTC", "weekends_off": False, "vacations": [], "vacation_hours_left": 240,
-                  "vacation_hours_per_year": 240}
+    assert me == {
+        "id": body["id"],
+        "name": "Ana",
+        "handle": None,
+        "created_at": body["created_at"],
+        "webhook_url": None,
+        "time_zone": "UTC",
+        "weekends_off": False,
+        "vacations": [],
+        "vacation_hours_left": 240,
+        "vacation_hours_per_year": 240,
+    }
 
 
 def test_tokens_are_stored_only_hashed(api, runtime):
@@ -39,8 +48,23 @@ def test_player_names_are_validated_with_field_paths(api):
 
 
 #: Control characters, bidi overrides and isolates, zero-width characters, the BOM, line and paragraph separators.
-UNPRINTABLE = ["\x00", "\x07", "\n", "\x7f", "\x85", "\u202a", "\u202e", "\u2066", "\u2069", "\u200b", "\u200d", "\u2060",
-               "\ufeff", "\u2028", "\u00ad"]
+UNPRINTABLE = [
+    "\x00",
+    "\x07",
+    "\n",
+    "\x7f",
+    "\x85",
+    "\u202a",
+    "\u202e",
+    "\u2066",
+    "\u2069",
+    "\u200b",
+    "\u200d",
+    "\u2060",
+    "\ufeff",
+    "\u2028",
+    "\u00ad",
+]
 PRINTABLE = ["Ana", "Zoë", "李雷", "Ana 🙂", "O'Brien-Smith", "Ana Lía", "محمد", "🇫🇷 Léa"]
 
 
@@ -222,8 +246,10 @@ def test_a_player_made_before_tokens_were_listed_can_list_and_revoke_its_token(a
     """Players stored by the first version kept their one token as token_hash on the player."""
     prefix = runtime.settings.key_prefix
     token = "r7_" + "a" * 43
-    runtime.redis.hset(player_key(prefix, "p_old"), mapping={"name": "Old", "created_at": "2026-01-01T00:00:00.000Z",
-                                                      "token_hash": hash_token(token)})
+    runtime.redis.hset(
+        player_key(prefix, "p_old"),
+        mapping={"name": "Old", "created_at": "2026-01-01T00:00:00.000Z", "token_hash": hash_token(token)},
+    )
     runtime.redis.set(token_key(prefix, hash_token(token)), "p_old")
     listed = api.call("GET", "/v1/players/me/tokens", token).get_json()["tokens"]
     assert [(t["label"], t["current"]) for t in listed] == [("first token", True)]
@@ -395,8 +421,9 @@ def stored_values(client, prefix: str) -> list[str]:
 
 
 def sign_up(api, name: str, key: str, address: str = "203.0.113.5"):
-    return api.call("POST", "/v1/players", json={"name": name}, headers={"Idempotency-Key": key},
-                    environ_base={"REMOTE_ADDR": address})
+    return api.call(
+        "POST", "/v1/players", json={"name": name}, headers={"Idempotency-Key": key}, environ_base={"REMOTE_ADDR": address}
+    )
 
 
 def test_a_sign_up_with_an_idempotency_key_makes_one_player_and_answers_a_retry_with_it(api, runtime):

@@ -46,9 +46,18 @@ def test_a_handle_chosen_at_sign_up_is_in_the_answer_and_the_profile(api):
     ana = player(api, "Ana", "Ana_B")
     assert ana["handle"] == "Ana_B"
     me = api.call("GET", "/v1/players/me", ana["token"]).get_json()
-    assert me == {"id": ana["id"], "name": "Ana", "handle": "Ana_B", "created_at": ana["created_at"], "webhook_url": None,
-                  "time_zone": "UTC", "weekends_off": False, "vacations": [], "vacation_hours_left": 240,
-                  "vacation_hours_per_year": 240}
+    assert me == {
+        "id": ana["id"],
+        "name": "Ana",
+        "handle": "Ana_B",
+        "created_at": ana["created_at"],
+        "webhook_url": None,
+        "time_zone": "UTC",
+        "weekends_off": False,
+        "vacations": [],
+        "vacation_hours_left": 240,
+        "vacation_hours_per_year": 240,
+    }
 
 
 def test_a_handle_taken_whatever_its_case_refuses_the_sign_up_and_makes_nobody(api, runtime):
@@ -62,9 +71,15 @@ def test_a_handle_taken_whatever_its_case_refuses_the_sign_up_and_makes_nobody(a
 
 def test_a_handle_breaking_the_rule_or_reserved_is_refused_naming_the_field(api):
     token = player(api, "Ana")["token"]
-    for handle, code in (("an", "handle_invalid"), ("ana b", "handle_invalid"), ("x" * 21, "handle_invalid"),
-                         ("zoë", "handle_invalid"), ("me", "handle_reserved"), ("Admin", "handle_reserved"),
-                         ("p_0123456789abcdef", "handle_reserved")):
+    for handle, code in (
+        ("an", "handle_invalid"),
+        ("ana b", "handle_invalid"),
+        ("x" * 21, "handle_invalid"),
+        ("zoë", "handle_invalid"),
+        ("me", "handle_reserved"),
+        ("Admin", "handle_reserved"),
+        ("p_0123456789abcdef", "handle_reserved"),
+    ):
         for response in (sign_up(api, "Bo", handle), api.call("PATCH", "/v1/players/me", token, json={"handle": handle})):
             problem = response.get_json()
             assert response.status_code == 422 and problem["code"] == code, (handle, problem)
@@ -97,7 +112,10 @@ def test_a_profile_is_read_by_id_or_handle_without_a_token(api):
     by_id = api.call("GET", f"/v1/players/{ana['id']}")
     assert by_id.status_code == 200 and by_id.headers["Cache-Control"] == "no-cache"
     assert by_id.get_json() == {
-        "id": ana["id"], "handle": "Ana_B", "name": "Ana", "since": ana["created_at"],
+        "id": ana["id"],
+        "handle": "Ana_B",
+        "name": "Ana",
+        "since": ana["created_at"],
         "games": {"played": 1, "won": int(winner == 0)},
     }
     assert api.call("GET", "/v1/players/ana_b").get_json() == by_id.get_json()
@@ -144,8 +162,13 @@ def test_search_finds_players_by_the_start_of_their_handle_a_page_at_a_time(api)
 def test_search_needs_a_token_and_refuses_what_is_no_prefix_or_cursor(api):
     token = player(api, "Ana", "ana")["token"]
     assert api.call("GET", "/v1/players?handle=an").get_json()["code"] == "token_required"
-    for query, field in (("handle=a%20b", "handle"), ("handle=" + "a" * 21, "handle"), ("limit=21", "limit"),
-                         ("handle=an&cursor=bo.p_0123456789abcdef", "cursor"), ("cursor=no%20cursor", "cursor")):
+    for query, field in (
+        ("handle=a%20b", "handle"),
+        ("handle=" + "a" * 21, "handle"),
+        ("limit=21", "limit"),
+        ("handle=an&cursor=bo.p_0123456789abcdef", "cursor"),
+        ("cursor=no%20cursor", "cursor"),
+    ):
         refused = api.call("GET", f"/v1/players?{query}", token)
         assert refused.status_code == 422 and refused.get_json()["errors"][0]["field"] == field, query
 
@@ -159,7 +182,10 @@ def test_a_games_view_and_the_list_of_games_show_each_seated_players_handle(api)
     api.call("POST", f"/v1/games/{game['id']}/join", bo["token"], json={"code": game["join_code"]})
     seats = api.view(game["id"], ana["token"])["seats"]
     assert [(s["name"], s["handle"], s["player_id"]) for s in seats] == [
-        ("Ana", "ana", ana["id"]), ("Bo", None, bo["id"]), ("AI 2 (greedy)", None, None)]
+        ("Ana", "ana", ana["id"]),
+        ("Bo", None, bo["id"]),
+        ("AI 2 (greedy)", None, None),
+    ]
     api.call("PATCH", "/v1/players/me", bo["token"], json={"handle": "bobo"})
     assert api.view(game["id"], ana["token"])["seats"][1]["handle"] == "bobo"  # the handle now, not the view rendered before
     listed = api.call("GET", "/v1/players/me/games", bo["token"]).get_json()["games"][0]
@@ -189,8 +215,11 @@ def test_a_deleted_account_answers_nobody_frees_its_handle_and_its_replays_still
     assert api.call("GET", "/v1/players?handle=ana", bo["token"]).get_json()["players"] == []
     assert api.view(waiting["id"])["status"] == "cancelled"
     resigned = api.view(in_play["id"], bo["token"])["seats"][1]
-    assert (resigned["name"], resigned["handle"], resigned["player_id"]) == ("deleted player (resigned; AI greedy)", None,
-                                                                              ana["id"])
+    assert (resigned["name"], resigned["handle"], resigned["player_id"]) == (
+        "deleted player (resigned; AI greedy)",
+        None,
+        ana["id"],
+    )
     seat = api.view(game_id, bo["token"])["seats"][0]
     assert (seat["name"], seat["handle"], seat["player_id"]) == ("deleted player", None, ana["id"])
     assert player(api, "Cy", "ANA")["handle"] == "ANA"  # the handle is free at once

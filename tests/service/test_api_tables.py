@@ -138,8 +138,14 @@ def test_a_lost_unlisting_heals_when_the_list_is_read(api, monkeypatch):
 
 def test_an_entry_for_a_game_never_made_is_dropped_once_its_append_cannot_be_on_its_way(api):
     token = api.player()["token"]
-    facts = {"variant": "advanced", "action_rules": False, "players": 2, "turn_timeout": None, "days_per_turn": None,
-             "rated": False}
+    facts = {
+        "variant": "advanced",
+        "action_rules": False,
+        "players": 2,
+        "turn_timeout": None,
+        "days_per_turn": None,
+        "rated": False,
+    }
     now = int(time.time() * 1000)
     index(api).enter("g_stopped", now - 120_000, facts)  # its create stopped before the append, two minutes ago
     index(api).enter("g_coming", now, facts)  # its append may be on its way

@@ -88,8 +88,7 @@ def test_expiry_is_a_fact_of_time_read_by_every_reader_and_it_refuses_an_accepta
     expires = parse_time(EXPIRES)
     assert made.status(expires - timedelta(milliseconds=1)) == "open"
     assert made.status(expires) == "expired"  # nothing was written: the same fold, read later
-    assert decide(made, Accept("bo", "g_1"), expires - timedelta(seconds=1)) == [ChallengeAccepted("bo"),
-                                                                                  ChallengeStarted("g_1")]
+    assert decide(made, Accept("bo", "g_1"), expires - timedelta(seconds=1)) == [ChallengeAccepted("bo"), ChallengeStarted("g_1")]
     late = refused(made, Accept("bo", "g_1"), expires)
     assert (late.code, late.facts) == ("challenge_expired", {"expires_at": EXPIRES})
     assert refused(made, Decline("bo"), expires).code == "challenge_expired"
@@ -157,8 +156,12 @@ def test_ai_seats_fill_the_rest_of_the_table():
 
 def test_a_stored_challenge_folds_back_to_what_was_decided():
     new = Challenge("c_1")
-    events = [*decide(new, create(BO, CY, seats=(HUMAN, GREEDY, HUMAN, HUMAN)), NOW), ChallengeAccepted("cy"),
-              ChallengeAccepted("bo"), ChallengeStarted("g_9")]
+    events = [
+        *decide(new, create(BO, CY, seats=(HUMAN, GREEDY, HUMAN, HUMAN)), NOW),
+        ChallengeAccepted("cy"),
+        ChallengeAccepted("bo"),
+        ChallengeStarted("g_9"),
+    ]
     stored = [(n, envelope(e, at=MADE, by="player:x")) for n, e in enumerate(events, 1)]
     again = fold("c_1", stored)
     expected = folded(Challenge("c_1"), events)
@@ -170,8 +173,7 @@ def test_a_stored_challenge_folds_back_to_what_was_decided():
 
 @given(
     st.lists(st.sampled_from(["bo", "cy", "di"]), min_size=1, max_size=3, unique=True),
-    st.lists(st.tuples(st.sampled_from(["accept", "decline", "cancel"]), st.sampled_from(["ana", "bo", "cy", "di"])),
-             max_size=8),
+    st.lists(st.tuples(st.sampled_from(["accept", "decline", "cancel"]), st.sampled_from(["ana", "bo", "cy", "di"])), max_size=8),
     st.integers(0, 48),
 )
 def test_whatever_is_asked_in_whatever_order_only_decided_events_are_folded_and_the_game_starts_once(named, asks, hours):

@@ -65,12 +65,19 @@ def world(redis_pair, key_prefix) -> SimpleNamespace:
     games = GameService(EventStore(text, key_prefix), players)
     told, clock = Told(), Clock()
     service = ChallengeService(
-        ChallengeStreams(text, key_prefix), ChallengeIndex(text, key_prefix), players, accounts, games,
-        followups=told, clock=clock, max_open=3,
+        ChallengeStreams(text, key_prefix),
+        ChallengeIndex(text, key_prefix),
+        players,
+        accounts,
+        games,
+        followups=told,
+        clock=clock,
+        max_open=3,
     )
     people = {name: accounts.sign_up(name).player for name in ("Ana", "Bo", "Cy", "Di", "Ed")}
-    return SimpleNamespace(service=service, games=games, told=told, clock=clock, prefix=key_prefix, redis=text,
-                           players=players, **people)
+    return SimpleNamespace(
+        service=service, games=games, told=told, clock=clock, prefix=key_prefix, redis=text, players=players, **people
+    )
 
 
 def ask(*players: Player | str, seats=None, expires_in: int | None = None, **game) -> NewChallenge:
@@ -97,8 +104,7 @@ def test_the_last_acceptance_starts_the_game_with_everyone_seated_and_in_their_l
     assert started.status(service.now()) == "started" and started.game_id is not None
     game = world.games.load(started.game_id)
     assert [s.player_id for s in game.seats] == [ana.id, bo.id, None, cy.id] and game.seats[2].level == "greedy"
-    assert (game.status, game.origin, game.days_per_turn, game.rated, game.created_by) == (
-        "active", "challenge", 3, True, ana.id)
+    assert (game.status, game.origin, game.days_per_turn, game.rated, game.created_by) == ("active", "challenge", 3, True, ana.id)
     for player in (ana, bo, cy):
         assert started.game_id in [g.id for g in world.games.games_of(player).games]
     accepted = [(p, g) for k, p, _, g in world.told.notices if k == "challenge_accepted"]
@@ -192,8 +198,10 @@ def test_making_and_accepting_respect_the_games_in_play_of_whoever_would_play(wo
     world.games.create(ana, NewGame(seats=[HUMAN, HUMAN]))  # the challenger's room is gone since she challenged
     world.games.cancel(world.games.games_of(bo).games[0].id, bo)  # Bo has room again
     theirs = refusal(service.accept, made.id, bo)
-    assert (theirs.code, theirs.facts) == ("challenge_cannot_start", {"player_id": ana.id, "reason": "game_limit_reached",
-                                                                      "limit": 1})
+    assert (theirs.code, theirs.facts) == (
+        "challenge_cannot_start",
+        {"player_id": ana.id, "reason": "game_limit_reached", "limit": 1},
+    )
     assert service.load(made.id).status(service.now()) == "open"  # refused: nothing was appended
     ana_games = world.games.games_of(ana).games
     assert refusal(service.create, ana, ask(world.Di)).code == "game_limit_reached" and len(ana_games) == 1

@@ -50,7 +50,8 @@ def vacations(draw: st.DrawFn, near: datetime, count: int = 3) -> tuple[Period, 
 def turns(draw: st.DrawFn, weekends: bool | None = None, with_vacations: bool = True) -> Turn:
     started = draw(instants)
     calendar = Calendar(
-        draw(zones), draw(st.booleans()) if weekends is None else weekends,
+        draw(zones),
+        draw(st.booleans()) if weekends is None else weekends,
         draw(vacations(started)) if with_vacations else (),
     )
     return Turn(started, draw(days) * DAY, True, draw(gifts), calendar)
@@ -101,13 +102,16 @@ def test_a_day_begins_at_its_first_instant_in_the_zone(name: str, day: date) -> 
     assert (start - timedelta(seconds=1)).astimezone(tz).date() < day
 
 
-@pytest.mark.parametrize(("name", "saturday", "hours"), [
-    ("Europe/Paris", date(2024, 10, 26), 49),  # summer time ends on the Sunday: an hour comes twice
-    ("Europe/Paris", date(2024, 3, 30), 47),  # summer time begins on the Sunday: an hour is skipped
-    ("America/New_York", date(2024, 3, 9), 47),
-    ("Australia/Sydney", date(2024, 4, 6), 49),
-    ("UTC", date(2024, 3, 30), 48),
-])
+@pytest.mark.parametrize(
+    ("name", "saturday", "hours"),
+    [
+        ("Europe/Paris", date(2024, 10, 26), 49),  # summer time ends on the Sunday: an hour comes twice
+        ("Europe/Paris", date(2024, 3, 30), 47),  # summer time begins on the Sunday: an hour is skipped
+        ("America/New_York", date(2024, 3, 9), 47),
+        ("Australia/Sydney", date(2024, 4, 6), 49),
+        ("UTC", date(2024, 3, 30), 48),
+    ],
+)
 def test_a_weekend_across_a_daylight_saving_change_is_two_local_days(name: str, saturday: date, hours: int) -> None:
     friday_noon = day_start(saturday, name) - timedelta(hours=12)
     turn = Turn(friday_noon, DAY, True, 0, Calendar(name, True))
@@ -187,9 +191,12 @@ def test_automatic_vacations_stretch_a_deadline_by_what_is_left_and_no_more(
     if used:
         start = NOW - timedelta(days=40)
         assume(calendar.year_of(start) == calendar.year_of(NOW))
-        calendars.apply(calendar, 2, calendars.VacationDeclared(calendars.format_time(start),
-                                                                 calendars.format_time(start + timedelta(hours=used))),
-                        calendars.format_time(start))
+        calendars.apply(
+            calendar,
+            2,
+            calendars.VacationDeclared(calendars.format_time(start), calendars.format_time(start + timedelta(hours=used))),
+            calendars.format_time(start),
+        )
     before = calendar.hours_left(NOW, allowance)
     first = deadline(Turn(NOW, per_turn * DAY, True, 0, calendar.calendar_for(NOW)))
     year = calendar.year_of(NOW)

@@ -37,12 +37,40 @@ def _certificates(directory: Path) -> Path:
         assert OPENSSL is not None
         subprocess.run([OPENSSL, *args], cwd=directory, check=True, capture_output=True, timeout=60)
 
-    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
-            "-subj", "/CN=red7 test CA")
+    openssl(
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=red7 test CA",
+    )
     openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "node.key", "-out", "node.csr", "-subj", "/CN=127.0.0.1")
     (directory / "san.cnf").write_text("subjectAltName=IP:127.0.0.1\n")
-    openssl("x509", "-req", "-in", "node.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "node.pem",
-            "-days", "2", "-extfile", "san.cnf")
+    openssl(
+        "x509",
+        "-req",
+        "-in",
+        "node.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "node.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "san.cnf",
+    )
     return directory / "ca.pem"
 
 
@@ -61,12 +89,40 @@ class TlsClusterNode:
         assert REDIS_SERVER is not None
         d = self.directory
         self.process = subprocess.Popen(
-            [REDIS_SERVER, "--port", "0", "--tls-port", str(self.port), "--bind", "127.0.0.1", "--dir", str(d),
-             "--tls-cert-file", str(d / "node.pem"), "--tls-key-file", str(d / "node.key"),
-             "--tls-ca-cert-file", str(self.ca), "--tls-auth-clients", "no", "--tls-cluster", "yes",
-             "--cluster-enabled", "yes", "--cluster-config-file", str(d / "nodes.conf"), "--save", "",
-             "--appendonly", "no", "--logfile", str(d / "redis.log")],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                REDIS_SERVER,
+                "--port",
+                "0",
+                "--tls-port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(d),
+                "--tls-cert-file",
+                str(d / "node.pem"),
+                "--tls-key-file",
+                str(d / "node.key"),
+                "--tls-ca-cert-file",
+                str(self.ca),
+                "--tls-auth-clients",
+                "no",
+                "--tls-cluster",
+                "yes",
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                str(d / "nodes.conf"),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--logfile",
+                str(d / "redis.log"),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
 
         def answers() -> bool:
@@ -141,8 +197,9 @@ def test_a_plain_cluster_url_does_not_talk_to_a_tls_port(tls_node):
 
 
 def test_a_tls_cluster_url_keeps_its_options_apart_from_its_hosts():
-    where = parse_locations("rediss+cluster://pw@a:7000,b:7001?ssl_ca_certs=/etc/ca.pem&ssl_cert_reqs=required",
-                            "rediss+cluster://")
+    where = parse_locations(
+        "rediss+cluster://pw@a:7000,b:7001?ssl_ca_certs=/etc/ca.pem&ssl_cert_reqs=required", "rediss+cluster://"
+    )
     assert where.hosts == (("a", 7000), ("b", 7001)) and where.password == "pw"
     assert where.query == {"ssl_ca_certs": "/etc/ca.pem", "ssl_cert_reqs": "required"}
 

@@ -87,7 +87,10 @@ def test_a_bad_value_stops_red7_at_start_saying_which_variable():
     run = subprocess.run(
         [sys.executable, "-m", "service.cli", "worker"],
         env={"PATH": "/usr/bin:/bin", "REDIS_URL": "redis://127.0.0.1:1/0", "RED7_WORKER_THREADS": "lots"},
-        capture_output=True, text=True, timeout=60, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
     )
     assert run.returncode == 2
     assert "RED7_WORKER_THREADS='lots': expected a whole number" in run.stderr

@@ -42,8 +42,10 @@ def test_the_queue_on_sentinel_asks_the_sentinels_for_the_primary_of_its_service
     client = queue_client("redis+sentinel://127.0.0.1:1,127.0.0.1:2/red7-queue", 10)  # connects only when used
     pool = client.connection_pool
     assert isinstance(pool, SentinelConnectionPool) and pool.service_name == "red7-queue" and pool.is_master
-    assert [(c.connection_pool.connection_kwargs["host"], c.connection_pool.connection_kwargs["port"])
-            for c in pool.sentinel_manager.sentinels] == [("127.0.0.1", 1), ("127.0.0.1", 2)]
+    assert [
+        (c.connection_pool.connection_kwargs["host"], c.connection_pool.connection_kwargs["port"])
+        for c in pool.sentinel_manager.sentinels
+    ] == [("127.0.0.1", 1), ("127.0.0.1", 2)]
     with pytest.raises(BadRedisUrl, match="names no service"):
         queue_client("redis+sentinel://127.0.0.1:1", 10)
 
@@ -56,8 +58,10 @@ def test_the_workers_wait_for_jobs_on_connections_of_their_own_that_outlast_the_
     assert worker.connection_pool is not queue.connection_pool
     assert worker.connection_pool.connection_kwargs["socket_timeout"] == 415
     assert queue.connection_pool.connection_kwargs.get("socket_timeout") != 415
-    assert blocking_client("redis://127.0.0.1:1/0?socket_timeout=900", 10, 415).connection_pool.connection_kwargs[
-        "socket_timeout"] == 900  # a longer one that the URL asks for is kept
+    assert (
+        blocking_client("redis://127.0.0.1:1/0?socket_timeout=900", 10, 415).connection_pool.connection_kwargs["socket_timeout"]
+        == 900
+    )  # a longer one that the URL asks for is kept
 
 
 def test_the_runtime_gives_rq_s_workers_that_client():

@@ -141,8 +141,9 @@ def test_acknowledged_actions_survive_a_redis_crash(redis_process):
     assert after["views"][last.token][1] == last.body, "the last acknowledged answer differs from the view after the crash"
 
     # The idempotency records were written with the appends: a retry after the crash replays, it does not act again.
-    retry = after_api.act(game_id, last.token, last.steps, headers={"Idempotency-Key": last.idempotency_key,
-                                                                   "If-Match": f'"{last.version_before}"'})
+    retry = after_api.act(
+        game_id, last.token, last.steps, headers={"Idempotency-Key": last.idempotency_key, "If-Match": f'"{last.version_before}"'}
+    )
     assert retry.status_code == 200 and retry.headers.get("Idempotent-Replayed") == "true"
     assert retry.get_json() == last.body
     assert after_runtime.store.version(game_id) == before["version"]

@@ -69,7 +69,7 @@ def test_a_compact_event_is_a_third_of_its_object_form() -> None:
     fields = {"type": "card_played", "seat": 2, "card": "O5", "effect": None}
     compact = pack(fields, at=AT, by="ai:2", v=1)
     spelt_out = json.dumps({**fields, "at": AT, "by": "ai:2", "v": 1}, separators=(",", ":"))
-    assert compact == "[3,1,1795701907093,2,2,\"O5\"]"
+    assert compact == '[3,1,1795701907093,2,2,"O5"]'
     assert len(compact) * 3 <= len(spelt_out)
 
 

@@ -148,8 +148,13 @@ def test_a_job_that_plays_on_says_so_to_the_job_system():
     ana = games.players.create("Ana", AT)[0]
     game = games.create(ana, NewGame([SeatRequest("ai", "greedy"), SeatRequest("ai", "greedy")], seed=5)).game
     seat = game.seat_to_move()
-    after = games.advance(game.id, game.version, lambda g: decide_steps(g.state, [legal_steps(g.state)[0].step], seat)[0],
-                          by=f"ai:{seat}", playing_on=True)
+    after = games.advance(
+        game.id,
+        game.version,
+        lambda g: decide_steps(g.state, [legal_steps(g.state)[0].step], seat)[0],
+        by=f"ai:{seat}",
+        playing_on=True,
+    )
     assert after is not None and recording.calls[-1][1][3] is True
     assert games.advance(game.id, game.version, lambda g: [], by="ai:0") is None  # moved on: a twin appends nothing
 
@@ -211,8 +216,20 @@ def test_a_rematch_tells_each_of_its_players_that_it_started():
     from service.lobby import GameCreated
 
     game = Game("g_next")
-    command = SetUp("bo", "Bo", (SeatSpec("human"), SeatSpec("human")), Variant.ADVANCED, False, None, "fold", 3, "c",
-                    origin="rematch", rematch_of="g_1", seated=((1, "ana", "Ana"),))
+    command = SetUp(
+        "bo",
+        "Bo",
+        (SeatSpec("human"), SeatSpec("human")),
+        Variant.ADVANCED,
+        False,
+        None,
+        "fold",
+        3,
+        "c",
+        origin="rematch",
+        rematch_of="g_1",
+        seated=((1, "ana", "Ana"),),
+    )
     events = decide(game, command)
     fold_in(game, *events)
     assert isinstance(events[0], GameCreated)

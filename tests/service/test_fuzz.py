@@ -170,15 +170,29 @@ def _problem_findings(fz: Fuzz, path: str, method: str, response: Any, request: 
     except ValueError:
         return [Finding("response_schema_conformance", response.status_code, "problem body is not JSON", "", request)]
     if not isinstance(body, dict) or body.get("status") != response.status_code:
-        out.append(Finding("response_schema_conformance", response.status_code, "problem status differs from HTTP status",
-                           str(body)[:300], request))
+        out.append(
+            Finding(
+                "response_schema_conformance",
+                response.status_code,
+                "problem status differs from HTTP status",
+                str(body)[:300],
+                request,
+            )
+        )
     schema = _declared_json_schema(fz, path, method, response.status_code)
     if schema is not None:
         root = {**schema, "components": fz.spec.get("components", {})}
         errors = sorted(OAS30Validator(root).iter_errors(body), key=str)
         if errors:
-            out.append(Finding("response_schema_conformance", response.status_code, "problem body breaks its declared schema",
-                               f"{errors[0].message} (schema {schema})", request))
+            out.append(
+                Finding(
+                    "response_schema_conformance",
+                    response.status_code,
+                    "problem body breaks its declared schema",
+                    f"{errors[0].message} (schema {schema})",
+                    request,
+                )
+            )
     return out
 
 
@@ -215,8 +229,15 @@ def _run(fz: Fuzz, path: str, method: str) -> list[Finding]:
         try:
             response = case.call()
         except Exception as exc:  # an exception escaping the app (e.g. inside a streamed body)
-            record(Finding("not_a_server_error", None, f"exception escaped the app: {type(exc).__name__}",
-                           str(exc)[:500], _describe(case)))
+            record(
+                Finding(
+                    "not_a_server_error",
+                    None,
+                    f"exception escaped the app: {type(exc).__name__}",
+                    str(exc)[:500],
+                    _describe(case),
+                )
+            )
             return
         request = _describe(case)
         for name, check in CHECKS.items():
@@ -233,8 +254,15 @@ def _run(fz: Fuzz, path: str, method: str) -> list[Finding]:
         if str(status) not in declared and f"{str(status)[0]}XX" not in declared:
             # flask-smorest adds a 'default' (its own Error schema) to every operation, so schemathesis
             # counts any status as declared; the service documents its statuses one by one.
-            record(Finding("status_code_conformance", status, "status not declared (only the generic 'default' covers it)",
-                           f"declared: {sorted(declared)}", request))
+            record(
+                Finding(
+                    "status_code_conformance",
+                    status,
+                    "status not declared (only the generic 'default' covers it)",
+                    f"declared: {sorted(declared)}",
+                    request,
+                )
+            )
         for finding in _problem_findings(fz, path, method, response, request):
             record(finding)
 

@@ -44,8 +44,22 @@ def test_a_handle_breaking_the_rule_is_refused_naming_the_field(handle):
     assert refused.value.code == "handle_invalid" and refused.value.facts["errors"][0]["field"] == "handle"
 
 
-@pytest.mark.parametrize("handle", ["me", "ME", "admin", "System", "ai", "red7", "support", "null", "deleted_player",
-                                    "p_0123456789abcdef", "P_0123456789ABCDEF"])
+@pytest.mark.parametrize(
+    "handle",
+    [
+        "me",
+        "ME",
+        "admin",
+        "System",
+        "ai",
+        "red7",
+        "support",
+        "null",
+        "deleted_player",
+        "p_0123456789abcdef",
+        "P_0123456789ABCDEF",
+    ],
+)
 def test_reserved_handles_and_handles_shaped_like_a_player_id_are_refused(handle):
     with pytest.raises(Refused) as refused:
         check_handle(handle)
@@ -193,8 +207,10 @@ def test_a_change_cut_short_leaves_the_old_handle_to_be_taken_over_and_the_new_o
 
 @pytest.mark.on_cluster
 def test_search_finds_handles_by_prefix_whatever_their_case_a_page_at_a_time(players):
-    made = {handle: players.create(handle.title(), AT, handle)[0] for handle in
-            ["Ana", "ana-b", "ANA_c", "anabel", "andre", "bob", "banana"]}
+    made = {
+        handle: players.create(handle.title(), AT, handle)[0]
+        for handle in ["Ana", "ana-b", "ANA_c", "anabel", "andre", "bob", "banana"]
+    }
     players.create("Nobody", AT)  # no handle: never found
     first, cursor = players.search("AN", None, 2)
     assert [p.handle for p in first] == ["Ana", "ana-b"] and cursor is not None

@@ -47,8 +47,13 @@ def test_the_icon_browsers_ask_for_is_there(api):
 
 def test_options_on_any_api_path_answers_204_with_allow(api):
     """Flask answered 200 with an empty text/html body."""
-    for path, methods in (("/v1/games", {"POST"}), ("/v1/games/g_nope", {"GET", "DELETE"}), ("/v1/players/me", {"GET", "PATCH"}),
-                          ("/v1/games/g_nope/stream", {"GET"}), ("/healthz", {"GET"})):
+    for path, methods in (
+        ("/v1/games", {"POST"}),
+        ("/v1/games/g_nope", {"GET", "DELETE"}),
+        ("/v1/players/me", {"GET", "PATCH"}),
+        ("/v1/games/g_nope/stream", {"GET"}),
+        ("/healthz", {"GET"}),
+    ):
         answer = api.call("OPTIONS", path)
         assert answer.status_code == 204 and answer.get_data() == b"", (path, answer.status_code)
         assert "Content-Type" not in answer.headers, answer.headers
@@ -59,9 +64,18 @@ def test_options_on_any_api_path_answers_204_with_allow(api):
 
 def test_a_cors_preflight_is_a_204_with_its_headers(redis_pair, key_prefix):
     runtime = build_runtime(settings_for(key_prefix, cors_origins=("https://play.example",)), clients=redis_pair)
-    preflight = create_app(runtime).test_client().options("/v1/games/g_1/actions", headers={
-        "Origin": "https://play.example", "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "Authorization, Idempotency-Key, If-Match"})
+    preflight = (
+        create_app(runtime)
+        .test_client()
+        .options(
+            "/v1/games/g_1/actions",
+            headers={
+                "Origin": "https://play.example",
+                "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "Authorization, Idempotency-Key, If-Match",
+            },
+        )
+    )
     assert preflight.status_code == 204 and preflight.headers["Access-Control-Allow-Origin"] == "https://play.example"
     assert "POST" in preflight.headers["Access-Control-Allow-Methods"]
     assert "idempotency-key" in preflight.headers["Access-Control-Allow-Headers"].lower()

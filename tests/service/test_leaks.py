@@ -68,7 +68,7 @@ def scan_events(events: list[dict], secrets: dict[int, dict[int | None, set[str]
 
 
 def sse_events(response) -> list[dict]:
-    return [json.loads(line[6:]) for line in response.get_data(as_text=True).splitlines() if line.startswith("data: {\"n\"")]
+    return [json.loads(line[6:]) for line in response.get_data(as_text=True).splitlines() if line.startswith('data: {"n"')]
 
 
 @pytest.mark.parametrize(

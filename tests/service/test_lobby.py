@@ -139,10 +139,17 @@ EVENTS = st.one_of(
     st.builds(RematchDeclined, st.integers(0, 3)),
     st.builds(RematchStarted, st.text(min_size=1)),
     st.builds(
-        GameCreated, st.text(min_size=1), st.lists(st.sampled_from([HUMAN, GREEDY, SeatSpec("ai", "expert")]), min_size=2,
-                                                   max_size=4).map(tuple),
-        st.sampled_from(["basic", "advanced"]), st.booleans(), st.none() | st.integers(1, 10**6), st.sampled_from(["fold", "ai"]),
-        st.sampled_from(["random", "seeded"]), st.integers(0, 2**53), st.none(), st.text(),
+        GameCreated,
+        st.text(min_size=1),
+        st.lists(st.sampled_from([HUMAN, GREEDY, SeatSpec("ai", "expert")]), min_size=2, max_size=4).map(tuple),
+        st.sampled_from(["basic", "advanced"]),
+        st.booleans(),
+        st.none() | st.integers(1, 10**6),
+        st.sampled_from(["fold", "ai"]),
+        st.sampled_from(["random", "seeded"]),
+        st.integers(0, 2**53),
+        st.none(),
+        st.text(),
     ),
 )
 
@@ -159,10 +166,24 @@ def test_every_lobby_event_round_trips_through_its_stored_form(event):
         {"type": "seat_taken", "seat": 1, "player_id": "p", "name": {"a": 1}},
         {"type": "seat_resigned", "seat": 1, "level": "god"},
         {"type": "turn_timed_out", "seat": 0, "action": "pass"},
-        {"type": "game_created", "created_by": "p", "seats": [{"kind": "ai", "level": "god"}, {"kind": "human"}],
-         "variant": "advanced", "action_rules": False, "dealing": "random", "seed": 1},
-        {"type": "game_created", "created_by": "p", "seats": [{"kind": "human"}], "variant": "advanced",
-         "action_rules": False, "dealing": "random", "seed": 1},
+        {
+            "type": "game_created",
+            "created_by": "p",
+            "seats": [{"kind": "ai", "level": "god"}, {"kind": "human"}],
+            "variant": "advanced",
+            "action_rules": False,
+            "dealing": "random",
+            "seed": 1,
+        },
+        {
+            "type": "game_created",
+            "created_by": "p",
+            "seats": [{"kind": "human"}],
+            "variant": "advanced",
+            "action_rules": False,
+            "dealing": "random",
+            "seed": 1,
+        },
         {"type": "no_such_event"},
     ],
 )
@@ -183,14 +204,37 @@ def test_folding_an_event_where_it_cannot_happen_is_corrupt_history():
 
 def test_the_lobby_vocabulary_is_complete():
     assert {cls.type for cls in LOBBY_EVENTS} == {
-        "game_created", "seat_taken", "seat_left", "seat_resigned", "turn_timed_out", "game_cancelled", "game_aborted",
-        "rematch_offered", "rematch_declined", "rematch_started", "time_given"}
+        "game_created",
+        "seat_taken",
+        "seat_left",
+        "seat_resigned",
+        "turn_timed_out",
+        "game_cancelled",
+        "game_aborted",
+        "rematch_offered",
+        "rematch_declined",
+        "rematch_started",
+        "time_given",
+    }
 
 
 def test_a_table_set_up_with_every_human_seated_deals_at_once():
     game = Game("g_2")
-    command = SetUp("ana", "Ana", (HUMAN, HUMAN, GREEDY), Variant.BASIC, False, 86400 * 3, "fold", 9, "c",
-                    rated=True, days_per_turn=3, origin="quick_match", seated=((1, "bo", "Bo"),))
+    command = SetUp(
+        "ana",
+        "Ana",
+        (HUMAN, HUMAN, GREEDY),
+        Variant.BASIC,
+        False,
+        86400 * 3,
+        "fold",
+        9,
+        "c",
+        rated=True,
+        days_per_turn=3,
+        origin="quick_match",
+        seated=((1, "bo", "Bo"),),
+    )
     events = decide(game, command)
     assert [e for e in events if isinstance(e, SeatTaken)] == [SeatTaken(0, "ana", "Ana"), SeatTaken(1, "bo", "Bo")]
     folded(game, events)
@@ -207,8 +251,19 @@ def test_a_set_up_seats_each_player_once_on_a_human_seat_of_their_own(seated):
 
 def test_a_game_created_before_the_new_options_reads_with_their_defaults_and_is_stored_as_it_was():
     seats = [{"kind": "human", "level": None}, {"kind": "ai", "level": "greedy"}]
-    old = {"type": "game_created", "created_by": "p", "seats": seats, "variant": "advanced", "action_rules": False,
-           "turn_timeout": None, "timeout_action": "fold", "dealing": "random", "seed": 1, "deck": None, "join_code": "c"}
+    old = {
+        "type": "game_created",
+        "created_by": "p",
+        "seats": seats,
+        "variant": "advanced",
+        "action_rules": False,
+        "turn_timeout": None,
+        "timeout_action": "fold",
+        "dealing": "random",
+        "seed": 1,
+        "deck": None,
+        "join_code": "c",
+    }
     event = event_from_dict(old)
     options = (event.listed, event.rated, event.days_per_turn, event.origin, event.rematch_of)
     assert options == (False, False, None, "direct", None)
@@ -228,8 +283,20 @@ def dealt(*seats: SeatSpec, variant: Variant = Variant.ADVANCED, players: tuple[
     humans = [n for n, seat in enumerate(seats) if seat.kind == "human"][1:]
     seated = tuple((n, player, player.capitalize()) for n, player in zip(humans, players, strict=False))
     deck = DECK if len(seats) == 2 else None
-    command = SetUp("ana", "Ana", seats, variant, False, None, "fold", 3, "secret", dealing="custom" if deck else "seeded",
-                    deck=deck, seated=seated)
+    command = SetUp(
+        "ana",
+        "Ana",
+        seats,
+        variant,
+        False,
+        None,
+        "fold",
+        3,
+        "secret",
+        dealing="custom" if deck else "seeded",
+        deck=deck,
+        seated=seated,
+    )
     game = Game("g_1")
     return folded(game, decide(game, command))
 
@@ -241,8 +308,15 @@ def step(game: Game, *steps) -> Game:
 
 def test_a_listed_table_is_joined_without_its_code_and_an_unlisted_one_only_with_it():
     listed = Game("g_1")
-    folded(listed, decide(listed, SetUp("ana", "Ana", (HUMAN, HUMAN), Variant.ADVANCED, False, None, "fold", 7, "secret",
-                                        listed=True, origin="open_table")))
+    folded(
+        listed,
+        decide(
+            listed,
+            SetUp(
+                "ana", "Ana", (HUMAN, HUMAN), Variant.ADVANCED, False, None, "fold", 7, "secret", listed=True, origin="open_table"
+            ),
+        ),
+    )
     assert decide(listed, Join("bo", "Bo", ""))[0] == SeatTaken(1, "bo", "Bo")
     assert refused(table(HUMAN, HUMAN), Join("bo", "Bo", "")) == "bad_join_code"
 

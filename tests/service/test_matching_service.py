@@ -190,7 +190,8 @@ def test_a_create_stored_but_not_confirmed_by_replicas_is_answered_by_its_retry(
 
 
 def test_a_match_whose_game_was_never_made_is_made_by_the_next_pass_or_the_tickets_read(
-        runtime, redis_pair, settings, monkeypatch):
+    runtime, redis_pair, settings, monkeypatch
+):
     """The matchmaker is killed between recording a match and making its game: nobody stays matched but unseated."""
     ana, bo, cy, dee = people(runtime, "Ana", "Bo", "Cy", "Dee")
     tickets = [runtime.matches.create(p, TWO) for p in (ana, bo, cy, dee)]

@@ -44,12 +44,33 @@ HOUR = 3_600_000
 _ids = itertools.count(1)
 
 
-def ticket(player: str | None = None, *, counts=(2, 3, 4), rating=1500, start=100, widen=100, most=500, opened=T0,
-           expires=None, ai_fill_after=None, ai_level="greedy") -> Ticket:
+def ticket(
+    player: str | None = None,
+    *,
+    counts=(2, 3, 4),
+    rating=1500,
+    start=100,
+    widen=100,
+    most=500,
+    opened=T0,
+    expires=None,
+    ai_fill_after=None,
+    ai_level="greedy",
+) -> Ticket:
     number = next(_ids)
     player = player or f"p{number}"
-    return Ticket(f"mt{number}", player, player.capitalize(), tuple(counts), rating, RatingRange(start, widen, most), opened,
-                  expires if expires is not None else opened + HOUR, ai_fill_after, ai_level)
+    return Ticket(
+        f"mt{number}",
+        player,
+        player.capitalize(),
+        tuple(counts),
+        rating,
+        RatingRange(start, widen, most),
+        opened,
+        expires if expires is not None else opened + HOUR,
+        ai_fill_after,
+        ai_level,
+    )
 
 
 def pool_of(*tickets: Ticket, kind: str = LIVE) -> Pool:
@@ -79,18 +100,25 @@ def test_a_kind_names_its_pool_and_is_read_back_from_the_name():
     assert Kind().key == "advanced-plain-casual-60s" and Kind.parse(Kind().key).live
 
 
-@pytest.mark.parametrize("options", [
-    {"turn_seconds": 61}, {"turn_seconds": None, "days_per_turn": 4}, {"turn_seconds": 60, "days_per_turn": 3},
-    {"turn_seconds": None}, {"variant": "huge"},
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"turn_seconds": 61},
+        {"turn_seconds": None, "days_per_turn": 4},
+        {"turn_seconds": 60, "days_per_turn": 3},
+        {"turn_seconds": None},
+        {"variant": "huge"},
+    ],
+)
 def test_a_kind_of_game_no_pool_holds_is_refused(options):
     with pytest.raises(Refused) as caught:
         Kind(**options)
     assert caught.value.code == "invalid_request"
 
 
-@pytest.mark.parametrize("key", ["", "advanced-plain-casual", "advanced-plain-casual-61s", "advanced-odd-casual-60s",
-                                 "advanced-plain-casual-3x"])
+@pytest.mark.parametrize(
+    "key", ["", "advanced-plain-casual", "advanced-plain-casual-61s", "advanced-odd-casual-60s", "advanced-plain-casual-3x"]
+)
 def test_a_pool_name_no_kind_has_is_corrupt(key):
     with pytest.raises(CorruptHistory):
         Kind.parse(key)
@@ -120,10 +148,20 @@ def test_a_players_expired_ticket_is_closed_when_they_open_another():
     assert events == [TicketsExpired((old.id,), T0 + 1000), TicketOpened(new)]
 
 
-@pytest.mark.parametrize("change", [
-    {"counts": ()}, {"counts": (1, 2)}, {"counts": (3, 2)}, {"counts": (2, 2)}, {"start": 600, "most": 500},
-    {"widen": -1}, {"ai_fill_after": -1}, {"ai_level": "genius"}, {"expires": T0},
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"counts": ()},
+        {"counts": (1, 2)},
+        {"counts": (3, 2)},
+        {"counts": (2, 2)},
+        {"start": 600, "most": 500},
+        {"widen": -1},
+        {"ai_fill_after": -1},
+        {"ai_level": "genius"},
+        {"expires": T0},
+    ],
+)
 def test_a_ticket_that_makes_no_sense_is_refused(change):
     options = {k: v for k, v in change.items() if k not in ("start", "widen", "most")}
     made = ticket(**options, **{k: change[k] for k in ("start", "widen", "most") if k in change})
@@ -191,17 +229,28 @@ def test_events_are_stored_and_read_back_as_they_were_and_a_pool_snapshots_whole
     a, b = ticket("ana", ai_fill_after=5000), ticket("bo")
     pool = pool_of(a, b, ticket("cy"))
     matched = decide(pool, Record((("g_1", Found((a.id, b.id), 2)),)), T0)
-    for event in [TicketOpened(a), TicketCancelled(a.id, T0), TicketsExpired((a.id, b.id), T0), *matched,
-                  GamesMade(("g_1",), T0)]:
+    for event in [
+        TicketOpened(a),
+        TicketCancelled(a.id, T0),
+        TicketsExpired((a.id, b.id), T0),
+        *matched,
+        GamesMade(("g_1",), T0),
+    ]:
         assert event_from_json(event_to_json(event)) == event
     apply(pool, matched)
     assert Pool.from_dict(pool.to_dict()) == pool
 
 
-@pytest.mark.parametrize("text", ['{"type":"ticket_opened","ticket":{"id":"x"}}', '{"type":"nope"}', "[",
-                                  '{"type":"tickets_matched","game_id":"g","players":[],"seats":2,"ai_level":null,"at":1}',
-                                  '{"type":"tickets_matched","game_id":"g","players":[["t","p","P"]],"seats":2,'
-                                  '"ai_level":null,"at":1}'])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"type":"ticket_opened","ticket":{"id":"x"}}',
+        '{"type":"nope"}',
+        "[",
+        '{"type":"tickets_matched","game_id":"g","players":[],"seats":2,"ai_level":null,"at":1}',
+        '{"type":"tickets_matched","game_id":"g","players":[["t","p","P"]],"seats":2,"ai_level":null,"at":1}',
+    ],
+)
 def test_a_stored_event_no_pool_writes_is_corrupt(text):
     with pytest.raises(CorruptHistory):
         event_from_json(text)
@@ -295,11 +344,24 @@ def test_no_match_for_a_ticket_whose_counts_nobody_shares():
 tickets_strategy = st.lists(
     st.builds(
         lambda counts, rating, start, widen, extra, opened, fill, level: ticket(
-            counts=tuple(sorted(counts)), rating=rating, start=start, widen=widen, most=start + extra, opened=T0 + opened,
-            expires=T0 + opened + HOUR, ai_fill_after=fill, ai_level=level),
+            counts=tuple(sorted(counts)),
+            rating=rating,
+            start=start,
+            widen=widen,
+            most=start + extra,
+            opened=T0 + opened,
+            expires=T0 + opened + HOUR,
+            ai_fill_after=fill,
+            ai_level=level,
+        ),
         st.sets(st.sampled_from((2, 3, 4)), min_size=1),
-        st.integers(1200, 1800), st.integers(0, 300), st.integers(0, 400), st.integers(0, 600),
-        st.integers(0, 20 * 60_000), st.none() | st.integers(0, 5 * 60_000), st.sampled_from(("greedy", "random")),
+        st.integers(1200, 1800),
+        st.integers(0, 300),
+        st.integers(0, 400),
+        st.integers(0, 600),
+        st.integers(0, 20 * 60_000),
+        st.none() | st.integers(0, 5 * 60_000),
+        st.sampled_from(("greedy", "random")),
     ),
     max_size=40,
 )

@@ -24,7 +24,12 @@ except ImportError:  # its earlier name
 HTTP_METHODS = {"GET", "PUT", "POST", "DELETE", "PATCH", "TRACE"}
 #: Routes that are not API operations: Flask's static files, the spec itself, the docs page and its assets.
 NOT_OPERATIONS = {
-    "static", "swagger_static", "favicon", "api-docs.openapi_json", "api-docs.openapi_swagger_ui", "pages.play",
+    "static",
+    "swagger_static",
+    "favicon",
+    "api-docs.openapi_json",
+    "api-docs.openapi_swagger_ui",
+    "pages.play",
     "pages.service_worker",
 }
 EXTERNAL = re.compile(r"""(?:https?:)?//[^\s"'<>)]+""", re.IGNORECASE)
@@ -107,7 +112,6 @@ def test_every_operation_declares_its_success_response(spec):
         for method, operation in item.items():
             if method.upper() in HTTP_METHODS:
                 assert any(code.startswith("2") for code in operation["responses"]), f"{method.upper()} {path}"
-
 
 
 # --- what a client generator reads beyond the schemas: headers, media types, security -------------------------
@@ -284,8 +288,12 @@ def test_an_import_without_a_body_is_answered_422_as_its_document_says(client, c
 def test_request_defaults_are_said_in_words_so_generators_keep_the_members_optional(spec):
     """openapi-typescript (by default) types a member with a ``default`` as always present, so a client had to send
     ``variant``, ``action_rules``, ``timeout_action`` and a token's ``label``; the defaults are in the descriptions."""
-    with_default = [f"{name}.{member}" for name, schema in spec["components"]["schemas"].items()
-                    for member, prop in (schema.get("properties") or {}).items() if "default" in prop]
+    with_default = [
+        f"{name}.{member}"
+        for name, schema in spec["components"]["schemas"].items()
+        for member, prop in (schema.get("properties") or {}).items()
+        if "default" in prop
+    ]
     assert not with_default
     create = spec["components"]["schemas"]["GameCreate"]
     assert create["required"] == ["seats"]
@@ -374,6 +382,7 @@ def test_the_declared_security_is_what_the_routes_ask_for(client, spec):
             assert response.status_code != 401, f"{method} {path}: {response.get_data(as_text=True)[:300]}"
         checked += 1
     assert checked >= 20
+
 
 # --- the docs page --------------------------------------------------------------------------------------------
 
@@ -515,8 +524,15 @@ def test_a_legal_step_is_a_step_and_value_sets_are_named_enums(spec):
     for name in ("type", "card", "draw", "seat", "to"):
         assert legal[name] == step[name], name
     view = schemas["GameView"]["properties"]
-    for name, enum in (("status", "GameStatus"), ("phase", "GamePhase"), ("variant", "Variant"), ("rule", "Color"),
-                       ("finish", "Finish"), ("timeout_action", "TimeoutAction"), ("dealing", "Dealing")):
+    for name, enum in (
+        ("status", "GameStatus"),
+        ("phase", "GamePhase"),
+        ("variant", "Variant"),
+        ("rule", "Color"),
+        ("finish", "Finish"),
+        ("timeout_action", "TimeoutAction"),
+        ("dealing", "Dealing"),
+    ):
         assert f"#/components/schemas/{enum}" in str(view[name]), name
     assert schemas["SeatView"]["properties"]["kind"] == {"$ref": "#/components/schemas/SeatKind"}
     assert schemas["Card"]["enum"][-1] == "R7" and len(schemas["Card"]["enum"]) == 49
@@ -613,7 +629,10 @@ def test_the_request_examples_are_accepted_by_the_api(app):
     view = client.get(f"/v1/games/{game.get_json()['id']}", headers=auth).get_json()
     documented = example("GameView")
     assert (view["version"], view["you"], view["legal_steps"]) == (
-        documented["version"], documented["you"], documented["legal_steps"])
+        documented["version"],
+        documented["you"],
+        documented["legal_steps"],
+    )
     version = {"If-Match": f'"{view["version"]}"'}
     acted = client.post(f"/v1/games/{view['id']}/actions", json=example("Action"), headers={**auth, **version})
     assert acted.status_code == 200, acted.get_json()

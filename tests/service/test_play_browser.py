@@ -220,8 +220,16 @@ def feed(server: Server, game_id: str, token: str) -> list[dict[str, Any]]:
     return response.get_json()["events"]
 
 
-MOVES = {"card_played", "card_discarded", "card_drawn", "card_taken", "card_placed", "player_eliminated", "turn_timed_out",
-         "seat_resigned"}
+MOVES = {
+    "card_played",
+    "card_discarded",
+    "card_drawn",
+    "card_taken",
+    "card_placed",
+    "player_eliminated",
+    "turn_timed_out",
+    "seat_resigned",
+}
 
 
 def since_last_turn(events: list[dict[str, Any]], mine: int) -> list[dict[str, Any]]:

@@ -173,7 +173,12 @@ def test_two_players_live_tickets_meet_and_both_pages_open_the_same_game(
     assert waiting["stored"] == {"player": ana["id"], "ids": [ticket_id]}, "the ticket's id is kept in the browser"
     asked = ticket(server, ana["token"], ticket_id)
     assert (asked["status"], asked["player_counts"], asked["variant"], asked["turn_seconds"], asked["rated"]) == (
-        "waiting", [2], "basic", 30, False)
+        "waiting",
+        [2],
+        "basic",
+        30,
+        False,
+    )
     assert asked["ai_fill_after"] is None and asked["rating"] == 1000
     assert "2 players, basic, 30 seconds a turn, casual" in waiting["tickets"][0]["text"]
     assert waiting["tickets"][0]["acts"] == ["cancel"]

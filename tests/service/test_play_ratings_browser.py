@@ -165,7 +165,8 @@ def test_a_rated_game_shows_each_seats_rating_and_at_its_end_each_players_change
     # Each seat's rating, and "provisional" (a new player's is 1000, provisional).
     shown = rated(browser)
     assert [(b["seat"], b["rating"], b["provisional"]) for b in shown["badges"]] == [
-        (s["seat"], s["rating"], s["provisional"]) for s in view["ratings"]["seats"]]
+        (s["seat"], s["rating"], s["provisional"]) for s in view["ratings"]["seats"]
+    ]
     assert shown["badges"][0]["rating"] == 1000 and shown["badges"][0]["provisional"]
     assert all(b["text"] == f"rating {b['rating']}" + (" provisional" if b["provisional"] else "") for b in shown["badges"])
     assert shown["state"] is None, "nothing to say of the ratings before the end"
@@ -214,7 +215,8 @@ def test_the_ladder_lists_the_players_top_and_around_me_and_a_profile_shows_thei
     top = until_board(desktop, lambda b: b["screen"] == "ladder" and b["ladder"] == "basic" and b["mode"] == "top")
     expected = leaderboard(server, "basic")
     assert [(r["player"], r["rank"], r["rating"]) for r in top["rows"]] == [
-        (p["player_id"], p["rank"], p["rating"]) for p in expected["players"]]
+        (p["player_id"], p["rank"], p["rating"]) for p in expected["players"]
+    ]
     assert {"ai:random", "ai:expert", gil["id"]} <= {r["player"] for r in top["rows"]}
     mine = next(r for r in top["rows"] if r["player"] == gil["id"])
     assert mine["you"] and "Gil (you)" in mine["text"] and mine["link"] == f"#player={gil['id']}"
@@ -248,8 +250,10 @@ def test_the_ladder_lists_the_players_top_and_around_me_and_a_profile_shows_thei
     assert shown == (str(profile["rating"]), str(profile["rank"]))
     said = article.get_attribute("textContent")
     assert f"{profile['rank']} of {profile['ranked']}" in said and "Rated games2" in said and profile["played"] == 2
-    changes = [(li.get_attribute("data-game"), int(li.get_attribute("data-change")))
-               for li in article.find_elements(By.CSS_SELECTOR, "ul.history li")]
+    changes = [
+        (li.get_attribute("data-game"), int(li.get_attribute("data-change")))
+        for li in article.find_elements(By.CSS_SELECTOR, "ul.history li")
+    ]
     assert changes == [(c["game_id"], c["change"]) for c in profile["history"]] and {g for g, _ in changes} == set(games)
     assert not desktop.find_elements(By.CSS_SELECTOR, '#profile-ladders article[data-ladder="advanced"]')
     screenshot(desktop, tmp_path / "desktop-profile-ratings.png")

@@ -36,8 +36,9 @@ from service.ratings import (
 AT = "2026-05-01T12:00:00.000Z"
 
 
-def played(seats: list[SeatSpec], *, variant: Variant, seed: int, rated: bool = True,
-           dealing: str = "random") -> tuple[Game, list[dict]]:
+def played(
+    seats: list[SeatSpec], *, variant: Variant, seed: int, rated: bool = True, dealing: str = "random"
+) -> tuple[Game, list[dict]]:
     """A finished game folded as the service folds it, and its history as decoded envelopes (bots play every seat)."""
     created = GameCreated("p_creator", tuple(seats), variant.value, False, None, "fold", dealing, seed, None, "", rated=rated)
     lobby: list[LobbyEvent] = [created]
@@ -53,8 +54,12 @@ def played(seats: list[SeatSpec], *, variant: Variant, seed: int, rated: bool = 
 def result(game_id: str, at_ms: int, *places: tuple[str, int]) -> Result:
     at = datetime.fromtimestamp(at_ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     names = (f"{p.upper()} in {game_id}" for p, _ in places)  # a player's name may change from game to game
-    return Result(game_id, "advanced", at, tuple(Placing(n, p, name, place) for n, ((p, place), name)
-                                                 in enumerate(zip(places, names, strict=True))))
+    return Result(
+        game_id,
+        "advanced",
+        at,
+        tuple(Placing(n, p, name, place) for n, ((p, place), name) in enumerate(zip(places, names, strict=True))),
+    )
 
 
 # --- the standing ----------------------------------------------------------------------------------------------
@@ -106,8 +111,7 @@ def test_only_finished_rated_randomly_dealt_games_count():
 
 
 def test_a_result_names_ai_seats_by_level_and_humans_by_id():
-    game, history = played([SeatSpec("human"), SeatSpec("ai", "greedy"), SeatSpec("ai", "random")], variant=Variant.BASIC,
-                           seed=2)
+    game, history = played([SeatSpec("human"), SeatSpec("ai", "greedy"), SeatSpec("ai", "random")], variant=Variant.BASIC, seed=2)
     found = result_of(game, history)
     assert found is not None and found.ladder == "basic"
     assert [p.player for p in found.seats] == ["p_0", "ai:greedy", "ai:random"]
@@ -181,7 +185,9 @@ def results_strategy() -> st.SearchStrategy[list[Result]]:
     game = st.tuples(
         st.integers(0, 40),  # when it finished (ms): equal times are ordered by game id
         st.lists(
-            st.tuples(st.sampled_from(["a", "b", "c", "d", "e"]), st.integers(1, 4)), min_size=2, max_size=4,
+            st.tuples(st.sampled_from(["a", "b", "c", "d", "e"]), st.integers(1, 4)),
+            min_size=2,
+            max_size=4,
             unique_by=lambda t: t[0],
         ),
     )

@@ -48,8 +48,14 @@ def expected_standing(events: Sequence[Event], players: int, variant: Variant) -
 
 
 def folded(events: Sequence[Event], players: int, variant: Variant, action_rules: bool, seed: int) -> Game:
-    game = Game("g_standing", seats=[Seat("ai", "random") for _ in range(players)], variant=variant,
-                action_rules=action_rules, dealing="seeded", seed=seed)
+    game = Game(
+        "g_standing",
+        seats=[Seat("ai", "random") for _ in range(players)],
+        variant=variant,
+        action_rules=action_rules,
+        dealing="seeded",
+        seed=seed,
+    )
     for number, event in enumerate(events, start=1):
         assert game.standing() is None, "no standing before the end"
         apply_event(game, number, event, AT)

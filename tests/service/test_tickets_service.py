@@ -27,8 +27,9 @@ def games(redis_pair, key_prefix) -> GameService:
 
 @pytest.fixture
 def tickets(games, redis_pair, key_prefix) -> StreamTickets:
-    return StreamTickets(TicketStore(redis_pair[0], key_prefix, ttl=60), PlayerService(games.players), games.load,
-                         clock=lambda: NOW)
+    return StreamTickets(
+        TicketStore(redis_pair[0], key_prefix, ttl=60), PlayerService(games.players), games.load, clock=lambda: NOW
+    )
 
 
 def a_game(games: GameService, tickets: StreamTickets) -> tuple[str, str]:

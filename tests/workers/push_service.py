@@ -98,7 +98,7 @@ class PushService:
         auth = headers.get("authorization", "")
         if not auth.startswith("vapid ") or not Vapid02.verify(auth):
             return f"{name}: no valid VAPID signature: {auth[:40]}"
-        parts = dict(part.split("=", 1) for part in auth[len("vapid "):].split(","))
+        parts = dict(part.split("=", 1) for part in auth[len("vapid ") :].split(","))
         if parts["k"] != self.server_key:
             return f"{name}: signed with another key"
         claims = json.loads(base64.urlsafe_b64decode(parts["t"].split(".")[1] + "=="))

@@ -72,8 +72,11 @@ def test_a_days_per_turn_game_over_two_weeks_ends_as_its_settings_say(days):
     api, now = days
     ana, bo = api.player("Ana"), api.player("Bo")
     vacation = (datetime(2025, 3, 4, 0, 0, tzinfo=PARIS), datetime(2025, 3, 5, 0, 0, tzinfo=PARIS))  # Tuesday, all day
-    settings = {"time_zone": "Europe/Paris", "weekends_off": True,
-                "vacation": {"start": vacation[0].isoformat(), "end": vacation[1].isoformat()}}
+    settings = {
+        "time_zone": "Europe/Paris",
+        "weekends_off": True,
+        "vacation": {"start": vacation[0].isoformat(), "end": vacation[1].isoformat()},
+    }
     me = api.call("PATCH", "/v1/players/me", ana["token"], json=settings).get_json()
     assert me["vacations"] == [{"start": "2025-03-03T23:00:00.000Z", "end": "2025-03-04T23:00:00.000Z", "automatic": False}]
     assert me["vacation_hours_left"] == 0  # the test's 24 hours a year
@@ -110,11 +113,16 @@ def test_a_days_per_turn_game_over_two_weeks_ends_as_its_settings_say(days):
         assert when(timeout["at"]) == started + DAY + paused, (timeout, starts[began])
     assert when(timeouts[0]["at"]) == taken.end  # the first missed deadline waited out his vacation
     ends = [e for e in events if e["type"] in ("turn_started", "round_won", "round_dealt")]
-    ana_turns = [when(next(e["at"] for e in ends if e["n"] > n)) - when(starts[n]["at"])
-                 for n in starts if starts[n].get("seat", starts[n].get("first_seat")) == 0 and n < events[-1]["n"]]
+    ana_turns = [
+        when(next(e["at"] for e in ends if e["n"] > n)) - when(starts[n]["at"])
+        for n in starts
+        if starts[n].get("seat", starts[n].get("first_seat")) == 0 and n < events[-1]["n"]
+    ]
     longest = max(ana_turns)
-    print(f"\nthe game finished after {hours} simulated hours, {len(timeouts)} of Bo's turns timed out; Ana's longest "
-          f"turn took {longest} of wall time (her clock stopped on weekends and on her vacation)")
+    print(
+        f"\nthe game finished after {hours} simulated hours, {len(timeouts)} of Bo's turns timed out; Ana's longest "
+        f"turn took {longest} of wall time (her clock stopped on weekends and on her vacation)"
+    )
     assert longest > DAY  # a weekend or her vacation kept her away longer than a day, and her clock waited
 
 
@@ -132,8 +140,9 @@ def test_two_deadline_jobs_at_once_take_one_vacation_then_time_out_once(days):
     def both_at(at: datetime) -> list[str]:
         now[0] = at
         answers: list[str] = []
-        threads = [threading.Thread(target=lambda: answers.append(jobs.turn_deadline(game["id"], view["version"])))
-                   for _ in range(2)]
+        threads = [
+            threading.Thread(target=lambda: answers.append(jobs.turn_deadline(game["id"], view["version"]))) for _ in range(2)
+        ]
         for thread in threads:
             thread.start()
         for thread in threads:

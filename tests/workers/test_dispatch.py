@@ -58,7 +58,9 @@ def test_the_same_job_is_enqueued_once(api):
     item = Due("ai_turn", game["id"], game["version"])
     assert not runtime.dispatcher.enqueue(item)  # creating the game queued it already
     assert runtime.queue.count == 1
-    runtime.queue.connection.delete(f"{runtime.settings.key_prefix}jobs:{{{game['id']}}}:{item.job_id(runtime.dispatcher.namespace)}")
+    runtime.queue.connection.delete(
+        f"{runtime.settings.key_prefix}jobs:{{{game['id']}}}:{item.job_id(runtime.dispatcher.namespace)}"
+    )
     assert not runtime.dispatcher.enqueue(item)  # still queued: not again
     assert runtime.queue.count == 1
 
@@ -93,9 +95,13 @@ def test_deadlines_wait_on_the_agenda_at_their_exact_time_not_in_the_queue(api):
 
 @pytest.mark.parametrize(
     ("url", "line"),
-    [("https://Hooks.Example.com/a?x=1", "hooks.example.com:443"), ("http://hooks.example.com/b", "hooks.example.com:80"),
-     ("https://hooks.example.com:8443/", "hooks.example.com:8443"), ("http://[::1]:9/", "[::1]:9"),
-     ("https://bücher.example/", "xn--bcher-kva.example:443")],
+    [
+        ("https://Hooks.Example.com/a?x=1", "hooks.example.com:443"),
+        ("http://hooks.example.com/b", "hooks.example.com:80"),
+        ("https://hooks.example.com:8443/", "hooks.example.com:8443"),
+        ("http://[::1]:9/", "[::1]:9"),
+        ("https://bücher.example/", "xn--bcher-kva.example:443"),
+    ],
 )
 def test_a_webhook_s_line_is_its_receiver_s_host_and_port(url, line):
     """Every URL on one host and port waits in one line, whoever's it is (a receiver that hangs hangs for all of them)."""

@@ -188,7 +188,7 @@ def test_turn_deadline_can_let_an_ai_play_the_turn(api, monkeypatch):
     _, _, game = two_humans(api, turn_timeout=30, timeout_action="ai", seed=2)
     _late(monkeypatch, 31)
     assert jobs.turn_deadline(game["id"], game["version"]).endswith("(ai)")
-    events = stored(api, game["id"])[game["version"]:]
+    events = stored(api, game["id"])[game["version"] :]
     assert events[0]["type"] == "turn_timed_out" and events[0]["action"] == "ai"
     turn_events = {"card_played", "card_discarded", "card_drawn", "card_taken", "card_placed"}
     assert {e["type"] for e in events[1:]} - LOBBY_TYPES <= turn_events | {"turn_started", "player_eliminated", "round_won"}
@@ -388,8 +388,9 @@ def _statuses(api, items) -> list[str]:
     from rq.job import Job
 
     queue, namespace = api.runtime.webhook_queue, api.runtime.dispatcher.namespace
-    return [Job.fetch(item.job_id(namespace), connection=queue.connection, serializer=queue.serializer).get_status()
-            for item in items]
+    return [
+        Job.fetch(item.job_id(namespace), connection=queue.connection, serializer=queue.serializer).get_status() for item in items
+    ]
 
 
 def test_a_receiver_s_deliveries_wait_in_its_line_and_no_other_receiver_s_do(api, receiver):
@@ -401,8 +402,12 @@ def test_a_receiver_s_deliveries_wait_in_its_line_and_no_other_receiver_s_do(api
     port = receiver.split(":")[2].split("/")[0]
     ana, bo = _listening(api, receiver), _listening(api, receiver.replace("/hook", "/bo"))  # one host and port
     cy = _listening(api, f"http://127.0.0.2:{port}/hook")  # another receiver (nobody listens there)
-    items = [Due("notify", "g_a", 1, (ana, "your_turn")), Due("notify", "g_a", 2, (ana, "round_over")),
-             Due("notify", "g_b", 3, (bo, "your_turn")), Due("notify", "g_c", 4, (cy, "your_turn"))]
+    items = [
+        Due("notify", "g_a", 1, (ana, "your_turn")),
+        Due("notify", "g_a", 2, (ana, "round_over")),
+        Due("notify", "g_b", 3, (bo, "your_turn")),
+        Due("notify", "g_c", 4, (cy, "your_turn")),
+    ]
     dispatcher, queue = api.runtime.dispatcher, api.runtime.webhook_queue
     assert all(dispatcher.enqueue(item) for item in items)
     assert _statuses(api, items) == ["queued", "rate_limited", "rate_limited", "queued"]

@@ -31,8 +31,11 @@ def test_a_matchmaker_seats_two_players_within_a_pass_of_their_tickets(api):
     try:
         a = api.call("POST", TICKETS, ana["token"], json={"player_counts": [2]}).get_json()
         api.call("POST", TICKETS, bo["token"], json={"player_counts": [2]})
-        seen = wait_until(lambda: (t := api.call("GET", f"{TICKETS}/{a['id']}", ana["token"]).get_json())["game_id"] and t,
-                          5, "the matchmaker seats them")
+        seen = wait_until(
+            lambda: (t := api.call("GET", f"{TICKETS}/{a['id']}", ana["token"]).get_json())["game_id"] and t,
+            5,
+            "the matchmaker seats them",
+        )
         assert api.view(seen["game_id"], ana["token"])["status"] == "active"
     finally:
         stop.set()
@@ -47,10 +50,12 @@ def test_the_embedded_server_runs_a_matchmaker_too(api):
     try:
         ana = api.player("Ana")
         ticket = api.call("POST", TICKETS, ana["token"], json={"player_counts": [2], "ai_fill_after": 0.5}).get_json()
-        seen = wait_until(lambda: api.call("GET", f"{TICKETS}/{ticket['id']}", ana["token"]).get_json()["game_id"], 10,
-                          "the AI seat fills the table")
-        wait_until(lambda: api.view(seen, ana["token"])["legal_steps"] or api.view(seen)["version"] > 4, 10,
-                   "the game is played")
+        seen = wait_until(
+            lambda: api.call("GET", f"{TICKETS}/{ticket['id']}", ana["token"]).get_json()["game_id"],
+            10,
+            "the AI seat fills the table",
+        )
+        wait_until(lambda: api.view(seen, ana["token"])["legal_steps"] or api.view(seen)["version"] > 4, 10, "the game is played")
     finally:
         stop.set()
         wait_until(lambda: not any(t.is_alive() for t in started), 5, "every embedded thread ends once stopped")

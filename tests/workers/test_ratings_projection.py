@@ -99,8 +99,9 @@ def rated_games(runtime, count: int, seed: int) -> list[str]:
 
 def test_a_rated_game_is_rated_by_its_job_once_and_the_rebuild_finds_the_same_bytes(api, runtime, capsys, monkeypatch):
     games = rated_games(runtime, 8, seed=1)
-    unrated = runtime.games.create(runtime.accounts.sign_up("Bo").player,
-                                   NewGame([SeatRequest("ai", "greedy"), SeatRequest("ai", "random")])).game
+    unrated = runtime.games.create(
+        runtime.accounts.sign_up("Bo").player, NewGame([SeatRequest("ai", "greedy"), SeatRequest("ai", "random")])
+    ).game
     api.run_jobs()
     for game_id in games:
         game = runtime.games.load(game_id)
@@ -131,8 +132,11 @@ def test_red7_ratings_rebuild_compares_and_repairs(api, runtime, capsys, monkeyp
     store = runtime.ratings.store
     ladder = next(name for name in ("basic", "advanced") if store.export(name)["games"])
     player = next(iter(store.export(ladder)["records"]))
-    redis_pair[0].hset(store.key(ladder, "records"), player, '{"name":"x","mu":"99.000000","sigma":"1.000000","played":1,'
-                       '"won":1,"places":1,"by_players":{}}')  # a ladder gone wrong
+    redis_pair[0].hset(
+        store.key(ladder, "records"),
+        player,
+        '{"name":"x","mu":"99.000000","sigma":"1.000000","played":1,"won":1,"places":1,"by_players":{}}',
+    )  # a ladder gone wrong
     assert red7(["ratings", "rebuild"]) == 1
     assert "DIFFERENT" in capsys.readouterr().out
     assert red7(["ratings", "rebuild", "--write"]) == 0
@@ -169,8 +173,9 @@ def test_ratings_of_a_player_give_each_ladder_rating_rank_history_and_record(api
     """What a public profile (getPlayer) shows: per ladder the rating, rank, provisional flag, last changes, record."""
     ana = runtime.accounts.sign_up("Ana").player
     for variant in (Variant.BASIC, Variant.BASIC, Variant.ADVANCED):
-        request = NewGame([SeatRequest("human"), SeatRequest("ai", "random"), SeatRequest("ai", "greedy")],
-                          variant=variant, rated=True)
+        request = NewGame(
+            [SeatRequest("human"), SeatRequest("ai", "random"), SeatRequest("ai", "greedy")], variant=variant, rated=True
+        )
         game = runtime.games.create(ana, request).game
         runtime.games.leave(game.id, ana)  # resigns: last, and the AIs play it out
     api.run_jobs()

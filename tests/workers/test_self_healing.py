@@ -26,8 +26,9 @@ def waiting_on_an_ai(api):
     token = api.player()["token"]
     game = api.game(token, [ai("random"), ai("greedy")])
     item = Due("ai_turn", game["id"], game["version"])
-    job = api.runtime.queue.job_class.fetch(item.job_id(api.runtime.dispatcher.namespace), connection=api.runtime.raw_redis,
-                    serializer=api.runtime.queue.serializer)
+    job = api.runtime.queue.job_class.fetch(
+        item.job_id(api.runtime.dispatcher.namespace), connection=api.runtime.raw_redis, serializer=api.runtime.queue.serializer
+    )
     return token, game, job
 
 

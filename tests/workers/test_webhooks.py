@@ -19,10 +19,23 @@ from workers import webhooks
 
 @pytest.mark.parametrize(
     "url",
-    ["http://127.0.0.1:8080/hook", "http://localhost/hook", "http://10.1.2.3/", "http://192.168.0.10/",
-     "http://169.254.169.254/latest/meta-data", "http://[::1]/", "http://[fd00::1]/", "http://0.0.0.0/",
-     "http://[::ffff:127.0.0.1]/", "http://[64:ff9b::7f00:1]/", "http://[2002:7f00:1::1]/", "http://[::127.0.0.1]/",
-     "http://[fec0::1]/", "http://2130706433/", "http://0x7f000001/"],
+    [
+        "http://127.0.0.1:8080/hook",
+        "http://localhost/hook",
+        "http://10.1.2.3/",
+        "http://192.168.0.10/",
+        "http://169.254.169.254/latest/meta-data",
+        "http://[::1]/",
+        "http://[fd00::1]/",
+        "http://0.0.0.0/",
+        "http://[::ffff:127.0.0.1]/",
+        "http://[64:ff9b::7f00:1]/",
+        "http://[2002:7f00:1::1]/",
+        "http://[::127.0.0.1]/",
+        "http://[fec0::1]/",
+        "http://2130706433/",
+        "http://0x7f000001/",
+    ],
 )
 def test_private_and_loopback_destinations_are_undeliverable(url):
     with pytest.raises(webhooks.UndeliverableWebhook):

@@ -74,9 +74,7 @@ def _idempotency(player: Player) -> Idempotency | None:
 class Challenges(MethodView):
     @documented_errors(400, 401, 409, 413, 415, 422, 429)
     @v1.arguments(ChallengeCreateSchema(), example=example("ChallengeCreate"))
-    @v1.response(
-        201, ChallengeSchema, headers=response_headers("Location", "Idempotent-Replayed"), example=example("Challenge")
-    )
+    @v1.response(201, ChallengeSchema, headers=response_headers("Location", "Idempotent-Replayed"), example=example("Challenge"))
     @v1.doc(operationId="createChallenge", security=TOKEN, parameters=[idempotency_parameter("makes no second challenge")])
     def post(self, request: NewChallenge) -> Response:
         """Challenge one to three players, named by handle, to a game; it starts once every one of them has accepted.

@@ -242,15 +242,19 @@ def _expected_versions(body: dict[str, Any]) -> frozenset[int] | None:
     if header is None or header.strip() == "*":  # "*": true while the game exists (a missing game is a 404)
         return frozenset({in_body}) if in_body is not None else None
     if _ENTITY_TAGS.fullmatch(header) is None:
-        raise ApiError("invalid_precondition", f'If-Match holds entity-tags, the game version in quotes like "12", not '
-                                               f"{header[:40]!r}.")
+        raise ApiError(
+            "invalid_precondition", f'If-Match holds entity-tags, the game version in quotes like "12", not {header[:40]!r}.'
+        )
     tags = re.findall(_ENTITY_TAG, header)
     versions = {event_number(opaque) for weak, opaque in tags if not weak}
     if None in versions:
         raise ApiError("invalid_precondition", f'If-Match should hold game versions, like "12", not {header[:40]!r}.')
     if not versions:
-        raise ApiError("precondition_failed", 'If-Match compares entity-tags strongly (RFC 9110 13.1.1), so a weak one '
-                                              '(W/"12") never matches: send the ETag as you received it, "12".')
+        raise ApiError(
+            "precondition_failed",
+            "If-Match compares entity-tags strongly (RFC 9110 13.1.1), so a weak one "
+            '(W/"12") never matches: send the ETag as you received it, "12".',
+        )
     strong = frozenset(v for v in versions if v is not None)
     if in_body is not None and in_body not in strong:
         raise ApiError("invalid_precondition", "If-Match and expected_version disagree.")

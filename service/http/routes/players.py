@@ -73,7 +73,10 @@ class Players(MethodView):
         signed_up = player_service().sign_up(body["name"], key, handle=body.get("handle"))
         player = signed_up.player
         created = {
-            "id": player.id, "name": player.name, "handle": player.handle, "token": signed_up.token,
+            "id": player.id,
+            "name": player.name,
+            "handle": player.handle,
+            "token": signed_up.token,
             "created_at": player.created_at,
         }
         replayed = REPLAYED if signed_up.replayed else {}
@@ -97,7 +100,10 @@ class Players(MethodView):
 
 def _player_json(player: Player, *, show_secret: bool = False) -> dict[str, Any]:
     out = {
-        "id": player.id, "name": player.name, "handle": player.handle, "created_at": player.created_at,
+        "id": player.id,
+        "name": player.name,
+        "handle": player.handle,
+        "created_at": player.created_at,
         "webhook_url": player.webhook_url,
     }
     if show_secret and player.webhook_secret:
@@ -178,7 +184,10 @@ def _profile_json(profile: Profile) -> dict[str, Any]:
     """What anyone sees of a player: never a token, a webhook or its secret."""
     player = profile.player
     return {
-        "id": player.id, "handle": player.handle, "name": player.name, "since": player.created_at,
+        "id": player.id,
+        "handle": player.handle,
+        "name": player.name,
+        "since": player.created_at,
         "games": {"played": profile.played, "won": profile.won},
     }
 

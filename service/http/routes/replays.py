@@ -51,7 +51,7 @@ PRODUCES: dict[str, tuple[str, ...]] = {
     "v1.GameReplayView": ("text/html",),
     "v1.ImportedReplayView": ("text/html",),
 }
-HTML_EXAMPLE = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Red7 replay g_3112657aa446d737</title>…"
+HTML_EXAMPLE = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Red7 replay g_3112657aa446d737</title>…'
 REPLAY_ETAG = {"description": "The replay's hash, quoted (with the whole document as JSON only)", "schema": {"type": "string"}}
 REPLAY_RESPONSE = {
     "description": "the replay document; one step with at=N; one step per line with Accept: application/x-ndjson",
@@ -169,8 +169,13 @@ class GameReplayExport(MethodView):
 @v1.route("/games/<game_id>/replay/view")
 class GameReplayView(MethodView):
     @documented_errors(404, 429)
-    @v1.response(200, TEXT, description="a self-contained HTML page that steps through the replay", content_type="text/html",
-                 example=HTML_EXAMPLE)
+    @v1.response(
+        200,
+        TEXT,
+        description="a self-contained HTML page that steps through the replay",
+        content_type="text/html",
+        example=HTML_EXAMPLE,
+    )
     @v1.doc(operationId="viewReplay", security=PUBLIC)
     def get(self, game_id: str) -> Response:
         """The replay viewer (a finished game in full; a game in progress as a spectator sees it)."""
@@ -184,7 +189,10 @@ class Replays(MethodView):
     @v1.arguments(ReplaySchema(), examples=REPLAY_REF)
     @v1.response(201, ImportedSchema, headers=response_headers("Location"), example=example("Imported"))
     @v1.alt_response(
-        200, schema=ImportedSchema, description="imported before: that import", headers=response_headers("Location"),
+        200,
+        schema=ImportedSchema,
+        description="imported before: that import",
+        headers=response_headers("Location"),
         example=example("Imported"),
     )
     @v1.doc(
@@ -250,8 +258,13 @@ class ImportedReplay(MethodView):
 @v1.route("/replays/<replay_id>/view")
 class ImportedReplayView(MethodView):
     @documented_errors(404, 429)
-    @v1.response(200, TEXT, description="a self-contained HTML page that steps through the replay", content_type="text/html",
-                 example=HTML_EXAMPLE)
+    @v1.response(
+        200,
+        TEXT,
+        description="a self-contained HTML page that steps through the replay",
+        content_type="text/html",
+        example=HTML_EXAMPLE,
+    )
     @v1.doc(operationId="viewImportedReplay", security=PUBLIC)
     def get(self, replay_id: str) -> Response:
         """The viewer for an imported replay."""

@@ -92,8 +92,11 @@ class ChallengeCreateSchema(Strict):
 
 
 class ChallengeDeclineSchema(Strict):
-    reason = Choice("DeclineReason", load_default="generic", metadata={"description": "why, as a key the challenger's "
-                                                                                      "client can put in words"})
+    reason = Choice(
+        "DeclineReason",
+        load_default="generic",
+        metadata={"description": "why, as a key the challenger's client can put in words"},
+    )
 
 
 class ChallengesQuerySchema(Strict):
@@ -154,6 +157,7 @@ class ChallengeListSchema(Schema):
     next_cursor = fields.String(
         required=True,
         allow_none=True,
-        metadata={"description": "pass as ?cursor= for the next page (a filtered page may hold fewer than limit); null on "
-                                 "the last page"},
+        metadata={
+            "description": "pass as ?cursor= for the next page (a filtered page may hold fewer than limit); null on the last page"
+        },
     )

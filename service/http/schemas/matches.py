@@ -32,31 +32,42 @@ class MatchTicketCreateSchema(Strict):
     action_rules = _strict_flag("the card actions")
     rated = _strict_flag("the game counts for ratings")
     turn_seconds = fields.Integer(
-        strict=True, validate=validate.OneOf(LIVE_TURN_SECONDS),
+        strict=True,
+        validate=validate.OneOf(LIVE_TURN_SECONDS),
         metadata={"description": "a live game: seconds a human has per turn (with neither this nor days_per_turn: 60)"},
     )
     days_per_turn = fields.Integer(
-        strict=True, validate=validate.OneOf(DAYS_PER_TURN),
+        strict=True,
+        validate=validate.OneOf(DAYS_PER_TURN),
         metadata={"description": "a correspondence game: days a turn may take (instead of turn_seconds)"},
     )
     rating_range = fields.Integer(
-        strict=True, load_default=100, validate=validate.Range(0, 3000),
+        strict=True,
+        load_default=100,
+        validate=validate.Range(0, 3000),
         metadata={"description": "how far from your rating an opponent's may be, at first"},
     )
     rating_range_widen = fields.Integer(
-        strict=True, load_default=100, validate=validate.Range(0, 3000),
+        strict=True,
+        load_default=100,
+        validate=validate.Range(0, 3000),
         metadata={"description": "how much wider the range grows each minute you wait"},
     )
     rating_range_max = fields.Integer(
-        strict=True, load_default=500, validate=validate.Range(0, 3000), metadata={"description": "the widest it grows"},
+        strict=True,
+        load_default=500,
+        validate=validate.Range(0, 3000),
+        metadata={"description": "the widest it grows"},
     )
     ai_fill_after = fields.Float(
-        allow_none=True, validate=validate.Range(0, LONGEST_WAIT),
+        allow_none=True,
+        validate=validate.Range(0, LONGEST_WAIT),
         metadata={"description": "seconds after which the table's empty seats may be AI seats (null: never)"},
     )
     ai_level = Choice("AiLevel", load_default="greedy", metadata={"description": "the AI seats' level"})
     expires_in = fields.Integer(
-        strict=True, validate=validate.Range(1, LONGEST_WAIT),
+        strict=True,
+        validate=validate.Range(1, LONGEST_WAIT),
         metadata={"description": "seconds the ticket waits at most (default and maximum: the server's settings)"},
     )
 
@@ -72,10 +83,17 @@ class MatchTicketCreateSchema(Strict):
     @post_load
     def _request(self, data: dict[str, Any], **_: Any) -> TicketRequest:
         return TicketRequest(
-            counts=tuple(data["player_counts"]), variant=Variant(data["variant"]), action_rules=data["action_rules"],
-            rated=data["rated"], turn_seconds=data.get("turn_seconds"), days_per_turn=data.get("days_per_turn"),
-            rating_range=data["rating_range"], rating_widen=data["rating_range_widen"],
-            rating_range_max=data["rating_range_max"], ai_fill_after=data.get("ai_fill_after"), ai_level=data["ai_level"],
+            counts=tuple(data["player_counts"]),
+            variant=Variant(data["variant"]),
+            action_rules=data["action_rules"],
+            rated=data["rated"],
+            turn_seconds=data.get("turn_seconds"),
+            days_per_turn=data.get("days_per_turn"),
+            rating_range=data["rating_range"],
+            rating_widen=data["rating_range_widen"],
+            rating_range_max=data["rating_range_max"],
+            ai_fill_after=data.get("ai_fill_after"),
+            ai_level=data["ai_level"],
             expires_in=data.get("expires_in"),
         )
 

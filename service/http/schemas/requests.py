@@ -129,24 +129,32 @@ class PlayerUpdateSchema(Strict):
     )
     time_zone = fields.String(
         validate=validate.Length(1, 64),
-        metadata={"description": "your IANA time zone (e.g. Europe/Paris): weekends and the vacation year are yours in it",
-                  "example": "Europe/Paris"},
+        metadata={
+            "description": "your IANA time zone (e.g. Europe/Paris): weekends and the vacation year are yours in it",
+            "example": "Europe/Paris",
+        },
     )
     weekends_off = fields.Boolean(
-        truthy={True}, falsy={False},
+        truthy={True},
+        falsy={False},
         metadata={"description": "stop your correspondence clocks on Saturdays and Sundays (from your next turn on)"},
     )
     vacation = fields.Nested(
-        VacationRequestSchema, allow_none=True,
-        metadata={"description": "declare a vacation ahead (your correspondence clocks stop; it counts against your "
-                                 "hours a year, RED7_VACATION_HOURS_PER_YEAR, in hours begun); null: come back now "
-                                 "(ends the one running, cancels those ahead)"},
+        VacationRequestSchema,
+        allow_none=True,
+        metadata={
+            "description": "declare a vacation ahead (your correspondence clocks stop; it counts against your "
+            "hours a year, RED7_VACATION_HOURS_PER_YEAR, in hours begun); null: come back now "
+            "(ends the one running, cancels those ahead)"
+        },
     )
 
 
 class GiveTimeSchema(Strict):
     seconds = fields.Integer(
-        required=True, strict=True, validate=validate.Range(1, 14 * 24 * 3600),
+        required=True,
+        strict=True,
+        validate=validate.Range(1, 14 * 24 * 3600),
         metadata={"description": "seconds of running clock to add to the turn of the player to move", "example": 86400},
     )
 
@@ -179,8 +187,10 @@ class MyGamesQuerySchema(Strict):
 class PlayerSearchQuerySchema(Strict):
     handle = fields.String(
         validate=validate.Regexp(PREFIX_PATTERN, error="a prefix of a handle: 1 to 20 ASCII letters, digits, _ or -"),
-        metadata={"description": "the start of the handles to find, whatever its case; leave it out for every player "
-                  "with a handle", "example": "an"},
+        metadata={
+            "description": "the start of the handles to find, whatever its case; leave it out for every player with a handle",
+            "example": "an",
+        },
     )
     limit = fields.Integer(load_default=SEARCH_LIMIT, validate=validate.Range(1, SEARCH_LIMIT))
     cursor = fields.String(validate=validate.Length(1, 100), metadata={"description": "the next_cursor of the page before"})
@@ -214,7 +224,9 @@ class GameCreateSchema(Strict):
     )
     turn_timeout = fields.Integer(
         strict=True,
-        allow_none=True, validate=validate.Range(5, 30 * 24 * 3600), metadata={"description": "seconds a human has per turn"}
+        allow_none=True,
+        validate=validate.Range(5, 30 * 24 * 3600),
+        metadata={"description": "seconds a human has per turn"},
     )
     timeout_action = Choice("TimeoutAction", load_default="fold")
     days_per_turn = fields.Integer(
@@ -226,8 +238,10 @@ class GameCreateSchema(Strict):
         load_default=False,
         truthy={True},
         falsy={False},
-        metadata={"description": "list it among the open tables (listOpenGames) while a human seat is open: anyone may "
-                                 "join it then, without the join code"},
+        metadata={
+            "description": "list it among the open tables (listOpenGames) while a human seat is open: anyone may "
+            "join it then, without the join code"
+        },
     )
     rated = fields.Boolean(
         load_default=False,
@@ -241,8 +255,9 @@ class GameCreateSchema(Strict):
         if data.get("days_per_turn") is not None and data.get("turn_timeout") is not None:
             raise ValidationError("give turn_timeout (seconds) or days_per_turn, not both", "days_per_turn")
         if data.get("rated") and (data.get("seed") is not None or data.get("deck") is not None):
-            raise ValidationError("a rated game is dealt at random: no seed or deck (anyone who knows them knows the deal)",
-                                  "rated")
+            raise ValidationError(
+                "a rated game is dealt at random: no seed or deck (anyone who knows them knows the deal)", "rated"
+            )
 
     @post_load
     def _command(self, data: dict[str, Any], **_: Any) -> NewGame:
@@ -286,8 +301,10 @@ class OpenGamesQuerySchema(Strict):
     rated = fields.Boolean()
     min_rating = fields.Integer(
         validate=validate.Range(0, 5000),
-        metadata={"description": "tables whose rating (their seated players' mean on the table's ladder) is at least "
-                                 "this; a new player has 1000"},
+        metadata={
+            "description": "tables whose rating (their seated players' mean on the table's ladder) is at least "
+            "this; a new player has 1000"
+        },
     )
     max_rating = fields.Integer(validate=validate.Range(0, 5000), metadata={"description": "and at most this"})
     limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))

@@ -86,12 +86,22 @@ class PlayerSchema(Schema):
     created_at = fields.String(required=True)
     webhook_url = fields.String(allow_none=True)
     webhook_secret = fields.String(metadata={"description": "HMAC key for webhook signatures; shown only when the URL is set"})
-    time_zone = fields.String(required=True, metadata={"description": "your IANA time zone (weekends and the vacation "
-                                                                      "year are yours in it)", "example": "Europe/Paris"})
-    weekends_off = fields.Boolean(required=True, metadata={"description": "your correspondence clocks stop on Saturdays and "
-                                                                          "Sundays (from your next turn on)"})
-    vacations = fields.List(fields.Nested(lambda: VacationSchema()), required=True,
-                            metadata={"description": "your vacations running or ahead, in order"})
+    time_zone = fields.String(
+        required=True,
+        metadata={
+            "description": "your IANA time zone (weekends and the vacation year are yours in it)",
+            "example": "Europe/Paris",
+        },
+    )
+    weekends_off = fields.Boolean(
+        required=True,
+        metadata={"description": "your correspondence clocks stop on Saturdays and Sundays (from your next turn on)"},
+    )
+    vacations = fields.List(
+        fields.Nested(lambda: VacationSchema()),
+        required=True,
+        metadata={"description": "your vacations running or ahead, in order"},
+    )
     vacation_hours_left = fields.Integer(required=True, metadata={"description": "hours of vacation left this year"})
     vacation_hours_per_year = fields.Integer(required=True)
 
@@ -172,7 +182,8 @@ class SeatViewSchema(Schema):
     score = fields.Integer(required=True)
     scored = fields.List(Choice("Card"), required=True)
     vacation_until = fields.String(
-        required=True, allow_none=True,
+        required=True,
+        allow_none=True,
         metadata={"description": "the player is on vacation until then (correspondence games: their clock stands still)"},
     )
 
@@ -183,9 +194,12 @@ class TurnSchema(Schema):
     pending = Choice("Pending", required=True, allow_none=True, metadata={"description": "take (a 1), play (a 5) or place (a 7)"})
     deadline = fields.String(required=True, allow_none=True, metadata={"description": "when the turn times out (ISO 8601)"})
     time_left = fields.Integer(
-        required=True, allow_none=True,
-        metadata={"description": "seconds of running clock the turn has left (a correspondence clock stops while its "
-                                 "player is on vacation or, if they chose it, on a weekend)"},
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "seconds of running clock the turn has left (a correspondence clock stops while its "
+            "player is on vacation or, if they chose it, on a weekend)"
+        },
     )
     paused_until = fields.String(
         required=True, allow_none=True, metadata={"description": "the clock stands still until then (a weekend or a vacation)"}
@@ -194,9 +208,7 @@ class TurnSchema(Schema):
 
 class YouSchema(Schema):
     seat = fields.Integer(required=True)
-    hand = fields.List(
-        Choice("Card"), required=True, metadata={"description": "empty before the deal and once you resigned"}
-    )
+    hand = fields.List(Choice("Card"), required=True, metadata={"description": "empty before the deal and once you resigned"})
 
 
 class GameOptionsSchema(Schema):
@@ -205,8 +217,12 @@ class GameOptionsSchema(Schema):
     listed = fields.Boolean(required=True, metadata={"description": "shown among the open tables while a human seat is open"})
     rated = fields.Boolean(required=True, metadata={"description": "counts for ratings once finished (never when aborted)"})
     days_per_turn = fields.Integer(
-        required=True, allow_none=True, metadata={"description": "a correspondence game: days a turn may take (turn_timeout "
-                                                                  "is that many seconds); null for a live or untimed one"}
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "a correspondence game: days a turn may take (turn_timeout "
+            "is that many seconds); null for a live or untimed one"
+        },
     )
     origin = Choice("Origin", required=True)
     rematch_of = fields.String(required=True, allow_none=True, metadata={"description": "the game this one is a rematch of"})
@@ -270,8 +286,10 @@ class GameViewSchema(GameOptionsSchema):
     )
     ratings = fields.Nested(
         "GameRatingsSchema",
-        metadata={"description": "rated games only: each seat's rating, and once the game is finished and applied to "
-                  "its ladder, the rating before it, the change it made and the place"},
+        metadata={
+            "description": "rated games only: each seat's rating, and once the game is finished and applied to "
+            "its ladder, the rating before it, the change it made and the place"
+        },
     )
 
 
@@ -327,9 +345,11 @@ class OpenGameListSchema(Schema):
     next_cursor = fields.String(
         required=True,
         allow_none=True,
-        metadata={"description": "pass as ?cursor= for the next page; null on the last page. A filter that matches few "
-                                 "tables may answer a short page (even an empty one) with a cursor: a page looks at "
-                                 "500 tables at most"},
+        metadata={
+            "description": "pass as ?cursor= for the next page; null on the last page. A filter that matches few "
+            "tables may answer a short page (even an empty one) with a cursor: a page looks at "
+            "500 tables at most"
+        },
     )
 
 
@@ -453,8 +473,10 @@ class ReplaySchema(Schema):
     )
     ratings = fields.Nested(
         "GameRatingsSchema",
-        metadata={"description": "getReplay of a rated game only: the seats' ratings as in the game's view (the ladder's, "
-                  "not the game's record: outside the hash, never in an export)"},
+        metadata={
+            "description": "getReplay of a rated game only: the seats' ratings as in the game's view (the ladder's, "
+            "not the game's record: outside the hash, never in an export)"
+        },
     )
 
 
@@ -550,10 +572,7 @@ class LadderStandingSchema(RatingRecordSchema):
 #: a rated game on it.  Named members, not a map (``additionalProperties``): a generated client then types each
 #: ladder's standing (openapi-python-client made the map a model of untyped ``additional_properties``).
 PlayerLaddersSchema: type[Schema] = Schema.from_dict(
-    {
-        ladder: fields.Nested(LadderStandingSchema, metadata={"description": f"the {ladder} ladder"})
-        for ladder in LADDERS
-    },
+    {ladder: fields.Nested(LadderStandingSchema, metadata={"description": f"the {ladder} ladder"}) for ladder in LADDERS},
     name="PlayerLaddersSchema",
 )
 
@@ -561,7 +580,9 @@ PlayerLaddersSchema: type[Schema] = Schema.from_dict(
 class PlayerRatingsSchema(Schema):
     player_id = fields.String(required=True)
     ladders = fields.Dict(
-        keys=fields.String(), values=fields.Nested(LadderStandingSchema), required=True,
+        keys=fields.String(),
+        values=fields.Nested(LadderStandingSchema),
+        required=True,
         metadata={"description": "by ladder (basic, advanced): only those the player has a rated game on"},
     )
 
@@ -569,7 +590,8 @@ class PlayerRatingsSchema(Schema):
 class SeatRatingSchema(Schema):
     seat = fields.Integer(required=True)
     player = fields.String(
-        required=True, allow_none=True,
+        required=True,
+        allow_none=True,
         metadata={"description": "who is rated for the seat: a player id or ai:<level>; null for an open seat"},
     )
     rating = fields.Integer(

@@ -109,7 +109,9 @@ def main(base_url: str) -> None:
     me = AuthenticatedClient(base_url=base_url, token=created.token, raise_on_unexpected_status=True)
 
     seats = [
-        Seat(kind=SeatKind.HUMAN), Seat(kind=SeatKind.AI, level=AiLevel.GREEDY), Seat(kind=SeatKind.AI, level=AiLevel.RANDOM)
+        Seat(kind=SeatKind.HUMAN),
+        Seat(kind=SeatKind.AI, level=AiLevel.GREEDY),
+        Seat(kind=SeatKind.AI, level=AiLevel.RANDOM),
     ]
     view = create_game.sync(client=me, body=GameCreate(seats=seats, variant=Variant.BASIC, action_rules=True))
     if not isinstance(view, GameView):
@@ -141,8 +143,10 @@ def main(base_url: str) -> None:
     if not isinstance(stream, str) or "event: end" not in stream:
         fail("the stream of a finished game", stream)
     imported = export_and_import(me, game_id)
-    print(f"finished: winner seat {view.winner}, {played} steps of ours, {len(final.events)} events, "
-          f"{len(replay.steps)} replay steps, imported as {imported}")
+    print(
+        f"finished: winner seat {view.winner}, {played} steps of ours, {len(final.events)} events, "
+        f"{len(replay.steps)} replay steps, imported as {imported}"
+    )
     print(quick_match(me, anonymous, created.id))
 
 
@@ -189,8 +193,13 @@ def quick_match(me: AuthenticatedClient, anonymous: Client, my_id: str) -> str:
     """A rated two-player quick match: the ticket opened and polled until it names the game (an AI takes the other
     seat after ``AI_FILL_AFTER``), the game played to its end, then the ladder and the profile read; what came of it."""
     wanted = MatchTicketCreate(
-        player_counts=[MatchTicketCreatePlayerCountsItem.VALUE_2], variant=Variant.BASIC, action_rules=False, rated=True,
-        turn_seconds=MatchTicketCreateTurnSeconds.VALUE_60, ai_fill_after=AI_FILL_AFTER, ai_level=AiLevel.GREEDY,
+        player_counts=[MatchTicketCreatePlayerCountsItem.VALUE_2],
+        variant=Variant.BASIC,
+        action_rules=False,
+        rated=True,
+        turn_seconds=MatchTicketCreateTurnSeconds.VALUE_60,
+        ai_fill_after=AI_FILL_AFTER,
+        ai_level=AiLevel.GREEDY,
     )
     ticket = create_match_ticket.sync(client=me, body=wanted)
     while isinstance(ticket, MatchTicket) and ticket.status == MatchTicketStatus.WAITING:
@@ -230,8 +239,10 @@ def quick_match(me: AuthenticatedClient, anonymous: Client, my_id: str) -> str:
         fail("the profile's rating is not the leaderboard's", (standing, line))
     if [change.game_id for change in standing.history] != [view.id]:
         fail("the profile's rating history", standing.history)
-    return (f"quick match: matched after {ticket.waited_seconds:.1f}s, {played} steps of ours, winner seat {view.winner}; "
-            f"rated {seat.rating}{seat.change:+d} = {line.rating}, rank {line.rank} of the basic ladder")
+    return (
+        f"quick match: matched after {ticket.waited_seconds:.1f}s, {played} steps of ours, winner seat {view.winner}; "
+        f"rated {seat.rating}{seat.change:+d} = {line.rating}, rank {line.rank} of the basic ladder"
+    )
 
 
 def ranked(anonymous: Client, my_id: str) -> LeaderboardLine:
