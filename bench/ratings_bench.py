@@ -9,9 +9,9 @@ Every game is played by the engine's bots and turned into a ladder's result by t
 folded as the service folds it (:func:`service.game.load`), its standing and result (:func:`service.ratings.result_of`),
 and the ladder's fold (:func:`service.ratings.fold`).
 
-``ranks``: rated games of 2, 3 and 4 AI seats of mixed levels (the expert on a small fixed budget of samples per move,
-``--iterations``, so every game is reproducible); then the conservative ratings of the three levels.  Target:
-expert > greedy > random.
+``ranks``: rated games of 2, 3 and 4 AI seats of mixed levels (the expert on a fixed budget of samples per move,
+``--iterations``, 128 by default, so every game is reproducible; about 5 minutes); then the conservative ratings
+of the three levels.  Target: expert > greedy > random.
 
 ``predicts``: a population of players of graded strength — the greedy AI that plays a uniformly random turn
 instead with probability ε (0, 0.25, 0.5, 0.75; ε = 1 is the random AI) — two of each, in 2-4-player games of both
@@ -414,8 +414,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     one.add_argument(
         "--iterations",
         type=int,
-        default=32,
-        help="the expert's samples per move (at 8 it is no stronger than greedy: the ladders say so)",
+        default=128,
+        help="the expert's samples per move (in production it thinks for a second instead). At 32 the basic ladder "
+        "cannot tell it from greedy; at 8 it is no stronger than greedy",
     )
     one.add_argument("--seed", type=int, default=1)
     one = sub.add_parser("predicts", help="graded strengths, split 80/20 in time: the winner predicted")
