@@ -22,7 +22,7 @@ server it talks to — missing (the data was lost), or naming another run of it
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
+from typing import Any, cast
 
 import redis
 
@@ -55,7 +55,15 @@ class Agenda:
 
     def due(self, now_ms: int, limit: int = 100) -> list[tuple[str, int]]:
         """Games whose time has come, earliest first, with the score each was read at."""
-        reply = self.redis.zrangebyscore(self.key, "-inf", now_ms, start=0, num=limit, withscores=True)
+        return self.read_due(self.ask_due(self.redis, now_ms, limit))
+
+    def ask_due(self, client: Any, now_ms: int, limit: int = 100) -> Any:
+        """Ask for :meth:`due` on ``client`` (this agenda's Redis, or a pipeline of it: then :meth:`read_due` reads
+        the reply ``execute`` gives)."""
+        return client.zrangebyscore(self.key, "-inf", now_ms, start=0, num=limit, withscores=True)
+
+    @staticmethod
+    def read_due(reply: Any) -> list[tuple[str, int]]:
         # WITHSCORES: (member, score) pairs; redis-py's type covers every form of the reply.
         found = cast("list[tuple[bytes | str, float]]", reply)
         return [(member.decode() if isinstance(member, bytes) else member, int(score)) for member, score in found]

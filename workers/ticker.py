@@ -26,6 +26,7 @@ import contextlib
 import logging
 import threading
 import time
+from typing import Any
 
 import redis
 
@@ -44,6 +45,9 @@ OUTAGE_PAUSE_MAX = 1.0
 
 #: How often (s) the role's holder asks which run of the queue's Redis it talks to (a restart may have lost writes).
 RUN_CHECK_EVERY = 1.0
+#: How often (s) the role's holder queues RQ's retries whose pause is over (pauses of whole seconds: see
+#: ``workers.queues.RETRY_PAUSES``); the agenda is read at every tick.
+RETRIES_EVERY = 1.0
 #: Games put back on the agenda per write when it is rebuilt (the role renewed between two).
 SEED_BATCH = 500
 
@@ -84,13 +88,22 @@ class Ticker:
         #: The queue Redis's run the agenda was last found rebuilt on, and when (monotonic) that was asked.
         self._run_id = ""
         self._run_checked = 0.0
+        #: When (monotonic) it last queued RQ's retries whose pause is over.
+        self._retries_queued = float("-inf")
         #: How many times this ticker rebuilt the agenda (for tests and logs).
         self.seeded = 0
 
-    def _hold(self) -> tuple[bool, str]:
-        held, marker = self._hold_role(
-            keys=[self.role_key, self.runtime.dispatcher.agenda.marker_key], args=[self.identity, int(ROLE_TTL * 1000)]
-        )
+    def _hold(self, pipe: Any = None) -> tuple[bool, str]:
+        keys = [self.role_key, self.runtime.dispatcher.agenda.marker_key]
+        args: list[str | int] = [self.identity, int(ROLE_TTL * 1000)]
+        if pipe is not None:
+            self._hold_role(keys=keys, args=args, client=pipe)
+            return False, ""  # read from the pipeline's replies (see _held)
+        return self._held(self._hold_role(keys=keys, args=args))
+
+    @staticmethod
+    def _held(reply: Any) -> tuple[bool, str]:
+        held, marker = reply
         return bool(held), marker.decode() if isinstance(marker, bytes) else str(marker)
 
     def holds_role(self) -> bool:
@@ -148,25 +161,36 @@ class Ticker:
 
     def tick(self) -> int:
         """One tick, if this ticker holds the role: how many games it looked at."""
-        held, marker = self._hold()
+        agenda = self.runtime.dispatcher.agenda
+        now_ms = int(self.runtime.clock().timestamp() * 1000)
+        with self.connection.pipeline(transaction=False) as pipe:  # one round trip: the role, and what is due
+            self._hold(pipe)
+            agenda.ask_due(pipe, now_ms, self.batch)
+            role, due = pipe.execute()
+        held, marker = self._held(role)
         if not held:
             return 0
         if self.agenda_lost(marker):
             self.seed()
-        self.enqueue_scheduled()
-        return self.sweep()
+            now_ms = int(self.runtime.clock().timestamp() * 1000)
+            due = agenda.ask_due(self.connection, now_ms, self.batch)  # put back on it: due now
+        at = time.monotonic()
+        if at - self._retries_queued >= RETRIES_EVERY:
+            self._retries_queued = at
+            self.enqueue_scheduled()
+        return self.sweep(agenda.read_due(due))
 
     def enqueue_scheduled(self) -> None:
         """Queue RQ's scheduled jobs whose time has come (retries waiting out their pause), one ticker at a time."""
-        for queue in (self.runtime.queue, self.runtime.webhook_queue, self.runtime.push_queue):
-            queue_due_retries(queue)
+        queue_due_retries(self.runtime.queue, self.runtime.webhook_queue, self.runtime.push_queue)
 
-    def sweep(self) -> int:
-        """Look at every game on the agenda whose time has come (giving up if the role is lost meanwhile)."""
-        dispatcher = self.runtime.dispatcher
-        now_ms = int(self.runtime.clock().timestamp() * 1000)
+    def sweep(self, due: list[tuple[str, int]] | None = None) -> int:
+        """Look at every game on the agenda whose time has come (``due``, if read already), giving up if the role is
+        lost meanwhile."""
+        if due is None:
+            due = self.runtime.dispatcher.agenda.due(int(self.runtime.clock().timestamp() * 1000), self.batch)
         looked = 0
-        for game_id, seen_ms in dispatcher.agenda.due(now_ms, self.batch):
+        for game_id, seen_ms in due:
             if looked and looked % ROLE_CHECK_EVERY == 0 and not self.holds_role():
                 break
             looked += 1
