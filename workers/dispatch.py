@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from service.application.followups import PUSHED, WATCHED, Due, quick_turn
+from service.application.followups import PUSHED, QUICK_LEVELS, WATCHED, Due, quick_turn
 from service.game import Game
 from workers.agenda import Agenda
 from workers.liveness import PULSE_EVERY, runs
@@ -119,6 +119,8 @@ class Dispatcher:
     #: Whether a player has web push subscriptions (None: no web push); pushes go on ``push_queue``, worked apart.
     push_of: Callable[[str], bool] | None = None
     push_queue: JobQueue | None = None
+    #: The AI levels a job plays on into (``followups.play_on_levels``): their turn is not queued after a job's append.
+    play_on_levels: frozenset[str] = QUICK_LEVELS
     #: The agenda marks this process wrote before an append, by game: (the mark, when it was written, monotonic s).
     _marks: dict[str, tuple[int, float]] = field(default_factory=dict, repr=False)
 
@@ -234,7 +236,7 @@ class Dispatcher:
                 at = datetime.fromisoformat(game.updated_at.replace("Z", "+00:00")) + timedelta(seconds=self.ai_delay)
             if at is not None and at > now:
                 looks.append(_ms(at))
-            elif item.job == "ai_turn" and playing_on and quick_turn(game):
+            elif item.job == "ai_turn" and playing_on and quick_turn(game, self.play_on_levels):
                 looks.append(_ms(now + timedelta(seconds=RECHECK_AFTER)))  # the running job plays it (a look, to be sure)
             elif item.job == "ai_turn" and not self._admitted(game, item, now):
                 looks.append(_ms(now + timedelta(seconds=RECHECK_AFTER)))  # in its player's line (and a look, to be sure)

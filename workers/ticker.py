@@ -97,7 +97,8 @@ class Ticker:
         keys = [self.role_key, self.runtime.dispatcher.agenda.marker_key]
         args: list[str | int] = [self.identity, int(ROLE_TTL * 1000)]
         if pipe is not None:
-            self._hold_role(keys=keys, args=args, client=pipe)
+            # EVALSHA itself: a Script run in a pipeline makes redis-py ask SCRIPT EXISTS first, a round trip more.
+            pipe.evalsha(self._hold_role.sha, len(keys), *keys, *args)
             return False, ""  # read from the pipeline's replies (see _held)
         return self._held(self._hold_role(keys=keys, args=args))
 
@@ -166,7 +167,11 @@ class Ticker:
         with self.connection.pipeline(transaction=False) as pipe:  # one round trip: the role, and what is due
             self._hold(pipe)
             agenda.ask_due(pipe, now_ms, self.batch)
-            role, due = pipe.execute()
+            role, due = pipe.execute(raise_on_error=False)
+        if isinstance(role, redis.exceptions.NoScriptError):  # a new (or emptied) Redis: the script is loaded now
+            role = self._hold_role(keys=[self.role_key, agenda.marker_key], args=[self.identity, int(ROLE_TTL * 1000)])
+        if isinstance(role, Exception) or isinstance(due, Exception):
+            raise role if isinstance(role, Exception) else due
         held, marker = self._held(role)
         if not held:
             return 0
