@@ -516,6 +516,21 @@ class GameService(GameWrites):
         ticker puts on the agenda again when the queue's Redis lost its data (:mod:`service.storage.inplay`)."""
         return self.in_play.scan()
 
+    def index_games_in_play(self) -> tuple[int, int]:
+        """Enter every game of the stores not over in the index of games in play (``red7 migrate``: games made before
+        the index was kept); how many games were looked at, and how many are in play.  Safe to run again."""
+        looked = entered = 0
+        for game_id in self.store.streams():
+            looked += 1
+            try:
+                game = self.load(game_id)
+            except NotFound:
+                continue
+            if game.status not in OVER or (game.rematch is not None and not game.rematch_started):
+                self.in_play.add(game_id)
+                entered += 1
+        return looked, entered
+
     def settle(self, game_id: str, game: Game | None, looked_at_again: bool) -> None:
         """The ticker looked at a game (``None``: it is not there): one over (or gone) that nothing will look at
         again leaves the games in play."""

@@ -119,3 +119,18 @@ def test_a_game_that_is_gone_or_over_leaves_the_index_when_the_ticker_looks(api)
     ticker.tick()
     assert not {game["id"], "g_not_there"} & in_play(api)
     assert api.runtime.dispatcher.agenda.when(game["id"]) is None
+
+
+def test_games_made_before_the_index_was_kept_are_entered_by_red7_migrate(api):
+    token = api.player()["token"]
+    done = api.game(token, [ai("random"), ai("greedy")])
+    api.run_jobs()
+    playing = api.game(token, [HUMAN, ai()], turn_timeout=600, seed=4)
+    waiting = api.game(token, [HUMAN, HUMAN], listed=True)
+    games = api.runtime.games
+    for game_id in (done["id"], playing["id"], waiting["id"]):
+        games.in_play.discard(game_id)  # as a store written before the index was kept holds them
+    looked, entered = games.index_games_in_play()
+    assert looked >= 3 and entered >= 2
+    assert {playing["id"], waiting["id"]} <= in_play(api) and done["id"] not in in_play(api)
+    assert games.index_games_in_play()[1] == entered  # again: the same
