@@ -314,7 +314,9 @@ class JobWorker(SimpleWorker):
                 super().execute_job(job, queue)
                 return
             execution = self._start(job, queue)
+            self.set_state("busy")  # in this process only (see set_state), as RQ's SimpleWorker says it
             self.perform_job(job, queue, execution)
+            self.set_state("idle")
         finally:
             self.running_job_id = None
 
