@@ -73,29 +73,11 @@ class NamedJob(Job):
             raise PermanentJobError(f"no job is registered as {name!r} in this process")
         return super().func  # type: ignore[no-any-return]  # rq leaves Job.func unannotated
 
-    def cleanup(self, ttl: int | None = None, pipeline: Any = None, remove_from_queue: bool = True) -> None:
-        """RQ's success path for a job whose result nobody keeps (``result_ttl=0``), without its reads.
-
-        RQ deletes such a job with ``Job.delete``, which reads its status, its registries and its executions (seven
-        reads, outside the transaction) to find what to remove.  On the success path of a plain job (:func:`plain`)
-        the worker removes the one execution itself in the same transaction (``cleanup_execution``); what is left
-        are the job's own keys, deleted here without a read (and a rate-limited job's entry among those waiting, as
-        ``Job.delete`` drops it: its slot is given back after the transaction, ``JobWorker.handle_job_success``).
-        """
-        if ttl == 0 and pipeline is not None and not remove_from_queue and plain(self):
-            result_key = Result.get_key(self.id)  # type: ignore[no-untyped-call]  # rq leaves it unannotated
-            pipeline.delete(self.key, self.dependents_key, self.dependencies_key, result_key)
-            pipeline.delete(self.execution_registry.key)
-            if self.has_rate_limit:
-                RateLimitRegistry.from_job(self).cancel(self.id, pipeline=pipeline)
-            return
-        super().cleanup(ttl, pipeline=pipeline, remove_from_queue=remove_from_queue)
-
 
 def plain(job: Job) -> bool:
     """Whether a job is one of ours as RQ runs them all: no group, dependency or repeat (a webhook delivery's line,
     RQ's rate limit, is one).  Such a job's life takes fewer round trips here than RQ's general path does (see
-    :class:`JobWorker` and :meth:`NamedJob.cleanup`)."""
+    :class:`JobWorker`)."""
     return not job.group_id and not job._dependency_ids and not job.repeats_left
 
 
@@ -358,7 +340,9 @@ class JobWorker(SimpleWorker):
             return
         with self.connection.pipeline() as pipeline:
             result_ttl = job.get_result_ttl(self.default_result_ttl)
-            if result_ttl != 0:
+            if result_ttl == 0:
+                self._forget(job, execution, pipeline)
+            else:
                 job._handle_success(
                     result_ttl,
                     pipeline=pipeline,
@@ -367,11 +351,30 @@ class JobWorker(SimpleWorker):
                     execution_started_at=execution.created_at,
                     execution_ended_at=job.ended_at,
                 )
-            job.cleanup(result_ttl, pipeline=pipeline, remove_from_queue=False)
-            job._status = JobStatus.FINISHED
-            self.cleanup_execution(job, pipeline=pipeline, execution=execution)
+                job.cleanup(result_ttl, pipeline=pipeline, remove_from_queue=False)
+                job._status = JobStatus.FINISHED
+                self.cleanup_execution(job, pipeline=pipeline, execution=execution)
             pipeline.execute()
         release_slot(job)  # a rate-limited job's place in its line, to the first waiting (RQ's, after the commit)
+
+    def _forget(self, job: Job, execution: Execution, pipeline: Any) -> None:
+        """A job whose result nobody keeps (``result_ttl=0``), gone on its success, without a read.
+
+        RQ deletes it with ``Job.delete``, which reads its status, its registries and its executions (seven reads,
+        outside the transaction) to find what to remove, then removes the execution again (``cleanup_execution``).
+        Here: the job's keys, its execution and that execution's registry in one DEL, its entry in the started
+        registry and in this worker's executions, and a rate-limited job's entry among those waiting (as
+        ``Job.delete`` drops it; its slot is given back after the transaction, as RQ does).
+        """
+        job._status = JobStatus.FINISHED
+        result_key = Result.get_key(job.id)  # type: ignore[no-untyped-call]  # rq leaves it unannotated
+        pipeline.delete(job.key, job.dependents_key, job.dependencies_key, result_key, job.execution_registry.key, execution.key)
+        job.started_job_registry.remove_execution(execution=execution, pipeline=pipeline)
+        if execution.worker_name:
+            pipeline.srem(execution.worker_executions_key, execution.composite_key)
+        if job.has_rate_limit:
+            RateLimitRegistry.from_job(job).cancel(job.id, pipeline=pipeline)
+        self.executions.pop(execution.id, None)
 
     def stop_after_job(self) -> None:
         """Leave the work loop before the next job (RQ's warm shutdown: the flag its signal handler sets while busy)."""
