@@ -132,9 +132,12 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _migrate(args: argparse.Namespace) -> int:
+    from service.application.games import GameService
     from service.config import Settings
     from service.storage.connections import store_client
+    from service.storage.events import EventStore
     from service.storage.migrate import migrate
+    from service.storage.players import PlayerStore
 
     settings = Settings.from_env()
     if settings.embedded:
@@ -144,6 +147,9 @@ def _migrate(args: argparse.Namespace) -> int:
     print(f"red7 migrate: moving the players under {settings.key_prefix!r} (REDIS_URL) to player:{{<id>}} ...")
     report = migrate(store, settings.key_prefix, limit=args.players, progress=lambda line: print(f"red7 migrate: {line}"))
     print(f"red7 migrate: {report.summary()}")
+    games = GameService(EventStore(store, settings.key_prefix), PlayerStore(store, settings.key_prefix))
+    looked, in_play = games.index_games_in_play()  # what a queue Redis that lost its data is rebuilt from
+    print(f"red7 migrate: {in_play} of {looked} games indexed as in play")
     return 0
 
 

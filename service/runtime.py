@@ -18,6 +18,7 @@ from redis import Redis  # for Runtime's fields: in its body, ``redis`` is the f
 
 from service.application.challenges import ChallengeService
 from service.application.departures import GameDepartures
+from service.application.followups import play_on_levels
 from service.application.games import GameService
 from service.application.imports import ImportedReplays
 from service.application.matching import MatchService
@@ -38,7 +39,7 @@ from service.storage.ratings import RatingStore
 from service.storage.replays import ReplayStore
 from service.storage.tickets import TicketStore
 from workers.agenda import Agenda
-from workers.dispatch import Dispatcher
+from workers.dispatch import RECHECK_AFTER, Dispatcher
 from workers.queues import JobQueue, new_queue
 from workers.shares import Shares
 
@@ -148,6 +149,7 @@ def build_runtime(
         push_of=push.has if settings.vapid_private_key else None,
         push_queue=push_queue,
         clock=now,
+        play_on_levels=play_on_levels(settings.expert_seconds, RECHECK_AFTER),
     )
     calendars = Calendars(
         CalendarStreams(

@@ -13,16 +13,17 @@ is how a game stalled by a lost job recovers on its next read.
 from __future__ import annotations
 
 import logging
+import time
 import urllib.parse
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from service.application.followups import PUSHED, WATCHED, Due, quick_turn
+from service.application.followups import PUSHED, QUICK_LEVELS, WATCHED, Due, quick_turn
 from service.game import Game
 from workers.agenda import Agenda
 from workers.liveness import PULSE_EVERY, runs
-from workers.queues import JobQueue, JobRecord, enqueue, find, scheduled_at, waits_in
+from workers.queues import JobQueue, JobRecord, enqueue, find, find_and_claim, scheduled_at, waits_in
 from workers.shares import Shares
 
 log = logging.getLogger("red7.dispatch")
@@ -52,6 +53,13 @@ ONCE_TTL = 90 * 24 * 3600
 #: After queueing a job that moves a game on, look at the game again this long after (seconds) in
 #: case the job never runs: its worker killed, its queue lost with Redis.
 RECHECK_AFTER = 3.0
+
+#: An agenda mark this process wrote this recently (seconds) stands for the next append to the same game by this
+#: process (a job playing on: quick AIs one after another) without being written again: it is still seconds away.
+MARK_REUSED_WITHIN = 1.0
+
+#: A look at the game wanted within this long (ms) after the mark noted before its append: the mark stands for it.
+MARK_SLACK_MS = 1000
 
 #: A job started this recently (seconds) is on its way even before its worker's pulse names it.
 STARTED_GRACE = 2 * PULSE_EVERY
@@ -111,12 +119,22 @@ class Dispatcher:
     #: Whether a player has web push subscriptions (None: no web push); pushes go on ``push_queue``, worked apart.
     push_of: Callable[[str], bool] | None = None
     push_queue: JobQueue | None = None
+    #: The AI levels a job plays on into (``followups.play_on_levels``): their turn is not queued after a job's append.
+    play_on_levels: frozenset[str] = QUICK_LEVELS
+    #: The agenda marks this process wrote before an append, by game: (the mark, when it was written, monotonic s).
+    _marks: dict[str, tuple[int, float]] = field(default_factory=dict, repr=False)
 
     def before_append(self, game_id: str) -> int:
         """Note the game on the agenda before an append: if this process dies before :meth:`after_append`,
         the ticker looks at the game a few seconds on and queues what it needs.  The time noted is returned."""
+        noted = self._marks.get(game_id)
+        if noted is not None and time.monotonic() - noted[1] < MARK_REUSED_WITHIN:
+            return noted[0]  # this process's own mark, written a moment ago before the append it played on from
         mark = _ms(self.clock() + timedelta(seconds=RECHECK_AFTER))
         self.agenda.look_at(game_id, mark)
+        if len(self._marks) > 10_000:  # a process that stopped playing on without an after_append (an error)
+            self._marks.clear()
+        self._marks[game_id] = (mark, time.monotonic())
         return mark
 
     def after_append(self, game: Game, items: Sequence[Due], mark: int | None, *, playing_on: bool = False) -> None:
@@ -127,6 +145,8 @@ class Dispatcher:
         nobody but its players drops it — only if no later append noted another meanwhile.  ``playing_on``:
         the job that appended plays the next quick AI turn itself; it is not queued (the agenda still looks).
         """
+        if not playing_on:
+            self._marks.pop(game.id, None)  # the next append to this game notes its own mark
         self.notify(items)
         queued_now, next_look = self._offer(game, [i for i in items if _timed(i)], playing_on=playing_on)
         if next_look is None:
@@ -134,6 +154,8 @@ class Dispatcher:
                 self.agenda.reschedule(game.id, mark, None)
             else:
                 self.agenda.forget(game.id)
+        elif mark is not None and mark <= next_look <= mark + MARK_SLACK_MS:
+            pass  # the mark noted before the append is that look already
         elif not queued_now or mark is None:
             self.agenda.look_at(game.id, next_look)
 
@@ -214,7 +236,7 @@ class Dispatcher:
                 at = datetime.fromisoformat(game.updated_at.replace("Z", "+00:00")) + timedelta(seconds=self.ai_delay)
             if at is not None and at > now:
                 looks.append(_ms(at))
-            elif item.job == "ai_turn" and playing_on and quick_turn(game):
+            elif item.job == "ai_turn" and playing_on and quick_turn(game, self.play_on_levels):
                 looks.append(_ms(now + timedelta(seconds=RECHECK_AFTER)))  # the running job plays it (a look, to be sure)
             elif item.job == "ai_turn" and not self._admitted(game, item, now):
                 looks.append(_ms(now + timedelta(seconds=RECHECK_AFTER)))  # in its player's line (and a look, to be sure)
@@ -275,11 +297,14 @@ class Dispatcher:
         """Queue ``item`` now unless the same job is on its way already; ``True`` if queued now."""
         job_id = item.job_id(self.namespace)
         queue = self.queue_of(item)
-        existing = find(queue, job_id)
-        if existing is not None and self._on_its_way(existing, queue):
-            return False
         marker = f"{self.marker_prefix}jobs:{{{item.game_id}}}:{job_id}"
-        if not queue.connection.set(marker, b"1", nx=True, ex=self.marker_ttl):
+        # The job read and the marker claimed in one round trip (the usual case: no such job yet, and it is queued).
+        existing, claimed = find_and_claim(queue, job_id, marker, self.marker_ttl)
+        if existing is not None and self._on_its_way(existing, queue):
+            if claimed:
+                queue.connection.delete(marker)  # not queued after all: the next look may queue it
+            return False
+        if not claimed:
             return False
         if existing is not None:
             log.info("job %s (%s) will not run as it is; queueing it again", job_id, existing.status)

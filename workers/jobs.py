@@ -50,7 +50,8 @@ AI_TURNS_PER_JOB = 3
 def ai_turn(game_id: str, version: int) -> str:
     """An AI seat plays its turn (or the part of it up to a 3's draw); then, if another AI of a quick level is to
     move at once, that one too, up to :data:`AI_TURNS_PER_JOB` turns (one job instead of one each: RQ's
-    bookkeeping of a job costs Redis more than the turn; see ``workers.dispatch.QUICK_LEVELS``)."""
+    bookkeeping of a job costs Redis more than the turn; see ``service.application.followups.play_on_levels``: an
+    expert that thinks briefly enough is played on too)."""
     rt = runtime()
 
     def decide(game: Game) -> Sequence[LobbyEvent | Event]:
@@ -74,7 +75,7 @@ def ai_turn(game_id: str, version: int) -> str:
             if after is None:
                 break
             played += 1
-            if not (go_on and plays_on(after, rt.settings.ai_delay)):
+            if not (go_on and plays_on(after, rt.settings.ai_delay, rt.dispatcher.play_on_levels)):
                 break
             game, at = after, after.version
     finally:

@@ -110,7 +110,7 @@ class Shares:
         """The job gives its place back; the games waiting in the player's line, earliest first."""
         if self.per_player <= 0 or not player_id:
             return []
-        with self.redis.pipeline(transaction=True) as pipe:
+        with self.redis.pipeline(transaction=False) as pipe:  # one round trip; the two need not be atomic
             pipe.zrem(self._turns_key(player_id), job_id)
             pipe.zrange(self._line_key(player_id), 0, limit - 1)
             _, waiting = pipe.execute()

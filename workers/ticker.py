@@ -11,6 +11,13 @@ key that lives ``ROLE_TTL`` seconds and that its holder renews on every tick.
 When the holder dies, another worker takes the role within that time — RQ's
 own scheduler lock lasts a minute and is looked for again only every ten.
 A ticker that loses Redis keeps trying, with a pause, and never dies of it.
+
+The queue's Redis may lose its data (see :mod:`workers.agenda`): the ticker
+holding the role checks on every tick that the agenda's marker is there, and
+every :data:`RUN_CHECK_EVERY` seconds that it names the server's run; else it
+puts every game the stores hold as in play back on the agenda, due now, before
+it sweeps.  So every game, read or not, is on its way again within a tick or
+two of a queue Redis that came back empty, or a new one.
 """
 
 from __future__ import annotations
@@ -18,6 +25,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
+from typing import Any
 
 import redis
 
@@ -34,12 +43,29 @@ ROLE_CHECK_EVERY = 20
 #: While Redis is away the ticker tries again at least this often (s): deadlines fire within seconds of its return.
 OUTAGE_PAUSE_MAX = 1.0
 
+#: How often (s) the role's holder asks which run of the queue's Redis it talks to (a restart may have lost writes).
+RUN_CHECK_EVERY = 1.0
+#: How often (s) the role's holder queues RQ's retries whose pause is over (pauses of whole seconds: see
+#: ``workers.queues.RETRY_PAUSES``); the agenda is read at every tick.
+RETRIES_EVERY = 1.0
+#: Games put back on the agenda per write when it is rebuilt (the role renewed between two).
+SEED_BATCH = 500
+
 #: Take the role if nobody holds it, renew it if we do.
 HOLD_ROLE_SCRIPT = """
 local holder = redis.call('GET', KEYS[1])
 if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
 if not holder then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
 return 0
+"""
+
+#: The ticker's: hold the role as :data:`HOLD_ROLE_SCRIPT` does; held, read the agenda's marker too ('' if missing).
+HOLD_TICKER_ROLE_SCRIPT = """
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2])
+elseif not holder then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+else return {0, ''} end
+return {1, redis.call('GET', KEYS[2]) or ''}
 """
 
 #: Give the role up, if we hold it.
@@ -56,11 +82,79 @@ class Ticker:
         self.batch = batch
         connection = runtime.dispatcher.queue.connection
         self.role_key = f"{runtime.settings.key_prefix}ticker"
-        self._hold_role = connection.register_script(HOLD_ROLE_SCRIPT)
+        self._hold_role = connection.register_script(HOLD_TICKER_ROLE_SCRIPT)
         self._release_role = connection.register_script(RELEASE_ROLE_SCRIPT)
+        self.connection = connection
+        #: The queue Redis's run the agenda was last found rebuilt on, and when (monotonic) that was asked.
+        self._run_id = ""
+        self._run_checked = 0.0
+        #: When (monotonic) it last queued RQ's retries whose pause is over.
+        self._retries_queued = float("-inf")
+        #: How many times this ticker rebuilt the agenda (for tests and logs).
+        self.seeded = 0
+
+    def _hold(self, pipe: Any = None) -> tuple[bool, str]:
+        keys = [self.role_key, self.runtime.dispatcher.agenda.marker_key]
+        args: list[str | int] = [self.identity, int(ROLE_TTL * 1000)]
+        if pipe is not None:
+            # EVALSHA itself: a Script run in a pipeline makes redis-py ask SCRIPT EXISTS first, a round trip more.
+            pipe.evalsha(self._hold_role.sha, len(keys), *keys, *args)
+            return False, ""  # read from the pipeline's replies (see _held)
+        return self._held(self._hold_role(keys=keys, args=args))
+
+    @staticmethod
+    def _held(reply: Any) -> tuple[bool, str]:
+        held, marker = reply
+        return bool(held), marker.decode() if isinstance(marker, bytes) else str(marker)
 
     def holds_role(self) -> bool:
-        return bool(self._hold_role(keys=[self.role_key], args=[self.identity, int(ROLE_TTL * 1000)]))
+        return self._hold()[0]
+
+    def run_id(self) -> str:
+        """Which run of the queue's Redis this is (``INFO``'s ``run_id``: new at every start, and on another server);
+        a Redis that does not say (the in-memory one) is one run for good."""
+        try:
+            found = self.connection.info("server").get("run_id")
+        except redis.ResponseError:
+            found = None
+        return str(found) if found else "unknown"
+
+    def agenda_lost(self, marker: str) -> bool:
+        """Whether the agenda may have lost games: its marker is missing, or names another run of the queue's Redis
+        (asked every :data:`RUN_CHECK_EVERY` seconds)."""
+        if not marker:
+            return True
+        now = time.monotonic()
+        if marker == self._run_id and now - self._run_checked < RUN_CHECK_EVERY:
+            return False
+        self._run_id, self._run_checked = self.run_id(), now
+        return marker != self._run_id
+
+    def seed(self) -> int:
+        """Put every game in play back on the agenda, due now (an earlier look stays), then mark the agenda rebuilt on
+        this run of the queue's Redis; how many games.  Given up (and done again by whoever holds the role next) if
+        the role is lost meanwhile."""
+        run_id = self.run_id()  # before: a restart during the rebuild leaves a marker that names the run before
+        agenda = self.runtime.dispatcher.agenda
+        now_ms = int(self.runtime.clock().timestamp() * 1000)
+        batch: list[str] = []
+        count = 0
+        for game_id in self.runtime.games.games_in_play():
+            batch.append(game_id)
+            if len(batch) >= SEED_BATCH:
+                agenda.seed(batch, now_ms)
+                count += len(batch)
+                batch = []
+                if not self.holds_role():
+                    return count
+        agenda.seed(batch, now_ms)
+        count += len(batch)
+        agenda.mark_seeded(run_id)
+        self._run_id, self._run_checked = run_id, time.monotonic()
+        self.seeded += 1
+        said = log.warning if count else log.info  # nothing to put back: a new queue Redis for a new store
+        said("ticker: the queue's Redis (run %s) had no agenda or lost some: %d games in play put back on it", run_id, count)
+        return count
 
     def release(self) -> None:
         """Give the role up (a worker that stops lets another take it at once)."""
@@ -68,22 +162,40 @@ class Ticker:
 
     def tick(self) -> int:
         """One tick, if this ticker holds the role: how many games it looked at."""
-        if not self.holds_role():
+        agenda = self.runtime.dispatcher.agenda
+        now_ms = int(self.runtime.clock().timestamp() * 1000)
+        with self.connection.pipeline(transaction=False) as pipe:  # one round trip: the role, and what is due
+            self._hold(pipe)
+            agenda.ask_due(pipe, now_ms, self.batch)
+            role, due = pipe.execute(raise_on_error=False)
+        if isinstance(role, redis.exceptions.NoScriptError):  # a new (or emptied) Redis: the script is loaded now
+            role = self._hold_role(keys=[self.role_key, agenda.marker_key], args=[self.identity, int(ROLE_TTL * 1000)])
+        if isinstance(role, Exception) or isinstance(due, Exception):
+            raise role if isinstance(role, Exception) else due
+        held, marker = self._held(role)
+        if not held:
             return 0
-        self.enqueue_scheduled()
-        return self.sweep()
+        if self.agenda_lost(marker):
+            self.seed()
+            now_ms = int(self.runtime.clock().timestamp() * 1000)
+            due = agenda.ask_due(self.connection, now_ms, self.batch)  # put back on it: due now
+        at = time.monotonic()
+        if at - self._retries_queued >= RETRIES_EVERY:
+            self._retries_queued = at
+            self.enqueue_scheduled()
+        return self.sweep(agenda.read_due(due))
 
     def enqueue_scheduled(self) -> None:
         """Queue RQ's scheduled jobs whose time has come (retries waiting out their pause), one ticker at a time."""
-        for queue in (self.runtime.queue, self.runtime.webhook_queue, self.runtime.push_queue):
-            queue_due_retries(queue)
+        queue_due_retries(self.runtime.queue, self.runtime.webhook_queue, self.runtime.push_queue)
 
-    def sweep(self) -> int:
-        """Look at every game on the agenda whose time has come (giving up if the role is lost meanwhile)."""
-        dispatcher = self.runtime.dispatcher
-        now_ms = int(self.runtime.clock().timestamp() * 1000)
+    def sweep(self, due: list[tuple[str, int]] | None = None) -> int:
+        """Look at every game on the agenda whose time has come (``due``, if read already), giving up if the role is
+        lost meanwhile."""
+        if due is None:
+            due = self.runtime.dispatcher.agenda.due(int(self.runtime.clock().timestamp() * 1000), self.batch)
         looked = 0
-        for game_id, seen_ms in dispatcher.agenda.due(now_ms, self.batch):
+        for game_id, seen_ms in due:
             if looked and looked % ROLE_CHECK_EVERY == 0 and not self.holds_role():
                 break
             looked += 1
@@ -93,11 +205,15 @@ class Ticker:
     def look_at(self, game_id: str, seen_ms: int) -> None:
         """Offer one game what it needs; a game that cannot be folded or offered must not stop the others' clock."""
         dispatcher = self.runtime.dispatcher
+        games = self.runtime.games
         try:
-            game = self.runtime.games.load(game_id)
-            dispatcher.reoffer(game, self.runtime.games.needs(game), seen_ms)
+            game = games.load(game_id)
+            dispatcher.reoffer(game, games.needs(game), seen_ms)
+            if game.status != "active":  # over (or waiting for players): does anything look at it again?
+                games.settle(game_id, game, dispatcher.agenda.when(game_id) is not None)
         except NotFound:
             dispatcher.agenda.reschedule(game_id, seen_ms, None)
+            games.settle(game_id, None, False)
         except Refused as error:
             log.warning("ticker: game %s: %s; looking again in a minute", game_id, error.detail)
             dispatcher.agenda.reschedule(game_id, seen_ms, seen_ms + 60_000)

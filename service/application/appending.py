@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 from engine import Event, GameStarted
 from service.application.commands import Outcome
-from service.application.followups import Due, FollowUps
+from service.application.followups import WATCHED, Due, FollowUps
 from service.application.listing import GameLists
 from service.application.loading import GameLoader
 from service.application.tables import OpenTables
@@ -26,6 +26,7 @@ from service.game import Game, apply_event, event_envelope
 from service.game import load as load_game
 from service.lobby import GameAborted, GameCancelled, LobbyEvent
 from service.storage.events import EventStore, Idempotency, IdempotencyMismatch, NotReplicated, Replayed, VersionConflict
+from service.storage.inplay import GamesInPlay
 
 log = logging.getLogger("red7.games")
 
@@ -44,6 +45,9 @@ class OnConflict(enum.Enum):
     RAISE = "raise"
 
 
+#: A game's statuses once it is over: it leaves the index of games in play when it owes nothing more.
+OVER = frozenset({"finished", "aborted", "cancelled"})
+
 #: How often a writer with :attr:`OnConflict.RETRY` decides again before it gives up with a conflict.
 RETRIES = 5
 
@@ -55,6 +59,8 @@ class GameWrites:
     loader: GameLoader
     lists: GameLists
     tables: OpenTables
+    #: The games in play, on the stores: what a queue Redis that lost its data is rebuilt from.
+    in_play: GamesInPlay
     clock: Callable[[], str]
     followups: FollowUps
     needs: Callable[[Game, Decided], list[Due]]
@@ -139,6 +145,8 @@ class GameWrites:
             payloads.append(event_envelope(event, at=at, by=by))
             apply_event(after, after.version + 1, event, at)
         after.head = payloads[-1]
+        if game.version == 0:
+            self.in_play.add(game.id)  # before its first append: a crash between indexes a game not there, never misses one
         mark = self.followups.before_append(game.id)
         try:
             result = self.store.append(game.id, game.version, payloads, expected_head=game.head, idempotency=idempotency)
@@ -175,6 +183,14 @@ class GameWrites:
             except Exception:
                 log.exception("could not unlist game %s from the open tables; the next page of them will", game.id)
         items = self.needs(game, events)
+        if game.status in OVER:
+            try:
+                if any(item.job in WATCHED for item in items):
+                    self.in_play.add(game.id)  # still owing something (rated, a rematch to make): looked at again
+                else:
+                    self.in_play.discard(game.id)  # owes nothing more
+            except Exception:
+                log.exception("could not index game %s (in play or not); the ticker's next look at it will", game.id)
         try:
             self.followups.after_append(game, items, mark, playing_on=playing_on)
         except Exception:

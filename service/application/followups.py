@@ -159,21 +159,28 @@ def _lobby_news(game: Game, event: Event | LobbyEvent, humans: dict[int, str]) -
 
 
 #: AI levels whose turn a job that just played may play next, itself: those that decide in milliseconds.  An expert
-#: thinks for seconds (``RED7_EXPERT_SECONDS``), longer than the agenda waits before it takes an unqueued turn for a
-#: lost one and queues it: that turn gets a job of its own, like any turn.
+#: thinks for seconds (``RED7_EXPERT_SECONDS``): it is played on too when its thinking fits well within the look the
+#: agenda takes at a game after each append (:func:`play_on_levels`), else its turn gets a job of its own.
 QUICK_LEVELS = frozenset({"random", "greedy"})
 
 
-def quick_turn(game: Game) -> bool:
-    """Whether an AI of a quick level is to move."""
+def play_on_levels(expert_seconds: float, lease: float) -> frozenset[str]:
+    """The AI levels a job plays on into: the quick ones, and the expert if it thinks for at most half of ``lease``
+    (the seconds after an append before the agenda looks at the game in case its job died): a job that plays an
+    expert's turn on then appends it before the agenda looks, and the agenda does not queue a twin of it."""
+    return QUICK_LEVELS | {"expert"} if 0 <= expert_seconds * 2 <= lease else QUICK_LEVELS
+
+
+def quick_turn(game: Game, levels: frozenset[str] = QUICK_LEVELS) -> bool:
+    """Whether an AI of one of ``levels`` (by default the quick ones) is to move."""
     seat = game.seat_to_move()
-    return seat is not None and game.seats[seat].kind == "ai" and (game.seats[seat].level or "random") in QUICK_LEVELS
+    return seat is not None and game.seats[seat].kind == "ai" and (game.seats[seat].level or "random") in levels
 
 
-def plays_on(game: Game, ai_delay: float) -> bool:
+def plays_on(game: Game, ai_delay: float, levels: frozenset[str] = QUICK_LEVELS) -> bool:
     """Whether the AI turn of ``game`` due at once is one a job that just played may play next, itself (one job for
     AIs that move one after another, not one each: a job's bookkeeping costs the queue more than a quick turn)."""
-    return ai_delay <= 0 and quick_turn(game)
+    return ai_delay <= 0 and quick_turn(game, levels)
 
 
 class FollowUps(Protocol):

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from engine import Event, RuleViolation, Step, decide_steps
-from service.application.appending import GameWrites, OnConflict
+from service.application.appending import OVER, GameWrites, OnConflict
 from service.application.commands import GamePage, NewGame, Outcome, utc_now
 from service.application.followups import Due, FollowUps, NoFollowUps, due
 from service.application.listing import GameLists
@@ -50,6 +50,7 @@ from service.lobby import (
 from service.lobby import decide as lobby_decide
 from service.storage.events import EventStore, Idempotency, IdempotencyMismatch, Replayed, Waiter
 from service.storage.idempotency import CreateRecords
+from service.storage.inplay import GamesInPlay
 from service.storage.players import Player, PlayerStore, games_key, new_id, records_key
 from service.storage.tables import TableIndex
 
@@ -88,6 +89,7 @@ class GameService(GameWrites):
         self.feeds = GameFeeds(store, players)  # a deleted player's seat is shown as such
         self.quotas = Quotas(players, self.lists.in_play, max_games_in_play, max_ai_seats_in_play)
         self.tables = OpenTables(TableIndex(store.redis, players.prefix), self.loader.load, max_listed=max_listed_tables)
+        self.in_play = GamesInPlay(store.redis, players.prefix)
 
     # --- time ----------------------------------------------------------------------------
 
@@ -508,6 +510,32 @@ class GameService(GameWrites):
                 waiting = Game(game_id)  # gone: nothing is due, so it leaves the line
             if self.followups.offer_place(waiting, self.needs(waiting)):
                 return
+
+    def games_in_play(self) -> Iterator[str]:
+        """The ids of every game the stores hold as in play (an over one still owing something included): what the
+        ticker puts on the agenda again when the queue's Redis lost its data (:mod:`service.storage.inplay`)."""
+        return self.in_play.scan()
+
+    def index_games_in_play(self) -> tuple[int, int]:
+        """Enter every game of the stores not over in the index of games in play (``red7 migrate``: games made before
+        the index was kept); how many games were looked at, and how many are in play.  Safe to run again."""
+        looked = entered = 0
+        for game_id in self.store.streams():
+            looked += 1
+            try:
+                game = self.load(game_id)
+            except NotFound:
+                continue
+            if game.status not in OVER or (game.rematch is not None and not game.rematch_started):
+                self.in_play.add(game_id)
+                entered += 1
+        return looked, entered
+
+    def settle(self, game_id: str, game: Game | None, looked_at_again: bool) -> None:
+        """The ticker looked at a game (``None``: it is not there): one over (or gone) that nothing will look at
+        again leaves the games in play."""
+        if game is None or (game.status in OVER and not looked_at_again):
+            self.in_play.discard(game_id)
 
     def ensure_progress(self, game: Game) -> None:
         """Re-offer what a game quiet for ``recover_after`` seconds needs: a read must never find it stalled (nor a

@@ -284,6 +284,14 @@ class EventStore:
     def exists(self, stream: str) -> bool:
         return self.version(stream) > 0
 
+    def streams(self, count: int = 500) -> Iterator[str]:
+        """The id of every stream under this prefix (SCAN: every primary of a cluster; a tool's walk, never a request's)."""
+        start, end = f"{self.prefix}game:{{", "}:version"
+        for key in self.redis.scan_iter(match=f"{self.prefix}game:{{*}}:version", count=count):
+            text = key.decode() if isinstance(key, bytes) else str(key)
+            if text.startswith(start) and text.endswith(end):
+                yield text[len(start) : -len(end)]
+
     def read(self, stream: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
         """Events numbered above ``after``, at most ``limit`` of them, oldest first."""
         reply = self.redis.xrange(self.events_key(stream), min=f"{after + 1}-0", max="+", count=limit)

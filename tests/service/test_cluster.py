@@ -61,6 +61,41 @@ def test_the_stores_go_to_the_cluster_and_the_queue_to_its_own_redis(on_cluster,
     queue.close()
 
 
+def test_rq_does_not_run_on_the_cluster_even_with_hash_tagged_names(cluster_stores):
+    """Why the queue cannot shard onto the cluster (issue 25, part 4): RQ 3.0 on a Redis Cluster, a shard's names
+    hash-tagged.  A job id may not carry a hash tag (RQ accepts letters, digits, _ and - only), so a job's hash
+    never shares its queue's slot; RQ's worker cannot be built on a cluster client (it sets the socket timeout through
+    ``connection.connection_pool``, which RedisCluster has not); and RQ's global keys (``rq:queues``, written in the
+    enqueue's transaction, ``rq:workers``, ``rq:suspended``) sit on slots of their own.  An enqueue with a plain id
+    goes through only because redis-py's cluster pipeline is not a transaction: each key's write is sent apart."""
+    from rq import Queue, SimpleWorker
+
+    node = cluster_stores.cluster.live()[0]
+    client = RedisCluster(host="127.0.0.1", port=node.port, require_full_coverage=False)  # bytes, as RQ reads them
+    queue = Queue("{shard1}", connection=client)
+    assert client.keyslot(queue.key) != client.keyslot("rq:queues")
+    with pytest.raises(ValueError, match="letters, numbers, underscores and dashes"):
+        queue.enqueue("os.getcwd", job_id="{shard1}-job")
+    with pytest.raises(AttributeError, match="connection_pool"):
+        SimpleWorker([queue], connection=client, name="shard1-worker")
+    job = queue.enqueue("os.getcwd", job_id="shard1-probe")
+    assert client.keyslot(job.key) != client.keyslot(queue.key)  # the job and its queue: two slots, no transaction
+    job.delete()
+    client.srem("rq:queues", queue.key)
+
+
+def test_the_games_in_play_spread_over_the_clusters_slots(on_cluster, cluster_stores):
+    from service.storage.inplay import BUCKETS, GamesInPlay
+
+    client = cluster_stores.cluster.client()
+    index = GamesInPlay(client, on_cluster.key_prefix)
+    ids = [f"g_{n:04d}" for n in range(100)]
+    for game_id in ids:
+        index.add(game_id)
+    assert set(index.scan()) == set(ids)
+    assert len({client.keyslot(index.key(b)) for b in range(BUCKETS)}) == BUCKETS
+
+
 def test_rate_limits_are_counted_on_the_cluster_under_the_prefix(on_cluster):
     settings = replace(on_cluster, rate_limit_address="3 per minute", rate_limit_token="", rate_limit_signup="")
     runtime = build_runtime(settings)

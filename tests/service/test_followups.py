@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from engine import GameFinished, Phase, RoundWon, TurnStarted, Variant, decide_steps, legal_steps
 from engine.events import Color, Finish
 from service.application.commands import NewGame, SeatRequest
-from service.application.followups import Due, NoFollowUps, due, plays_on, quick_turn
+from service.application.followups import QUICK_LEVELS, Due, NoFollowUps, due, play_on_levels, plays_on, quick_turn
 from service.application.games import GameService
 from service.game import Game, apply_event
 from service.lobby import Join, SeatSpec, SetUp, decide
@@ -75,6 +75,15 @@ def test_a_job_plays_on_only_into_a_quick_ai_and_only_without_a_pause():
     assert quick_turn(quick) and plays_on(quick, 0.0) and not plays_on(quick, 1.5)
     assert not quick_turn(slow) and not plays_on(slow, 0.0)
     assert not quick_turn(table(SeatSpec("human"), SeatSpec("ai", "greedy")))  # waits for nobody's job yet
+
+
+def test_a_job_plays_on_into_an_expert_only_if_it_thinks_within_half_the_agendas_look():
+    slow = table(SeatSpec("ai", "expert"), SeatSpec("ai", "expert"))
+    assert play_on_levels(1.0, 3.0) == QUICK_LEVELS | {"expert"}
+    assert play_on_levels(1.5, 3.0) == QUICK_LEVELS | {"expert"}
+    assert play_on_levels(1.6, 3.0) == QUICK_LEVELS
+    assert plays_on(slow, 0.0, play_on_levels(1.0, 3.0)) and not plays_on(slow, 0.0, play_on_levels(4.0, 3.0))
+    assert not plays_on(slow, 1.0, play_on_levels(1.0, 3.0))  # a pause between AI moves: each is queued at its time
 
 
 @settings(max_examples=30, deadline=None)

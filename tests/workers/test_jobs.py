@@ -15,6 +15,7 @@ from typing import ClassVar
 
 import pytest
 
+from service.application.followups import play_on_levels
 from service.application.loading import FINISHED_SNAPSHOT_TTL
 from service.config import Settings
 from service.game import decode
@@ -22,6 +23,7 @@ from service.lobby import LOBBY_TYPES
 from tests.service.test_api_games import two_humans
 from tests.support import HUMAN, ai
 from workers import context, jobs
+from workers.dispatch import RECHECK_AFTER
 from workers.queues import fail_fast_on_permanent_errors
 
 
@@ -64,19 +66,45 @@ def test_one_job_plays_ais_that_move_one_after_another_up_to_its_bound(api):
     assert len(queued) == 1, "the next AI turn is queued for the game as it is now, once"
 
 
-def test_an_experts_turn_is_a_job_of_its_own(api):
-    """An expert thinks for seconds, longer than the agenda waits before it queues an unqueued turn: a job never
-    plays on into an expert's turn, it queues it."""
+def greedy_then_expert(api) -> tuple[str, dict]:
     token = api.player()["token"]
     for seed in range(1, 40):
         game = api.game(token, [ai("greedy"), ai("expert")], seed=seed)
         if game["turn"]["seat"] == 0:
             break
     assert game["turn"]["seat"] == 0, "a seed where the greedy AI moves first"
+    return token, game
+
+
+def test_an_expert_that_thinks_long_gets_a_job_of_its_own(api):
+    """An expert that thinks for more than half the agenda's look after an append (RED7_EXPERT_SECONDS): a job never
+    plays on into its turn, it queues it."""
+    api.runtime.dispatcher.play_on_levels = play_on_levels(RECHECK_AFTER, RECHECK_AFTER)  # thinks 3 s
+    _, game = greedy_then_expert(api)
     assert jobs.ai_turn(game["id"], game["version"]) == "played 1 turn(s)"
     after = api.runtime.games.load(game["id"])
     assert after.seat_to_move() == 1, "the expert is to move"
     assert any(job.id.endswith(f"-{after.version}") for job in api.runtime.queue.jobs), "the expert's turn is queued"
+
+
+def test_a_job_plays_on_into_an_expert_that_thinks_briefly(api):
+    """By default an expert thinks a second, well within the agenda's look: the job that played before it plays its
+    turn too (one job, not two), and queues nothing for it."""
+    assert api.runtime.settings.expert_seconds * 2 <= RECHECK_AFTER
+    assert "expert" in api.runtime.dispatcher.play_on_levels
+    _, game = greedy_then_expert(api)
+
+    def queued_for(version: int) -> str:
+        return f"{api.runtime.dispatcher.namespace}-ai_turn-{game['id']}-{version}"
+
+    played = jobs.ai_turn(game["id"], game["version"])
+    assert played != "played 1 turn(s)", played
+    by = [e["by"] for e in stored(api, game["id"]) if e["by"].startswith("ai:")]
+    assert "ai:1" in by, "the expert moved in the same job"
+    after = api.runtime.games.load(game["id"])
+    queued = [job.id for job in api.runtime.queue.jobs if f"-ai_turn-{game['id']}-" in job.id]
+    # the turn queued with the game (run by hand above), perhaps the next after the job; none for the expert's turn
+    assert set(queued) <= {queued_for(game["version"]), queued_for(after.version)}, queued
 
 
 def test_ai_turn_does_nothing_when_a_human_is_to_move(api):
