@@ -324,6 +324,8 @@ def evaluate(point: DecisionPoint, seed: int, budget: Budget = DEFAULT_BUDGET) -
                 fresh[1].append(rollout.evaluate(base, candidates[best]))
             delta, se = _difference(fresh[1], fresh[0])
         win = statistics.fmean(values[0] + fresh[0])
+        if delta <= 0:  # on fresh deals the played turn did as well: it is the best found
+            best, delta, se = 0, 0.0, 0.0
     label = "blunder" if went_out else _label(delta, se)
     return Evaluation(
         number=point.number,
