@@ -75,7 +75,7 @@ class Ticker:
 
     def enqueue_scheduled(self) -> None:
         """Queue RQ's scheduled jobs whose time has come (retries waiting out their pause), one ticker at a time."""
-        for queue in (self.runtime.queue, self.runtime.webhook_queue, self.runtime.push_queue):
+        for queue in (self.runtime.queue, self.runtime.webhook_queue, self.runtime.push_queue, self.runtime.analysis_queue):
             queue_due_retries(queue)
 
     def sweep(self) -> int:
