@@ -107,7 +107,7 @@ def capture() -> dict[str, Any]:
     out["AnalysisQueued"] = call("POST", f"{path}/analysis", token, status=202)
     drain(runtime)
     analysis = call("GET", f"{path}/analysis")
-    analysis["analysis"]["decisions"] = analysis["analysis"]["decisions"][:3]
+    analysis["result"]["decisions"] = analysis["result"]["decisions"][:3]
     out["Analysis"] = analysis
     # Two rated games between the AIs and Ana's folds: a ladder to show, and Ana's ratings on her profile.
     for _ in range(2):

@@ -33,7 +33,7 @@ def test_a_finished_game_is_analysed_on_its_own_queue_and_kept_with_its_replay(a
         "status": "queued",
         "progress": {"done": 0, "total": 0},
         "url": path,
-        "analysis": None,
+        "result": None,
     }
     # On the analyses' queue, never the games' (where the AI turns wait).
     assert runtime.analysis_queue.count == 1 and runtime.queue.count == 0
@@ -42,7 +42,7 @@ def test_a_finished_game_is_analysed_on_its_own_queue_and_kept_with_its_replay(a
     api.run_jobs()
     done = api.call("GET", path).get_json()
     assert done["status"] == "done"
-    analysis = done["analysis"]
+    analysis = done["result"]
     assert done["progress"] == {"done": len(analysis["decisions"]), "total": len(analysis["decisions"])}
     assert {d["seat"] for d in analysis["decisions"]} == {0, 1}
     assert [p["seat"] for p in analysis["players"]] == [0, 1]

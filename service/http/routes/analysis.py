@@ -20,7 +20,7 @@ def analysis_json(game_id: str, record: AnalysisRecord) -> dict[str, Any]:
         "status": record.status,
         "progress": {"done": record.done, "total": record.total},
         "url": url_for("v1.Analysis", game_id=game_id),
-        "analysis": record.result if record.status == "done" else None,
+        "result": record.result if record.status == "done" else None,
     }
 
 

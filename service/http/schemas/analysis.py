@@ -9,7 +9,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields
 
 from service.http.schemas.requests import StepSchema
-from service.http.schemas.vocabulary import Choice
+from service.http.schemas.vocabulary import Choice, Ref
 
 
 class AnalysisBudgetSchema(Schema):
@@ -83,6 +83,6 @@ class AnalysisSchema(Schema):
     status = Choice("AnalysisStatus", required=True)
     progress = fields.Nested(AnalysisProgressSchema, required=True)
     url = fields.String(required=True, metadata={"description": "where to read it (getAnalysis)"})
-    analysis = fields.Nested(
-        AnalysisResultSchema, required=True, allow_none=True, metadata={"description": "the result once done; null before"}
-    )
+    # Not "analysis": openapi-python-client names the model's local variable after the model (Analysis), and a member
+    # of that name shadows it.
+    result = Ref("AnalysisResult", required=True, allow_none=True, metadata={"description": "the result once done; null before"})
