@@ -213,6 +213,7 @@ def build_runtime(
         games.load,
         lambda game: games.replay(game, None),
         lambda game_id: enqueue(analysis_queue, "analyse", [game_id], job_id=f"analyse-{namespace}-{game_id}", timeout=600),
+        now,
     )
     # What ends when an account is deleted, in this order: what could seat the player anew joins before their games.
     accounts.join(challenges)

@@ -10,6 +10,7 @@ in play is refused (``game_not_finished``): its analysis would judge decisions f
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from engine.analysis import VERSION
@@ -22,6 +23,9 @@ __all__ = ["AnalysisRecord", "AnalysisService"]
 
 #: How often the job writes its progress (every this many decisions, and the last).
 PROGRESS_EVERY = 5
+#: An analysis queued or running that has not been heard of for this long is lost (its worker died): asked for again,
+#: it is queued again.  A decision takes well under a second; a job waits at most this long behind others (ms).
+STALE_MS = 10 * 60 * 1000
 
 
 class AnalysisService:
@@ -31,8 +35,12 @@ class AnalysisService:
         load: Callable[[str], Game],
         replay: Callable[[Game], dict[str, Any]],
         enqueue: Callable[[str], None],
+        clock: Callable[[], datetime],
     ) -> None:
-        self.store, self.load, self.replay, self.enqueue = store, load, replay, enqueue
+        self.store, self.load, self.replay, self.enqueue, self.clock = store, load, replay, enqueue, clock
+
+    def _now_ms(self) -> int:
+        return int(self.clock().timestamp() * 1000)
 
     def _finished(self, game_id: str) -> Game:
         game = self.load(game_id)  # NotFound: game_not_found
@@ -46,7 +54,7 @@ class AnalysisService:
     def request(self, game_id: str) -> AnalysisRecord:
         """Queue the analysis of a finished game unless it is queued, running or done already; its record now."""
         self._finished(game_id)
-        if self.store.claim(game_id, VERSION):
+        if self.store.claim(game_id, VERSION, self._now_ms(), STALE_MS):
             self.enqueue(game_id)
         record = self.store.get(game_id)
         assert record is not None
@@ -76,9 +84,9 @@ class AnalysisService:
 
         def progress(done: int, total: int) -> None:
             if done % PROGRESS_EVERY == 0 or done == total:
-                self.store.progress(game_id, done, total)
+                self.store.progress(game_id, done, total, self._now_ms())
 
-        self.store.progress(game_id, 0, 0)
+        self.store.progress(game_id, 0, 0, self._now_ms())
         try:
             result = analyse_document(self.replay(game), progress=progress)
         except Exception:

@@ -2,7 +2,8 @@
 
 One hash per game, on the game's slot (``game:{<id>}:analysis``, the same hash tag as its stream): ``status``
 (``queued``, ``running``, ``done`` or ``failed``), ``done`` and ``total`` (decisions judged so far, of how many),
-``version`` (of the analysis' method, ``engine.analysis.VERSION``) and ``result`` (its JSON, once done).  A
+``version`` (of the analysis' method, ``engine.analysis.VERSION``), ``at`` (when it was queued or last made progress,
+ms) and ``result`` (its JSON, once done).  A
 finished game never changes, so a result is kept for good: it is the game's, as its events are.
 """
 
@@ -46,27 +47,32 @@ class AnalysisStore:
             json.loads(result) if result else None,
         )
 
-    def claim(self, game_id: str, version: int) -> bool:
-        """Mark the analysis queued unless one is already queued, running or done at ``version``; whether it was."""
+    def claim(self, game_id: str, version: int, now_ms: int, stale_ms: int) -> bool:
+        """Mark the analysis queued unless one is done at ``version``, or queued or running and heard of within
+        ``stale_ms`` (a worker that died mid-analysis leaves it running: asked again later, it is queued again);
+        whether it was."""
         key = self.key(game_id)
         with self.redis.pipeline() as pipe:
             while True:
                 try:
                     pipe.watch(key)  # type: ignore[no-untyped-call]  # redis-py leaves it unannotated
-                    status, stored = (_text(v) if v is not None else None for v in pipe.hmget(key, ["status", "version"]))
-                    if status in ("queued", "running", "done") and stored == str(version):
+                    status, stored, at = (
+                        _text(v) if v is not None else None for v in pipe.hmget(key, ["status", "version", "at"])
+                    )
+                    alive = status == "done" or (status in ("queued", "running") and now_ms - int(at or 0) < stale_ms)
+                    if alive and stored == str(version):
                         pipe.unwatch()
                         return False
                     pipe.multi()
                     pipe.delete(key)
-                    pipe.hset(key, mapping={"status": "queued", "done": 0, "total": 0, "version": version})
+                    pipe.hset(key, mapping={"status": "queued", "done": 0, "total": 0, "version": version, "at": now_ms})
                     pipe.execute()
                     return True
                 except redis.WatchError:
                     continue
 
-    def progress(self, game_id: str, done: int, total: int) -> None:
-        self.redis.hset(self.key(game_id), mapping={"status": "running", "done": done, "total": total})
+    def progress(self, game_id: str, done: int, total: int, now_ms: int) -> None:
+        self.redis.hset(self.key(game_id), mapping={"status": "running", "done": done, "total": total, "at": now_ms})
 
     def finish(self, game_id: str, result: dict[str, Any]) -> None:
         body = json.dumps(result, sort_keys=True, separators=(",", ":"))

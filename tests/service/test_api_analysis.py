@@ -79,3 +79,25 @@ def test_an_analysis_is_asked_for_with_a_token(api):
     _, game = finished_game(api)
     anonymous = api.call("POST", f"/v1/games/{game['id']}/analysis")
     assert anonymous.status_code == 401
+
+
+def test_an_analysis_whose_worker_died_is_queued_again_when_asked_for_later(api, runtime):
+    ana, game = finished_game(api)
+    path = f"/v1/games/{game['id']}/analysis"
+    assert api.call("POST", path, ana["token"]).status_code == 202
+    runtime.analysis_queue.empty()  # the worker that took it died: nothing will finish it
+    runtime.analyses.store.progress(game["id"], 3, 40, 0)  # running, last heard of long ago
+    assert api.call("GET", path).get_json()["status"] == "running"
+    again = api.call("POST", path, ana["token"])
+    assert again.status_code == 202 and again.get_json()["status"] == "queued"
+    assert runtime.analysis_queue.count == 1
+    api.run_jobs()
+    assert api.call("GET", path).get_json()["status"] == "done"
+
+
+def test_an_analysis_running_now_is_not_queued_twice(api, runtime):
+    ana, game = finished_game(api)
+    path = f"/v1/games/{game['id']}/analysis"
+    assert api.call("POST", path, ana["token"]).status_code == 202
+    assert api.call("POST", path, ana["token"]).get_json()["status"] == "queued"
+    assert runtime.analysis_queue.count == 1
