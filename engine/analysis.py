@@ -17,10 +17,14 @@ the expert ranks them (:func:`engine.expert.plan_value`) — is played on the sa
 deals (paired) and the round is played out by the expert's rollout policy (the
 playout the expert's own search uses, :mod:`engine.expert.rollout`).  The end of
 the round is valued as the chance to win the match (:func:`win_chance`).  The
-mean over the deals is the candidate's win chance; the best candidate's mean
-minus the played one's is ΔW, with the standard error of the paired
-differences.  Candidates clearly behind the leader are dropped as the expert
-drops them, except the played one.
+mean over the deals is the candidate's win chance, and the best mean picks the
+best turn (candidates clearly behind the leader are dropped as the expert drops
+them, except the played one).  ΔW is then measured on ``worlds`` *fresh* deals,
+the played and the best turn paired on each: on the deals that picked it, the
+best turn's lead is biased upwards (the winner's curse).  While ΔW is within two
+standard errors of a label's threshold, more fresh deals are added, up to
+``refine`` times as many.  A best turn that does no better on the fresh deals
+is the played one (ΔW 0).
 
 Labels (docs/rules.md has no word on them; they are the review's own): an
 inaccuracy, mistake or blunder when ΔW is at least 5, 10 or 15 percentage
