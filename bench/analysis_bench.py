@@ -99,20 +99,23 @@ def calibration(games: int, per_game: int) -> None:
     print(f"  expected calibration error (10 bins): {ece:.4f} (target <= 0.05)")
 
 
-def discrimination(games: int, stability_games: int) -> None:
+def _bot(name: str, rng: random.Random, seed: int) -> ViewBot | GreedyBot | RandomBot:
+    if name == "expert":
+        return ExpertBot(random.Random(seed), iterations=EXPERT_ITERATIONS)
+    return GreedyBot(rng) if name == "greedy" else RandomBot(rng)
+
+
+def discrimination(games: int, stability_games: int, tables: str = "mixed") -> None:
+    """``mixed``: one player of each level at every table, seats rotated; ``own``: each level at tables of its own."""
     names = ("expert", "greedy", "random")
     accuracy: dict[str, list[float]] = {name: [] for name in names}
     analyses: list[tuple[list[Event], Analysis]] = []
     started = time.perf_counter()
     for game in range(games):
         rng = random.Random(500 + game)
-        order = [names[(game + s) % 3] for s in range(3)]
-        made: dict[str, ViewBot | GreedyBot | RandomBot] = {
-            "expert": ExpertBot(random.Random(game), iterations=EXPERT_ITERATIONS),
-            "greedy": GreedyBot(rng),
-            "random": RandomBot(rng),
-        }
-        events = play_game([made[name] for name in order], variant=Variant.ADVANCED, action_rules=True, seed=500 + game).events
+        order = [names[(game + s) % 3] for s in range(3)] if tables == "mixed" else [names[game % 3]] * 3
+        bots = [_bot(name, rng, game * 3 + seat) for seat, name in enumerate(order)]
+        events = play_game(bots, variant=Variant.ADVANCED, action_rules=True, seed=500 + game).events
         analysis = analyse(events, 1)
         analyses.append((events, analysis))
         for seat, name in enumerate(order):
@@ -120,9 +123,11 @@ def discrimination(games: int, stability_games: int) -> None:
             if value is not None:
                 accuracy[name].append(value)
     elapsed = time.perf_counter() - started
-    print(f"discrimination: {games} games of expert, greedy and random (3 players, advanced, action rules; {elapsed:.0f} s)")
+    at = "one of each at every table" if tables == "mixed" else "each level at tables of its own"
+    print(f"discrimination: {games} games of expert, greedy and random, {at}")
+    print(f"  (3 players, advanced, action rules; {elapsed:.0f} s)")
     for name in names:
-        print(f"  {name:6s} mean accuracy {statistics.fmean(accuracy[name]):5.1f} over {len(accuracy[name])} games")
+        print(f"  {name:6s} mean accuracy {statistics.fmean(accuracy[name]):5.1f} over {len(accuracy[name])} players' games")
     ordered = statistics.fmean(accuracy["expert"]) > statistics.fmean(accuracy["greedy"]) > statistics.fmean(accuracy["random"])
     print(f"  expert > greedy > random: {'yes' if ordered else 'NO'}")
     if stability_games:
@@ -150,13 +155,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--per-game", type=int, default=6)
     parser.add_argument("--games", type=int, default=30)
     parser.add_argument("--stability-games", type=int, default=10)
+    parser.add_argument("--tables", choices=("mixed", "own"), default="mixed", help="discrimination: who sits together")
     args = parser.parse_args(argv)
     if args.part in ("all", "speed"):
         speed()
     if args.part in ("all", "calibration"):
         calibration(args.calibration_games, args.per_game)
     if args.part in ("all", "discrimination"):
-        discrimination(args.games, args.stability_games if args.part == "all" else 0)
+        discrimination(args.games, args.stability_games if args.part == "all" else 0, args.tables)
     if args.part == "stability":
         discrimination(args.stability_games, args.stability_games)
 
