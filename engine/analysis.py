@@ -104,7 +104,7 @@ class Budget:
 
     worlds: int = 48
     candidates: int = 8
-    refine: int = 4
+    refine: int = 16
 
     def __post_init__(self) -> None:
         if self.worlds < 2:
