@@ -15,8 +15,11 @@ a Brier score at least 20% better than guessing 1/N, an expected calibration
 error at most 0.05 over 10 bins (the reliability table is printed).
 
 Discrimination: 3-player games (advanced, with the action rules), one expert,
-one greedy and one random player, the seats rotated, each analysed whole.
-Target: mean accuracy expert > greedy > random.
+one greedy and one random player, the seats rotated (``--tables mixed``), or
+each level at tables of its own (``--tables own``), each analysed whole.
+Target: mean accuracy expert > greedy > random.  At mixed tables a player whose
+win chance is near zero can lose few points of it, which flatters the random
+player's accuracy.
 
 Stability: the first ``--stability-games`` of those analysed again with another
 seed.  Target: labels agree on at least 95% of decisions.
