@@ -101,3 +101,35 @@ def test_an_analysis_running_now_is_not_queued_twice(api, runtime):
     assert api.call("POST", path, ana["token"]).status_code == 202
     assert api.call("POST", path, ana["token"]).get_json()["status"] == "queued"
     assert runtime.analysis_queue.count == 1
+
+
+def test_the_turns_an_ai_plays_for_a_resigned_player_count_for_no_one(api):
+    ana, bo = api.player("Ana"), api.player("Bo")
+    game = api.game(ana["token"], [HUMAN, HUMAN, ai("greedy")], variant="basic", seed=9)
+    assert api.call("POST", f"/v1/games/{game['id']}/join", bo["token"], json={"code": game["join_code"]}).status_code == 200
+    # Each plays one turn, then Ana resigns: an AI plays her seat to the end.
+    played = set()
+    for _ in range(50):
+        api.run_jobs()
+        view = api.view(game["id"], ana["token"])
+        turn = view["turn"]["seat"] if view["turn"] else None
+        if turn in (0, 1) and turn not in played:
+            token = (ana, bo)[turn]["token"]
+            legal = api.view(game["id"], token)["legal_steps"]
+            first = next(s for s in legal if s["can_win"] and not s["draws"] and s["type"] != "fold")
+            steps = [{k: first[k] for k in ("type", "card", "seat", "to") if k in first}]
+            if not first["ends_turn"]:
+                steps.append({"type": "end_turn"})
+            assert api.act(game["id"], token, steps).status_code == 200
+            played.add(turn)
+        if played == {0, 1}:
+            break
+    assert api.call("POST", f"/v1/games/{game['id']}/leave", ana["token"]).status_code == 200
+    play_out(api, game["id"], bo["token"])
+    api.call("POST", f"/v1/games/{game['id']}/analysis", bo["token"])
+    api.run_jobs()
+    analysis = api.call("GET", f"/v1/games/{game['id']}/analysis").get_json()["result"]
+    anas = [d for d in analysis["decisions"] if d["seat"] == 0]
+    assert anas and anas[0]["by"] == "player" and {d["by"] for d in anas[1:]} <= {"ai"}
+    assert analysis["players"][0]["decisions"] == sum(1 for d in anas if d["by"] == "player")
+    assert all(d["by"] == "player" for d in analysis["decisions"] if d["seat"] != 0)

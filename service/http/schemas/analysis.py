@@ -57,6 +57,7 @@ class AnalysedDecisionSchema(Schema):
     went_out = fields.Boolean(required=True, metadata={"description": "left the round although a turn staying in existed"})
     candidates = fields.Integer(required=True)
     forced = fields.Boolean(required=True, metadata={"description": "only one turn to judge"})
+    by = Choice("DecisionBy", required=True)
 
 
 class AnalysisResultSchema(Schema):
