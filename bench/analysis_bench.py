@@ -167,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.part in ("all", "discrimination"):
         discrimination(args.games, args.stability_games if args.part == "all" else 0, args.tables)
     if args.part == "stability":
-        discrimination(args.stability_games, args.stability_games)
+        discrimination(args.stability_games, args.stability_games, args.tables)
 
 
 if __name__ == "__main__":
