@@ -40,8 +40,9 @@ Perspective = int | str | None  # FULL, a seat, or None for a spectator
 
 #: Members a served replay may carry that are not the game's record, so not under its hash: the seats' ratings
 #: (``getReplay`` of a rated game) are the ladder's, and a game that finished earlier but was applied later may
-#: still change them after the game is over.
-NOT_HASHED = frozenset({"hash", "ratings"})
+#: still change them after the game is over.  A finished game's decision analysis (``analysis``) is a judgement of the
+#: record, computed later, and by a method that may improve: not the record either.
+NOT_HASHED = frozenset({"hash", "ratings", "analysis"})
 
 
 def canonical(document: dict[str, Any]) -> bytes:

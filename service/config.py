@@ -132,6 +132,14 @@ class Settings:
     #: Web pushes one ``red7 worker`` sends at once, each in a thread of its own, on a queue of their own: a push
     #: service that hangs holds these threads, never a game's.
     push_threads: int = 2
+    #: Decision analyses one ``red7 worker`` runs at once (issue 23), on a queue of their own: an analysis takes up to a
+    #: minute of one core, and must never delay an AI's turn or a deadline.
+    analysis_threads: int = 1
+
+    @property
+    def analysis_queue_name(self) -> str:
+        """The queue of decision analyses: apart from the games' jobs, which an analysis' minute would hold up."""
+        return f"{self.queue_name}-analysis"
 
     @property
     def push_queue_name(self) -> str:

@@ -16,6 +16,7 @@ import fakeredis
 import redis
 from redis import Redis  # for Runtime's fields: in its body, ``redis`` is the field of that name
 
+from service.application.analysis import AnalysisService
 from service.application.challenges import ChallengeService
 from service.application.departures import GameDepartures
 from service.application.followups import play_on_levels
@@ -28,6 +29,7 @@ from service.application.ratings import RatingService
 from service.application.tickets import StreamTickets
 from service.application.timing import Calendars
 from service.config import Settings
+from service.storage.analyses import AnalysisStore
 from service.storage.calendars import CalendarStreams
 from service.storage.challenges import ChallengeIndex, ChallengeStreams
 from service.storage.connections import BadRedisUrl, blocking_client, is_cluster, queue_client, store_client
@@ -40,7 +42,7 @@ from service.storage.replays import ReplayStore
 from service.storage.tickets import TicketStore
 from workers.agenda import Agenda
 from workers.dispatch import RECHECK_AFTER, Dispatcher
-from workers.queues import JobQueue, new_queue
+from workers.queues import JobQueue, enqueue, new_queue
 from workers.shares import Shares
 
 
@@ -68,6 +70,8 @@ class Runtime:
     calendars: Calendars  # players' time zones, weekends and vacations: what times their correspondence turns
     push: PushService  # the VAPID key and each device's web push subscription
     push_queue: JobQueue  # web pushes, worked apart (see workers.runner)
+    analyses: AnalysisService  # finished games' decision analyses: requested, read, run by the analyse job
+    analysis_queue: JobQueue  # decision analyses, worked apart (see workers.runner): never ahead of an AI's turn
     #: What time it is, for everything that keeps time (the application, the dispatcher, the ticker, the jobs): a test
     #: moves it to play days in seconds.
     clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
@@ -129,6 +133,7 @@ def build_runtime(
     queue = new_queue(settings.queue_name, raw)
     webhook_queue = new_queue(settings.webhook_queue_name, raw)
     push_queue = new_queue(settings.push_queue_name, raw)
+    analysis_queue = new_queue(settings.analysis_queue_name, raw)
     push = PushService(
         PushSubscriptions(text, settings.key_prefix),
         settings.vapid_private_key,
@@ -205,6 +210,13 @@ def build_runtime(
         max_expiry=settings.match_ticket_max_seconds,
         rating_of=ratings.rating,
     )
+    analyses = AnalysisService(
+        AnalysisStore(text, settings.key_prefix),
+        games.load,
+        lambda game: games.replay(game, None),
+        lambda game_id: enqueue(analysis_queue, "analyse", [game_id], job_id=f"analyse-{namespace}-{game_id}", timeout=600),
+        now,
+    )
     # What ends when an account is deleted, in this order: what could seat the player anew joins before their games.
     accounts.join(challenges)
     accounts.join(matches)
@@ -231,5 +243,7 @@ def build_runtime(
         calendars,
         push,
         push_queue,
+        analyses,
+        analysis_queue,
         now,
     )

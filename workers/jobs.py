@@ -332,6 +332,11 @@ def push(subject_id: str, version: int, player_id: str, kind: str, game_id: str 
     return f"pushed to {sent} device(s), {gone} subscription(s) gone, {len(failed)} failed"
 
 
+def analyse(game_id: str) -> str:
+    """A finished game's decision analysis (``service.application.analysis``), on the analyses' own queue."""
+    return runtime().analyses.run(game_id)
+
+
 #: The jobs a worker runs, by the names the dispatcher queues them under (``workers.dispatch``).
 JOBS: dict[str, Callable[..., str]] = {
     "ai_turn": ai_turn,
@@ -341,4 +346,5 @@ JOBS: dict[str, Callable[..., str]] = {
     "notify": notify,
     "rate": rate,
     "push": push,
+    "analyse": analyse,
 }

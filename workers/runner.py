@@ -58,7 +58,7 @@ def thread_worker(runtime: Runtime, queues: list[JobQueue] | None = None) -> Job
     that wait (``RED7_WORKER_TTL`` less 15 s); the jobs use the runtime's clients.
     """
     context.install(runtime)
-    queues = queues or [runtime.queue, runtime.webhook_queue, runtime.push_queue]
+    queues = queues or [runtime.queue, runtime.webhook_queue, runtime.push_queue, runtime.analysis_queue]
     return new_worker(queues, runtime.worker_redis, runtime.settings.worker_ttl, JOBS)
 
 
@@ -111,11 +111,25 @@ class Supervisor:
         self.runtime, self.identity, self.stop = runtime, identity, stop
         self.runners: list[JobRunner] = []
 
-    def start(self, games: list[str], deliveries: list[str], pushes: Sequence[str] = (), *, idle: int | None = None) -> None:
-        """Runners named ``games`` on the games' queue, ``deliveries`` on the webhooks' and ``pushes`` on the web
-        pushes', then the pulse, the ticker and the matchmaker."""
+    def start(
+        self,
+        games: list[str],
+        deliveries: list[str],
+        pushes: Sequence[str] = (),
+        analyses: Sequence[str] = (),
+        *,
+        idle: int | None = None,
+    ) -> None:
+        """Runners named ``games`` on the games' queue, ``deliveries`` on the webhooks', ``pushes`` on the web
+        pushes' and ``analyses`` on the decision analyses', then the pulse, the ticker and the matchmaker."""
         runtime = self.runtime
-        for names, queue in ((games, runtime.queue), (deliveries, runtime.webhook_queue), (list(pushes), runtime.push_queue)):
+        lines = (
+            (games, runtime.queue),
+            (deliveries, runtime.webhook_queue),
+            (list(pushes), runtime.push_queue),
+            (list(analyses), runtime.analysis_queue),
+        )
+        for names, queue in lines:
             self.runners += [JobRunner(runtime, self.stop, name, [queue], idle=idle) for name in names]
         start_pulse(runtime.raw_redis, runtime.settings.key_prefix, lambda: [r.current for r in self.runners], self.stop)
         start_ticker(runtime, self.identity, self.stop)
@@ -136,7 +150,9 @@ def start_embedded(runtime: Runtime, *, idle: int = EMBEDDED_IDLE) -> threading.
     once and an idle server does next to nothing.
     """
     stop = threading.Event()
-    Supervisor(runtime, f"embedded-{os.getpid()}", stop).start(["red7-worker"], ["red7-webhooks"], ["red7-push"], idle=idle)
+    Supervisor(runtime, f"embedded-{os.getpid()}", stop).start(
+        ["red7-worker"], ["red7-webhooks"], ["red7-push"], ["red7-analysis"], idle=idle
+    )
     return stop
 
 
@@ -158,11 +174,13 @@ def run_forever(runtime: Runtime, *, burst: bool = False, threads: int | None = 
     count = max(1, threads if threads is not None else runtime.settings.worker_threads)
     deliveries = max(1, runtime.settings.webhook_threads)
     pushes = max(1, runtime.settings.push_threads)
+    analyses = max(1, runtime.settings.analysis_threads)
     with _stop_on_signals(stop):
         supervisor.start(
             [f"red7-jobs-{n}" for n in range(1, count + 1)],
             [f"red7-webhooks-{n}" for n in range(1, deliveries + 1)],
             [f"red7-push-{n}" for n in range(1, pushes + 1)],
+            [f"red7-analysis-{n}" for n in range(1, analyses + 1)],
         )
         log.info(
             "red7 worker %s on queues %s, %s and %s, %d job(s), %d webhook delivery(ies) and %d push(es) at once",
@@ -220,7 +238,7 @@ def drain(runtime: Runtime, *, rounds: int = 10_000) -> int:
     try:
         for _ in range(rounds):
             ticker.tick()
-            waiting = runtime.queue.count + runtime.webhook_queue.count + runtime.push_queue.count
+            waiting = runtime.queue.count + runtime.webhook_queue.count + runtime.push_queue.count + runtime.analysis_queue.count
             if waiting == 0:
                 return ran
             work(worker, burst=True)

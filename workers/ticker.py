@@ -187,7 +187,8 @@ class Ticker:
 
     def enqueue_scheduled(self) -> None:
         """Queue RQ's scheduled jobs whose time has come (retries waiting out their pause), one ticker at a time."""
-        queue_due_retries(self.runtime.queue, self.runtime.webhook_queue, self.runtime.push_queue)
+        runtime = self.runtime
+        queue_due_retries(runtime.queue, runtime.webhook_queue, runtime.push_queue, runtime.analysis_queue)
 
     def sweep(self, due: list[tuple[str, int]] | None = None) -> int:
         """Look at every game on the agenda whose time has come (``due``, if read already), giving up if the role is

@@ -162,3 +162,11 @@ def test_ratings_bench_times_updates_and_leaderboard_reads_on_its_own_redis() ->
     out = run_bench("ratings_bench", "fast", "--players", "300", "--updates", "20", "--reads", "20", "--no-cluster")
     assert "300 rated players written" in out
     assert "update (read, Plackett-Luce, one script)" in out and "top-50 leaderboard read" in out
+
+
+def test_analysis_bench_prints_the_calibration_with_its_reliability_table() -> None:
+    out = run_bench("analysis_bench", "--part", "calibration", "--calibration-games", "3", "--per-game", "2")
+    assert "calibration: 6 decision points from 3 greedy self-play games" in out
+    assert "Brier score" in out and "expected calibration error (10 bins)" in out
+    bins = [line.split()[0] for line in out.splitlines() if line.strip()[:3] in {f"{b / 10:.1f}"[:3] for b in range(10)}]
+    assert bins == [f"{b / 10:.1f}-{(b + 1) / 10:.1f}" for b in range(10)]  # the ten bins of the reliability table

@@ -103,6 +103,12 @@ def capture() -> dict[str, Any]:
         drain(runtime)
     out["Replay"] = call("GET", f"{path}/replay/export")
     out["Imported"] = call("POST", "/v1/replays", token, out["Replay"], status=201)
+    # The finished game's decision analysis: queued, then done (its first decisions only, to keep the file small).
+    out["AnalysisQueued"] = call("POST", f"{path}/analysis", token, status=202)
+    drain(runtime)
+    analysis = call("GET", f"{path}/analysis")
+    analysis["result"]["decisions"] = analysis["result"]["decisions"][:3]
+    out["Analysis"] = analysis
     # Two rated games between the AIs and Ana's folds: a ladder to show, and Ana's ratings on her profile.
     for _ in range(2):
         rated = call(

@@ -143,6 +143,7 @@ PUBLIC = {
     ("GET", "/v1/players/{player}"),  # a public profile: handle, name, since, games played and won
     ("GET", "/v1/ladders/{ladder}/leaderboard"),
     ("GET", "/v1/push/key"),  # the server's VAPID key: a page asks for it before anyone signs in
+    ("GET", "/v1/games/{game_id}/analysis"),  # a finished game's analysis, as public as its export
 }
 #: A token is optional here (without one: the spectator's view), so no requirement is declared: a generated client
 #: must not demand one (openapi-python-client makes every declared requirement mandatory).

@@ -470,13 +470,22 @@ def test_a_whole_game_against_two_greedy_ais_by_clicking(server: Server, browser
     origins = {urlsplit(url)._replace(path="", query="", fragment="").geturl() for url in network_requests(browser)}
     assert origins == {server.base}, "the page loads nothing from anywhere else"
 
-    # The replay of the game, from the link at the end.
+    # The decisions analysed (requestAnalysis: the workers' own queue), with the player's token; then the link to them.
+    browser.find_element(By.ID, "analysis-button").click()
+    WebDriverWait(browser, 60).until(lambda d: d.find_element(By.ID, "analysis-link").is_displayed())
+    assert browser.find_element(By.ID, "analysis-state").text.startswith("Analysed: ")
+    asked = [r for r in server.requests if r.path == f"/v1/games/{game_id}/analysis"]
+    assert asked[0].method == "POST" and asked[0].authorized
+
+    # The replay of the game, from the link at the end: with the analysis' chart.
     browser.find_element(By.ID, "replay-link").click()
     WebDriverWait(browser, 10).until(lambda d: d.title == f"Red7 replay {game_id}")
     assert urlsplit(browser.current_url)._replace(fragment="").geturl() == f"{server.base}/v1/games/{game_id}/replay/view"
     browser.find_element(By.ID, "last").click()
     outcome = browser.find_element(By.ID, "outcome")
     assert outcome.is_displayed() and winner in outcome.text
+    assert browser.find_element(By.ID, "analysis").is_displayed()
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#accuracy li")) == 3
     assert console_problems(browser) == []
     assert time.monotonic() - started < 120
 

@@ -12,6 +12,7 @@ from service.http.routes import challenges  # noqa: F401
 from service.http.routes import matches  # noqa: F401
 from service.http.routes import feeds  # noqa: F401
 from service.http.routes import replays  # noqa: F401
+from service.http.routes import analysis  # noqa: F401
 from service.http.routes import ladders  # noqa: F401
 from service.http.routes import meta  # noqa: F401
 from service.http.routes import play  # noqa: F401 (the web client: a page on a blueprint of its own, not in the spec)

@@ -113,6 +113,13 @@ def _with_ratings(game: Game, document: dict[str, Any]) -> dict[str, Any]:
     return document if ratings is None else {**document, "ratings": ratings}
 
 
+def _with_analysis(game: Game, document: dict[str, Any]) -> dict[str, Any]:
+    """A finished game's replay with its decision analysis (``analysis``), once the workers have made it (issue 23):
+    outside the hash (``replays.build.NOT_HASHED``), in the export too."""
+    analysis = red7_runtime().analyses.result_of(game)
+    return document if analysis is None else {**document, "analysis": analysis}
+
+
 def _viewer_response(document: dict[str, Any], title: str) -> Response:
     response = Response(render_viewer(document, title), mimetype="text/html")
     response.headers["Content-Security-Policy"] = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
@@ -131,7 +138,8 @@ class GameReplay(MethodView):
         """
         player = current_player(required=False)
         game = game_service().load(game_id)
-        response = _replay_response(_with_ratings(game, game_service().replay(game, player.id if player else None)), query)
+        document = _with_analysis(game, game_service().replay(game, player.id if player else None))
+        response = _replay_response(_with_ratings(game, document), query)
         response.headers.update(PRIVATE)  # a game in play as far as the caller has seen it: its hand included
         return response
 
@@ -163,7 +171,7 @@ class GameReplayExport(MethodView):
         game = game_service().load(game_id)
         if game.status != "finished":
             raise ApiError("game_not_finished", "Only a finished game can be exported; its replay would give away hidden cards.")
-        return _replay_response(game_service().replay(game, None), {}, f"red7-{game_id}")
+        return _replay_response(_with_analysis(game, game_service().replay(game, None)), {}, f"red7-{game_id}")
 
 
 @v1.route("/games/<game_id>/replay/view")
@@ -180,7 +188,8 @@ class GameReplayView(MethodView):
     def get(self, game_id: str) -> Response:
         """The replay viewer (a finished game in full; a game in progress as a spectator sees it)."""
         game = game_service().load(game_id)
-        return _viewer_response(_with_ratings(game, game_service().replay(game, None)), f"Red7 replay {game_id}")
+        document = _with_analysis(game, game_service().replay(game, None))
+        return _viewer_response(_with_ratings(game, document), f"Red7 replay {game_id}")
 
 
 @v1.route("/replays")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from service.http.schemas.analysis import AnalysisResultSchema
 from service.http.schemas.events import EVENT_SCHEMAS
 from service.http.schemas.requests import StepSchema
 from service.http.schemas.vocabulary import Choice, Null, Ref
@@ -282,6 +283,13 @@ class GameViewSchema(GameOptionsSchema):
             "description": "once the game is finished, every seat in place order (null before): the winner first, then "
             "in the basic game by how long each stayed in the round (the last one out second), in the advanced game by "
             "points, equal points by the highest card in the score pile (players who scored nothing follow in seat order)"
+        },
+    )
+    analysis = fields.Nested(
+        AnalysisResultSchema,
+        metadata={
+            "description": "a finished game's decision analysis, once requested and done (requestAnalysis): outside "
+            "the hash, in the export too"
         },
     )
     ratings = fields.Nested(

@@ -63,6 +63,13 @@ ENUMS: dict[str, tuple[list[str], str]] = {
     "Dealing": (["random", "seeded", "custom"], "How it was shuffled: seeded (the creator chose the seed), custom (a deck)"),
     "TimeoutAction": (["fold", "ai"], "When a human's turn times out: the seat folds, or a greedy AI plays it"),
     "SeatKind": (["human", "ai"], "Who plays a seat"),
+    "DecisionLabel": (["inaccuracy", "mistake", "blunder"], "A decision's drop in win chance: 5, 10 or 15 points and more"),
+    "DecisionBy": (
+        ["player", "timeout", "ai"],
+        "Who decided: the seat's player; its turn's deadline (a fold or an AI's turn); the AI that plays a resigned seat "
+        "(these count for no one's accuracy, labels or luck)",
+    ),
+    "AnalysisStatus": (["queued", "running", "done", "failed"], "Where a decision analysis stands"),
     "AiLevel": (["random", "greedy", "expert"], "How an AI seat plays"),
     "Pending": (["take", "play", "place"], "The action a turn waits for: take (a 1), play (a 5) or place (a 7)"),
     "Effect": ([e.value for e in Effect], "The action a card played to the palette fires (action rules)"),

@@ -3,7 +3,8 @@
 The first is created with its seats (a human and two AIs), played to its end, and its replay exported and imported
 again.  The second is a quick match: a rated ticket for two players whose empty seat an AI takes after a second,
 polled until it names the game, played to its end; then the ladder's leaderboard ranks the player (once the workers
-have applied the game) and their public profile shows the same rating.
+have applied the game) and their public profile shows the same rating.  Last, the first game's decision analysis is
+requested and read.
 
 Run by tests/clients/test_python_client.py, which first type-checks this file with ``mypy --strict`` against the
 generated package: every field is read through the generated models' attributes (no casts, no dict access), so
@@ -26,6 +27,7 @@ from red7_client.api.v1 import (
     create_match_ticket,
     create_player,
     export_replay,
+    get_analysis,
     get_game,
     get_imported_replay,
     get_leaderboard,
@@ -34,11 +36,15 @@ from red7_client.api.v1 import (
     get_replay,
     import_replay,
     list_events,
+    request_analysis,
     stream_events,
 )
 from red7_client.models import (
     Action,
     AiLevel,
+    Analysis,
+    AnalysisResult,
+    AnalysisStatus,
     CardPlayedEvent,
     EventPage,
     GameCreate,
@@ -148,6 +154,32 @@ def main(base_url: str) -> None:
         f"{len(replay.steps)} replay steps, imported as {imported}"
     )
     print(quick_match(me, anonymous, created.id))
+    print(analysed(me, anonymous, game_id))
+
+
+def analysed(me: AuthenticatedClient, anonymous: Client, game_id: str) -> str:
+    """The finished game's decision analysis: requested (202, with our token), then read until the workers are done."""
+    asked = request_analysis.sync(game_id, client=me)
+    if not isinstance(asked, Analysis) or asked.status is AnalysisStatus.FAILED:
+        fail("requestAnalysis", asked)
+    answer: Analysis | Problem | None = asked
+    while isinstance(answer, Analysis) and answer.status in (AnalysisStatus.QUEUED, AnalysisStatus.RUNNING):
+        if time.monotonic() > DEADLINE:
+            fail("the analysis did not finish in time", answer.progress)
+        time.sleep(0.2)
+        answer = get_analysis.sync(game_id, client=anonymous)
+    if not isinstance(answer, Analysis) or not isinstance(answer.result, AnalysisResult):
+        fail("getAnalysis", answer)
+    result = answer.result
+    if answer.progress.done != len(result.decisions) or len(result.players) != 3:
+        fail("the analysis' progress and players", answer.progress)
+    ours = result.players[0]
+    labels = sum(1 for d in result.decisions if d.label is not None)
+    wins = [d.win for d in result.decisions if d.seat == 0]
+    if not wins or not all(0.0 <= w <= 1.0 for w in wins):
+        fail("our win chances", wins)
+    accuracy = "none" if ours.accuracy is None else f"{ours.accuracy:.1f}"
+    return f"analysed: {len(result.decisions)} decisions, {labels} labelled, our accuracy {accuracy}"
 
 
 def play(me: AuthenticatedClient, view: GameView) -> tuple[GameView, int]:

@@ -4,7 +4,8 @@
 // with its seats) it exports the replay and imports it again, as JSON and as its NDJSON lines.  The second is a
 // quick match: a rated ticket for two players whose empty seat an AI takes after a second, polled until it names
 // the game, played to its end; then the ladder's leaderboard ranks the player (once the workers have applied the
-// game) and their public profile shows the same rating.  Usage: node player.js BASE_URL
+// game) and their public profile shows the same rating.  Last, the first game's decision analysis is requested and
+// read.  Usage: node player.js BASE_URL
 import { randomBytes } from "node:crypto";
 import createClient from "openapi-fetch";
 import type { components, paths } from "./red7.js";
@@ -13,6 +14,7 @@ type GameView = components["schemas"]["GameView"];
 type LegalStep = components["schemas"]["LegalStep"];
 type Step = components["schemas"]["Step"];
 type LeaderboardLine = components["schemas"]["LeaderboardLine"];
+type Analysis = components["schemas"]["Analysis"];
 type Client = ReturnType<typeof createClient<paths>>;
 
 const NDJSON = "application/x-ndjson";
@@ -80,6 +82,32 @@ async function main(): Promise<void> {
   const imported = await exportAndImport(me, gameId);
   console.log(`finished: winner seat ${view.winner}, ${played} steps of ours, ${feed.data.events.length} events, imported as ${imported}`);
   console.log(await quickMatch(me, anonymous, myId));
+  console.log(await analysed(me, anonymous, gameId));
+}
+
+// The finished game's decision analysis: requested (202, with our token), then read until the workers are done.
+async function analysed(me: Client, anonymous: Client, gameId: string): Promise<string> {
+  const path = { game_id: gameId };
+  const asked = await me.POST("/v1/games/{game_id}/analysis", { params: { path } });
+  if (asked.data === undefined || asked.response.status !== 202) fail("requestAnalysis", asked.error);
+  let answer: Analysis = asked.data;
+  while (answer.status === "queued" || answer.status === "running") {
+    if (Date.now() > deadline) fail("the analysis did not finish in time", answer.progress);
+    await sleep(200);
+    const read = await anonymous.GET("/v1/games/{game_id}/analysis", { params: { path } });
+    if (read.data === undefined) fail("getAnalysis", read.error);
+    answer = read.data;
+  }
+  const result = answer.result;
+  if (answer.status !== "done" || result === null) fail("the analysis' result", answer);
+  if (answer.progress.done !== result.decisions.length || result.players.length !== 3) fail("the analysis' players", answer.progress);
+  const ours = result.players[0];
+  if (ours === undefined) fail("our analysis", result.players);
+  const wins = result.decisions.filter((d) => d.seat === 0).map((d) => d.win);
+  if (wins.length === 0 || wins.some((w) => w < 0 || w > 1)) fail("our win chances", wins);
+  const labelled = result.decisions.filter((d) => d.label !== null).length;
+  const accuracy = ours.accuracy === null ? "none" : ours.accuracy.toFixed(1);
+  return `analysed: ${result.decisions.length} decisions, ${labelled} labelled, our accuracy ${accuracy}`;
 }
 
 async function viewOf(client: Client, gameId: string): Promise<GameView> {

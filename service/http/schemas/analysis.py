@@ -1,0 +1,89 @@
+"""A finished game's decision analysis (issue 23): its progress while it runs, its result when done.
+
+What the numbers mean is :mod:`engine.analysis`'s: win chances in [0, 1], each from what the mover knew at the time;
+ΔW and its standard error in percentage points.
+"""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields
+
+from service.http.schemas.requests import StepSchema
+from service.http.schemas.vocabulary import Choice, Ref
+
+
+class AnalysisBudgetSchema(Schema):
+    worlds = fields.Integer(required=True, metadata={"description": "deals of the unseen cards per candidate turn"})
+    candidates = fields.Integer(required=True, metadata={"description": "candidate turns besides the played one"})
+    refine = fields.Integer(required=True, metadata={"description": "up to this many times the deals for a close call"})
+
+
+class LabelCountsSchema(Schema):
+    inaccuracy = fields.Integer(required=True)
+    mistake = fields.Integer(required=True)
+    blunder = fields.Integer(required=True)
+
+
+class AnalysedPlayerSchema(Schema):
+    seat = fields.Integer(required=True)
+    accuracy = fields.Float(
+        required=True, allow_none=True, metadata={"description": "Lichess's game accuracy, 0-100; null: no decision"}
+    )
+    counts = fields.Nested(LabelCountsSchema, required=True)
+    luck = fields.Float(
+        required=True, metadata={"description": "percentage points of win chance from draws and the others' turns"}
+    )
+    decisions = fields.Integer(required=True)
+
+
+class AnalysedDecisionSchema(Schema):
+    number = fields.Integer(required=True)
+    n = fields.Integer(required=True, metadata={"description": "the stream number of the decision's first event"})
+    step = fields.Integer(required=True, allow_none=True, metadata={"description": "the replay step it starts at"})
+    seat = fields.Integer(required=True)
+    round = fields.Integer(required=True)
+    played = fields.List(fields.Nested(StepSchema), required=True)
+    best = fields.List(fields.Nested(StepSchema), required=True, metadata={"description": "the best turn found"})
+    win = fields.Float(required=True, metadata={"description": "the mover's chance to win the match after the played turn"})
+    best_win = fields.Float(required=True, metadata={"description": "after the best turn found"})
+    delta = fields.Float(required=True, metadata={"description": "ΔW: best_win - win, in percentage points"})
+    se = fields.Float(required=True, metadata={"description": "ΔW's standard error, in percentage points"})
+    label = Choice(
+        "DecisionLabel",
+        required=True,
+        allow_none=True,
+        metadata={"description": "at 5/10/15 points beyond twice ΔW's standard error; out when staying was possible: blunder"},
+    )
+    went_out = fields.Boolean(required=True, metadata={"description": "left the round although a turn staying in existed"})
+    candidates = fields.Integer(required=True)
+    forced = fields.Boolean(required=True, metadata={"description": "only one turn to judge"})
+    by = Choice("DecisionBy", required=True)
+
+
+class AnalysisResultSchema(Schema):
+    version = fields.Integer(required=True)
+    seed = fields.Integer(required=True)
+    budget = fields.Nested(AnalysisBudgetSchema, required=True)
+    players = fields.List(fields.Nested(AnalysedPlayerSchema), required=True)
+    winner = fields.Integer(required=True, allow_none=True)
+    rounds = fields.List(
+        fields.Integer(allow_none=True),
+        required=True,
+        metadata={"description": "the replay step each round's first decision is at"},
+    )
+    decisions = fields.List(fields.Nested(AnalysedDecisionSchema), required=True)
+
+
+class AnalysisProgressSchema(Schema):
+    done = fields.Integer(required=True)
+    total = fields.Integer(required=True, metadata={"description": "0 until the decisions are counted"})
+
+
+class AnalysisSchema(Schema):
+    game_id = fields.String(required=True)
+    status = Choice("AnalysisStatus", required=True)
+    progress = fields.Nested(AnalysisProgressSchema, required=True)
+    url = fields.String(required=True, metadata={"description": "where to read it (getAnalysis)"})
+    # Not "analysis": openapi-python-client names the model's local variable after the model (Analysis), and a member
+    # of that name shadows it.
+    result = Ref("AnalysisResult", required=True, allow_none=True, metadata={"description": "the result once done; null before"})

@@ -1,0 +1,135 @@
+"""requestAnalysis and getAnalysis: a finished game's decision analysis, computed on its own queue (issue 23)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from replays.analysis import analyse_document
+from tests.support import HUMAN, ai, play_out
+
+pytestmark = pytest.mark.every_store
+
+
+def finished_game(api):
+    ana = api.player("Ana")
+    game = api.game(ana["token"], [HUMAN, ai("greedy")], variant="basic", seed=5)
+    play_out(api, game["id"], ana["token"])
+    return ana, game
+
+
+def test_a_finished_game_is_analysed_on_its_own_queue_and_kept_with_its_replay(api, runtime):
+    ana, game = finished_game(api)
+    path = f"/v1/games/{game['id']}/analysis"
+    before = api.call("GET", path)
+    assert before.status_code == 404 and before.get_json()["code"] == "analysis_not_found"
+    hashed = api.call("GET", f"/v1/games/{game['id']}/replay/export").get_json()["hash"]
+
+    asked = api.call("POST", path, ana["token"])
+    assert asked.status_code == 202 and asked.headers["Location"] == path
+    assert asked.get_json() == {
+        "game_id": game["id"],
+        "status": "queued",
+        "progress": {"done": 0, "total": 0},
+        "url": path,
+        "result": None,
+    }
+    # On the analyses' queue, never the games' (where the AI turns wait).
+    assert runtime.analysis_queue.count == 1 and runtime.queue.count == 0
+    assert api.call("GET", path).get_json()["status"] == "queued"
+
+    api.run_jobs()
+    done = api.call("GET", path).get_json()
+    assert done["status"] == "done"
+    analysis = done["result"]
+    assert done["progress"] == {"done": len(analysis["decisions"]), "total": len(analysis["decisions"])}
+    assert {d["seat"] for d in analysis["decisions"]} == {0, 1}
+    assert [p["seat"] for p in analysis["players"]] == [0, 1]
+    replay = api.call("GET", f"/v1/games/{game['id']}/replay").get_json()
+    steps = {step["index"]: step for step in replay["steps"]}
+    for decision in analysis["decisions"]:
+        assert steps[decision["step"]]["n"] == decision["n"] and steps[decision["step"]]["seat"] == decision["seat"]
+
+    # Part of the replay and its export, outside the hash; the same events give byte-identical results.
+    assert replay["analysis"] == analysis
+    exported = api.call("GET", f"/v1/games/{game['id']}/replay/export").get_json()
+    assert exported["analysis"] == analysis and exported["hash"] == hashed
+    again = analyse_document({k: v for k, v in exported.items() if k != "analysis"})
+    assert json.dumps(again, sort_keys=True) == json.dumps(analysis, sort_keys=True)
+    assert api.call("POST", "/v1/replays", ana["token"], json=exported).status_code == 201
+
+    # Asking again is harmless: the kept result, no job.
+    twice = api.call("POST", path, ana["token"])
+    assert twice.status_code == 202 and twice.get_json()["status"] == "done"
+    assert runtime.analysis_queue.count == 0
+
+
+def test_a_game_in_play_is_not_analysed_and_an_unknown_one_is_not_found(api):
+    ana = api.player("Ana")
+    game = api.game(ana["token"], [HUMAN, ai("greedy")], variant="basic", seed=5)
+    for method in ("POST", "GET"):
+        refused = api.call(method, f"/v1/games/{game['id']}/analysis", ana["token"])
+        assert refused.status_code == 409 and refused.get_json()["code"] == "game_not_finished"
+        missing = api.call(method, "/v1/games/g_nothing_here/analysis", ana["token"])
+        assert missing.status_code == 404 and missing.get_json()["code"] == "game_not_found"
+
+
+def test_an_analysis_is_asked_for_with_a_token(api):
+    _, game = finished_game(api)
+    anonymous = api.call("POST", f"/v1/games/{game['id']}/analysis")
+    assert anonymous.status_code == 401
+
+
+def test_an_analysis_whose_worker_died_is_queued_again_when_asked_for_later(api, runtime):
+    ana, game = finished_game(api)
+    path = f"/v1/games/{game['id']}/analysis"
+    assert api.call("POST", path, ana["token"]).status_code == 202
+    runtime.analysis_queue.empty()  # the worker that took it died: nothing will finish it
+    runtime.analyses.store.progress(game["id"], 3, 40, 0)  # running, last heard of long ago
+    assert api.call("GET", path).get_json()["status"] == "running"
+    again = api.call("POST", path, ana["token"])
+    assert again.status_code == 202 and again.get_json()["status"] == "queued"
+    assert runtime.analysis_queue.count == 1
+    api.run_jobs()
+    assert api.call("GET", path).get_json()["status"] == "done"
+
+
+def test_an_analysis_running_now_is_not_queued_twice(api, runtime):
+    ana, game = finished_game(api)
+    path = f"/v1/games/{game['id']}/analysis"
+    assert api.call("POST", path, ana["token"]).status_code == 202
+    assert api.call("POST", path, ana["token"]).get_json()["status"] == "queued"
+    assert runtime.analysis_queue.count == 1
+
+
+def test_the_turns_an_ai_plays_for_a_resigned_player_count_for_no_one(api):
+    ana, bo = api.player("Ana"), api.player("Bo")
+    game = api.game(ana["token"], [HUMAN, HUMAN, ai("greedy")], variant="basic", seed=9)
+    assert api.call("POST", f"/v1/games/{game['id']}/join", bo["token"], json={"code": game["join_code"]}).status_code == 200
+    # Each plays one turn, then Ana resigns: an AI plays her seat to the end.
+    played = set()
+    for _ in range(50):
+        api.run_jobs()
+        view = api.view(game["id"], ana["token"])
+        turn = view["turn"]["seat"] if view["turn"] else None
+        if turn in (0, 1) and turn not in played:
+            token = (ana, bo)[turn]["token"]
+            legal = api.view(game["id"], token)["legal_steps"]
+            first = next(s for s in legal if s["can_win"] and not s["draws"] and s["type"] != "fold")
+            steps = [{k: first[k] for k in ("type", "card", "seat", "to") if k in first}]
+            if not first["ends_turn"]:
+                steps.append({"type": "end_turn"})
+            assert api.act(game["id"], token, steps).status_code == 200
+            played.add(turn)
+        if played == {0, 1}:
+            break
+    assert api.call("POST", f"/v1/games/{game['id']}/leave", ana["token"]).status_code == 200
+    play_out(api, game["id"], bo["token"])
+    api.call("POST", f"/v1/games/{game['id']}/analysis", bo["token"])
+    api.run_jobs()
+    analysis = api.call("GET", f"/v1/games/{game['id']}/analysis").get_json()["result"]
+    anas = [d for d in analysis["decisions"] if d["seat"] == 0]
+    assert anas and anas[0]["by"] == "player" and {d["by"] for d in anas[1:]} <= {"ai"}
+    assert analysis["players"][0]["decisions"] == sum(1 for d in anas if d["by"] == "player")
+    assert all(d["by"] == "player" for d in analysis["decisions"] if d["seat"] != 0)
