@@ -144,6 +144,16 @@ def _migrate(args: argparse.Namespace) -> int:
     print(f"red7 migrate: moving the players under {settings.key_prefix!r} (REDIS_URL) to player:{{<id>}} ...")
     report = migrate(store, settings.key_prefix, limit=args.players, progress=lambda line: print(f"red7 migrate: {line}"))
     print(f"red7 migrate: {report.summary()}")
+    if settings.compact_after > 0 and not args.players:
+        from datetime import UTC, datetime, timedelta
+
+        from service.application.compaction import compact_over
+        from service.storage.events import EventStore
+
+        older_than = datetime.now(UTC) - timedelta(seconds=settings.compact_after)
+        print(f"red7 migrate: compacting the games over before {older_than:%Y-%m-%d %H:%M:%S} UTC (RED7_COMPACT_AFTER) ...")
+        compacted = compact_over(EventStore(store, settings.key_prefix), older_than, lambda line: print(f"red7 migrate: {line}"))
+        print(f"red7 migrate: {compacted.summary()}")
     return 0
 
 
@@ -194,7 +204,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     replay.add_argument("-o", "--output", help="export: write here instead of standard output")
     replay.set_defaults(run=_replay)
     migrate = sub.add_parser(
-        "migrate", help="move the store at REDIS_URL to the Redis Cluster key layout (stop the service first; safe to rerun)"
+        "migrate",
+        help="move the store at REDIS_URL to the Redis Cluster key layout (stop the service first; safe to rerun), then "
+        "compact the games over for longer than RED7_COMPACT_AFTER",
     )
     migrate.add_argument("--players", type=int, metavar="N", help="move at most N players, then stop (run it again to go on)")
     migrate.set_defaults(run=_migrate)

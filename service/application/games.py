@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine import Event, RuleViolation, Step, decide_steps
+from service.application import compaction
 from service.application.appending import GameWrites, OnConflict
 from service.application.commands import GamePage, NewGame, Outcome, utc_now
 from service.application.followups import Due, FollowUps, NoFollowUps, due
@@ -110,6 +111,17 @@ class GameService(GameWrites):
     def needs(self, game: Game, appended: Sequence[LobbyEvent | Event] = ()) -> list[Due]:
         """What the game needs now (:func:`~service.application.followups.due`), its turn timed by the mover's calendar."""
         return due(game, appended, self.turn(game) if game.seat_to_move() is not None else None)
+
+    # --- compaction ---------------------------------------------------------------------
+
+    def compacted(self, game: Game) -> bool:
+        """Whether the game's stream is compacted up to its version (``EventStore.compact``)."""
+        return self.store.compacted(game.id) >= game.version
+
+    def compact(self, game_id: str) -> str:
+        """Fold an over game's stream into one packed record (reads, replays and their verification give the same
+        after): :mod:`service.application.compaction`.  What was done, in words."""
+        return compaction.compact(self.store, game_id, self.loader.cached(game_id))
 
     def retime(self, player_id: str) -> None:
         """A player's calendar changed: their games in play are offered again, so that the agenda looks at each at its
