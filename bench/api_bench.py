@@ -1,13 +1,13 @@
 """API benchmark: the service under gunicorn against a bare Flask endpoint served the same way.
 
-    python -m bench.api_bench [--seconds 3] [--clients 1,16]
+    python -m bench.api_bench [--seconds 3] [--clients 1,16] [--rate-limits]
 
 Starts two gunicorn servers (``gthread``, the same workers and threads): the
 Red7 service on the real Redis (``REDIS_URL``, default
 ``redis://127.0.0.1:6379/14``, under a key prefix of its own and with rate
-limits off), and a bare Flask app that answers a small JSON.  Each is driven
-by client threads, each with its own keep-alive ``http.client`` connection,
-at every concurrency of ``--clients``:
+limits off, or with ``--rate-limits`` charged as production charges them: see
+below), and a bare Flask app that answers a small JSON.  Each is driven by client
+threads, each with its own keep-alive ``http.client`` connection, at every concurrency of ``--clients``:
 
 - ``GET /v1/games/{id}``: a seated player's view of an active game;
 - ``POST /v1/games/{id}/actions``: a real, accepted step of that player's
@@ -23,6 +23,10 @@ JSON body).  Targets: GET >= 50 % of bare, POST >= 30 % of bare.  The load
 generator runs on the same machine as the servers; on a small machine it
 takes a share of the CPU from both alike.  At the end the servers are
 stopped and every Redis key of the run is deleted.
+
+``--rate-limits``: the default limits on the service, their amounts per second instead of per minute (600 a token,
+1200 an address per second): every request is charged as the defaults charge it (the same budgets, the same leases
+of 1/20 of each), and the bench's few clients, all on one address with two tokens, are never refused.
 
 The pieces live next to this module: ``bench.api_serving`` (gunicorn, the bare endpoint, the
 keep-alive client, the cleanup of Redis) and ``bench.api_load`` (the games played ahead of
@@ -137,6 +141,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", default="1,16", help="concurrencies to measure, comma-separated")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (both servers)")
     parser.add_argument("--threads", type=int, default=8, help="gunicorn threads per worker (both servers)")
+    parser.add_argument(
+        "--rate-limits", action="store_true", help="the default rate limits on, per second instead of per minute (see above)"
+    )
     args = parser.parse_args(argv)
     concurrencies = [int(c) for c in args.clients.split(",") if c.strip()]
 
@@ -171,6 +178,12 @@ def main(argv: list[str] | None = None) -> int:
         # One player makes the whole pool of games: the per-player quota of games in play is not what is measured.
         "RED7_MAX_GAMES_IN_PLAY": "1000000",
     }
+    if args.rate_limits:
+        from service.config import Settings
+
+        defaults = Settings()
+        env["RED7_RATE_LIMIT_TOKEN"] = defaults.rate_limit_token.replace("minute", "second")
+        env["RED7_RATE_LIMIT_ADDRESS"] = defaults.rate_limit_address.replace("minute", "second")
     logdir = Path(os.environ.get("TMPDIR", "/tmp")) / f"red7-bench-{run_id}"
     logdir.mkdir(parents=True, exist_ok=True)
     servers: list[Server] = []
@@ -198,7 +211,12 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"api_bench: service on :{service.port}, bare Flask on :{bare_server.port}; gunicorn gthread "
                 f"{args.workers} workers x {args.threads} threads each; Redis {redis_url} (prefix {prefix}); "
-                f"{os.cpu_count()} CPUs; {args.seconds:g} s per figure after {args.warmup:g} s warm-up",
+                f"{os.cpu_count()} CPUs; {args.seconds:g} s per figure after {args.warmup:g} s warm-up; rate limits "
+                + (
+                    f"on ({env['RED7_RATE_LIMIT_TOKEN']} a token, {env['RED7_RATE_LIMIT_ADDRESS']} an address)"
+                    if args.rate_limits
+                    else "off"
+                ),
                 flush=True,
             )
 

@@ -1,29 +1,37 @@
-"""Rate limits: one budget per token, one per address and one for sign-ups per address, in one command.
+"""Rate limits: one budget per token, one per address and one for sign-ups per address, counted in leases.
 
 Each budget is a fixed window (it opens at its first request and lasts the
 limit's period) counted in one key.  Every budget a request draws on is
-charged by one Lua script (``CHARGE``: ``INCR``, the window's end set by the
+charged by one Lua script (``CHARGE``: ``INCRBY``, the window's end set by the
 request that opens it, ``PTTL``, for each), registered once and called with
-``EVALSHA`` (redis-py's ``register_script`` loads it again on ``NOSCRIPT``): a
-request pays one command and one round trip to Redis, however many budgets
-apply.  Three commands per budget in a pipeline were 62% of what the stores'
-Redis was sent per accepted move (15.9 of 25.7 commands); flask-limiter did
-the same with a moving window in ~35 commands, four scripts and several round
-trips per request.
+``EVALSHA`` (redis-py's ``register_script`` loads it again on ``NOSCRIPT``): one
+command and one round trip to Redis however many budgets apply.  Three
+commands per budget in a pipeline were 62% of what the stores' Redis was sent
+per accepted move (15.9 of 25.7 commands).
+
+And a process does not ask Redis at every request: it takes a *lease* of a
+budget, 1/20 of it (``LEASE_SHARE``; at least one unit), and spends it
+locally; it asks again (one script for every budget that needs it) when its
+lease is spent or its window over.  A budget Redis found spent is refused
+locally until its window ends, so a client over its limit costs Redis nothing
+more.  Limits of fewer than 40 a window lease one unit at a time: each
+request asks Redis, as before.
 
 A script may touch one Redis Cluster slot only, so a request's counters
 share one hash tag: its address, the one thing every limited request has
-(``<prefix>limits:{<address>}:<budget>[:<token digest>]``).  The address's
-and the sign-up budget are exact; a token's budget (and its import budget)
-is counted per address it comes from.
+(``<prefix>limits:{<address>}:<budget>[:<token digest>]``).
 
-The stated error, what a client may spend beyond a limit of ``n`` per period:
+The stated error, for a limit of ``n`` per period:
 
-- a fixed window lets a client spend a budget twice within one period, at the
-  end of a window and the start of the next (``2n`` in any period, never more
-  than ``n`` within one window): the price of counting with one key;
-- a token used from ``k`` addresses at once has ``k`` budgets of its own
-  (each address still held to its own budget).
+- never more than ``n`` requests within one window, across every process (a
+  request goes through on a unit Redis counted); a fixed window lets a client
+  spend a budget twice within one period, at the end of a window and the
+  start of the next (``2n`` in any period): the price of counting with one key;
+- a client served by ``P`` processes at once may be refused up to
+  ``(P - 1) * n / 20`` requests early (units the others took and have not
+  spent: fewer, never more);
+- a token's budget (and its import budget) is counted per address it comes
+  from: a token used from ``k`` addresses at once has ``k`` budgets.
 
 Limit strings are flask-limiter's (``"600 per minute"``), read by the
 ``limits`` package it is built on.  A request refused counts too (it only
@@ -35,7 +43,9 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -78,14 +88,15 @@ class Charge:
         return self.count > self.budget.limit.amount
 
 
-#: KEYS: the counters; ARGV: each one's window (ms).  Answers each counter's count and the ms left in its window.
+#: KEYS: the counters; ARGV: for each, its window (ms) and the units taken.  Answers each counter's count after, and
+#: the ms left in its window.
 CHARGE = """
 local out = {}
 for i, key in ipairs(KEYS) do
-  local count = redis.call('INCR', key)
+  local count = redis.call('INCRBY', key, tonumber(ARGV[2 * i]))
   local left = redis.call('PTTL', key)
   if left < 0 then
-    left = tonumber(ARGV[i])
+    left = tonumber(ARGV[2 * i - 1])
     redis.call('PEXPIRE', key, left)
   end
   out[2 * i - 1] = count
@@ -93,6 +104,23 @@ for i, key in ipairs(KEYS) do
 end
 return out
 """
+
+#: A process takes this share of a budget at a time (at least one unit): the units it spends without asking Redis.
+LEASE_SHARE = 20
+
+#: The leases one process keeps (the least recently used go: an unspent lease only makes its budget stricter).
+LEASES_KEPT = 10_000
+
+
+@dataclass(slots=True)
+class Lease:
+    """Units of one budget's window this process took from Redis: the counts ``next`` to ``last`` (as every process
+    together counts them), until ``ends`` (Unix seconds); ``spent``: Redis had no more to give in this window."""
+
+    next: int
+    last: int
+    ends: float
+    spent: bool
 
 
 class RateBudgets:
@@ -102,26 +130,72 @@ class RateBudgets:
         self.prefix = prefix
         self.budgets = list(budgets)
         self._charge = client.register_script(CHARGE)
+        self._leases: OrderedDict[str, Lease] = OrderedDict()
+        self._lock = threading.Lock()
 
     def counter(self, budget: Budget, key: str, address: str) -> str:
         """A budget's counter: on the slot of the request's address, so one script charges every budget it draws on."""
         own = "" if key == address else f":{key}"
         return f"{self.prefix}limits:{{{address}}}:{budget.name}{own}"
 
+    @staticmethod
+    def units(budget: Budget) -> int:
+        """How many units of the budget a process takes from Redis at a time: 1/:data:`LEASE_SHARE` of it."""
+        return max(1, budget.limit.amount // LEASE_SHARE)
+
     def charge(self) -> list[Charge]:
-        """Charge this request to every budget it draws on, in one command; what each has spent."""
+        """Charge this request to every budget it draws on; what each has spent.
+
+        A unit left of a lease this process took is spent here; the budgets with none are charged in Redis, one
+        command for all of them, each taking a lease of :meth:`units`.  A budget Redis found spent is refused here
+        until its window ends.
+        """
         drawn = [(budget, key) for budget in self.budgets if (key := budget.key()) is not None]
         if not drawn:
             return []
         address = self.address()
         keys = [self.counter(budget, key, address) for budget, key in drawn]
-        windows = [budget.limit.get_expiry() * 1000 for budget, _ in drawn]
-        answers = self._charge(keys=keys, args=windows)
         now = time.time()
-        return [
-            Charge(budget, int(answers[2 * n]), now + max(0, int(answers[2 * n + 1])) / 1000)
-            for n, (budget, _) in enumerate(drawn)
-        ]
+        charges: list[Charge | None] = [None] * len(drawn)
+        asked: list[int] = []
+        with self._lock:
+            for n, (budget, _) in enumerate(drawn):
+                lease = self._leases.get(keys[n])
+                if lease is None or lease.ends <= now or (lease.next > lease.last and not lease.spent):
+                    asked.append(n)
+                    continue
+                self._leases.move_to_end(keys[n])
+                if lease.next > lease.last:  # spent in Redis: refused here until the window ends
+                    charges[n] = Charge(budget, budget.limit.amount + 1, lease.ends)
+                else:
+                    charges[n] = Charge(budget, lease.next, lease.ends)
+                    lease.next += 1
+        if asked:
+            args: list[int] = []
+            for n in asked:
+                args += [drawn[n][0].limit.get_expiry() * 1000, self.units(drawn[n][0])]
+            answers = self._charge(keys=[keys[n] for n in asked], args=args)
+            now = time.time()
+            with self._lock:
+                for at, n in enumerate(asked):
+                    budget = drawn[n][0]
+                    count, ends = int(answers[2 * at]), now + max(0, int(answers[2 * at + 1])) / 1000
+                    taken = self.units(budget)
+                    before = count - taken  # what every process together had counted before this lease
+                    granted = max(0, min(taken, budget.limit.amount - before))
+                    if granted:
+                        charges[n] = Charge(budget, before + 1, ends)
+                        self._keep(keys[n], Lease(before + 2, before + granted, ends, spent=granted < taken))
+                    else:
+                        charges[n] = Charge(budget, count, ends)  # over its limit: breached
+                        self._keep(keys[n], Lease(count, count - 1, ends, spent=True))
+        return [charge for charge in charges if charge is not None]
+
+    def _keep(self, key: str, lease: Lease) -> None:
+        self._leases[key] = lease
+        self._leases.move_to_end(key)
+        while len(self._leases) > LEASES_KEPT:
+            self._leases.popitem(last=False)
 
     def before_request(self) -> None:
         """Refuse a request over any of its budgets (429, with Retry-After); keep the charges for the headers."""

@@ -1,8 +1,9 @@
-"""Rate limits charged by one script (service/http/budgets.py): one command per request, within their stated error.
+"""Rate limits charged by one script (service/http/budgets.py): one command per request at most, within their stated
+error.
 
-The stated error: a fixed window (at most ``n`` a window, ``2n`` across a window's end), and a token's budget
-counted per address it comes from.  These run on fakeredis (slot-checked: the script's keys on one slot), the
-real Redis and the cluster.
+The stated error: a fixed window (at most ``n`` a window, ``2n`` across a window's end), a process's unspent lease
+(``n / 20``) refused early in the other processes, and a token's budget counted per address it comes from.  These
+run on fakeredis (slot-checked: the script's keys on one slot), the real Redis and the cluster.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ def counted(client: Any) -> Counter[str]:
 
     def execute_command(*args: Any, **options: Any) -> Any:
         sent[str(args[0]).upper()] += 1
+        if any("limits:{" in str(arg) for arg in args):
+            sent["rate limits"] += 1
         return original(*args, **options)
 
     client.execute_command = execute_command
@@ -41,9 +44,9 @@ def limited_app(redis_pair, key_prefix, **limits: str):
     return runtime, create_app(runtime)
 
 
-ALL_FOUR = {
-    "rate_limit_token": "50 per minute",
-    "rate_limit_address": "70 per minute",
+ALL_FOUR = {  # under 40 a window: a unit at a time, each request charged in Redis
+    "rate_limit_token": "35 per minute",
+    "rate_limit_address": "39 per minute",
     "rate_limit_signup": "30 per minute",
     "rate_limit_import": "20 per minute",
 }
@@ -56,7 +59,7 @@ def test_a_request_pays_one_command_however_many_budgets_it_draws_on(redis_pair,
     sent = counted(runtime.redis)
     with app.test_request_context("/v1/games/g_1", environ_base={"REMOTE_ADDR": "10.0.0.9"}):
         rate.charge()  # the first loads the script (NOSCRIPT, SCRIPT LOAD, EVALSHA again): once per server
-    assert set(sent) <= {"EVALSHA", "EVAL", "SCRIPT LOAD"}
+    assert set(sent) <= {"EVALSHA", "EVAL", "SCRIPT LOAD", "rate limits"}
     for method, path, headers, drawn in [
         ("GET", "/v1/games/g_1", {"Authorization": "Bearer t_abc"}, {"address", "token"}),
         ("POST", "/v1/replays", {"Authorization": "Bearer t_abc"}, {"address", "token", "import"}),
@@ -67,7 +70,7 @@ def test_a_request_pays_one_command_however_many_budgets_it_draws_on(redis_pair,
         with app.test_request_context(path, method=method, headers=headers, environ_base={"REMOTE_ADDR": "10.0.0.7"}):
             charges = rate.charge()
         assert {c.budget.name for c in charges} == drawn, path
-        assert sum(sent.values()) == 1 and set(sent) <= {"EVALSHA", "EVAL"}, sent
+        assert sent["rate limits"] == 1 and sum(sent.values()) == 2 and set(sent) <= {"EVALSHA", "EVAL", "rate limits"}, sent
         assert all(c.count == 1 for c in charges if c.budget.name in ("signup", "import"))
 
 
@@ -147,3 +150,29 @@ def test_limits_hold_exactly_within_one_window(redis_pair, backend, requests, to
         stores = redis_pair[0]
         for key in list(stores.scan_iter(match=f"{prefix}*", count=500)):
             stores.delete(key)
+
+
+def test_a_process_spends_its_lease_without_asking_redis_and_never_more_than_the_limit(redis_pair, key_prefix):
+    runtime, app = limited_app(redis_pair, key_prefix, rate_limit_address="600 per minute")
+    client = app.test_client()
+    sent = counted(runtime.redis)
+    statuses = Counter(client.get("/v1/games/g_unknown").status_code for _ in range(650))
+    assert statuses == {404: 600, 429: 50}
+    # a lease of 30 at a time (the first asked twice: NOSCRIPT); the spent window refused without asking again
+    assert sent["rate limits"] <= 600 // 30 + 2, sent
+
+
+def test_processes_sharing_a_budget_never_let_more_than_its_limit_through(redis_pair, key_prefix):
+    """Three processes (three apps, leases of their own) serving one address in turn: at most the limit goes
+    through, and at most what the others leased and did not spend (2 x 100/20) is refused early."""
+    apps = [limited_app(redis_pair, key_prefix, rate_limit_address="100 per minute")[1].test_client() for _ in range(3)]
+    through = sum(apps[n % 3].get("/v1/games/g_unknown").status_code == 404 for n in range(200))
+    assert 100 - 2 * 5 <= through <= 100
+
+
+def test_a_lease_ends_with_its_window(redis_pair, key_prefix):
+    _, app = limited_app(redis_pair, key_prefix, rate_limit_address="40 per second")  # leases of 2
+    client = app.test_client()
+    assert Counter(client.get("/v1/games/g_unknown").status_code for _ in range(45)) == {404: 40, 429: 5}
+    time.sleep(1.1)
+    assert Counter(client.get("/v1/games/g_unknown").status_code for _ in range(41)) == {404: 40, 429: 1}
