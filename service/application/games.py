@@ -463,8 +463,26 @@ class GameService(GameWrites):
         expected: frozenset[int] | None,
         idempotency: Idempotency | None,
     ) -> Outcome:
-        if (replay := self.recorded(game.id, idempotency)) is not None:
-            return Outcome(replayed=replay)
+        try:
+            return self._decide_and_append(game, player, steps, expected, idempotency)
+        except NotConfirmed:
+            raise  # the append may have happened (unconfirmed by replicas): never decide it a second time
+        except (Refused, RuleViolation):
+            # A retry of a request made before (Idempotency-Key) is answered as its first attempt left the game. Asked
+            # only when the steps are refused: one that goes through is answered by the append's script, which finds
+            # the record first; so the usual request pays no read of the record.
+            if (replay := self.recorded(game.id, idempotency)) is not None:
+                return Outcome(replayed=replay)
+            raise
+
+    def _decide_and_append(
+        self,
+        game: Game,
+        player: Player,
+        steps: Sequence[Step],
+        expected: frozenset[int] | None,
+        idempotency: Idempotency | None,
+    ) -> Outcome:
         seat = game.seat_of(player.id)
         if seat is None:
             raise Refused("not_a_player", "Only seated players act in a game; you can watch it.")

@@ -142,3 +142,18 @@ def test_red7_migrate_compacts_the_games_over_before_the_grace(api, backend, mon
     assert red7(["migrate"]) == 0
     assert "1 games compacted" in capsys.readouterr().out
     assert store.compacted(other) == store.version(other)
+
+
+@pytest.mark.on_cluster
+def test_compact_over_finds_the_games_on_every_store(redis_pair, key_prefix):
+    """``red7 migrate``'s pass scans every game's version key: on a cluster, on every primary."""
+    from tests.support import settings_for
+
+    runtime = build_runtime(settings_for(key_prefix), clients=redis_pair)
+    api = Api(create_app(runtime), runtime)
+    made = [finished_game(api, seed) for seed in (11, 12, 13)]
+    report = compact_over(runtime.store, datetime.now(UTC) + timedelta(seconds=1))
+    assert report.compacted == 3, report.summary()
+    for token, game_id in made:
+        assert runtime.store.compacted(game_id) == runtime.store.version(game_id)
+        assert api.view(game_id, token)["status"] == "finished"
