@@ -27,9 +27,10 @@ The stated error, for a limit of ``n`` per period:
   request goes through on a unit Redis counted); a fixed window lets a client
   spend a budget twice within one period, at the end of a window and the
   start of the next (``2n`` in any period): the price of counting with one key;
-- a client served by ``P`` processes at once may be refused up to
-  ``(P - 1) * n / 20`` requests early (units the others took and have not
-  spent: fewer, never more);
+- a client served by several processes at once may be refused early: by
+  the units the others took and have not spent, ``n / 20`` a lease (a lease
+  per thread that asked at once: a process's threads asking together each
+  take one, and the process keeps them all);
 - a token's budget (and its import budget) is counted per address it comes
   from: a token used from ``k`` addresses at once has ``k`` budgets.
 
@@ -108,19 +109,28 @@ return out
 #: A process takes this share of a budget at a time (at least one unit): the units it spends without asking Redis.
 LEASE_SHARE = 20
 
+#: How long a thread waits for another's answer from Redis about the same counter (seconds), then asks itself.
+ASKING_WAIT = 0.5
+
 #: The leases one process keeps (the least recently used go: an unspent lease only makes its budget stricter).
 LEASES_KEPT = 10_000
 
 
 @dataclass(slots=True)
 class Lease:
-    """Units of one budget's window this process took from Redis: the counts ``next`` to ``last`` (as every process
-    together counts them), until ``ends`` (Unix seconds); ``spent``: Redis had no more to give in this window."""
+    """Units of one budget's window this process took from Redis and has not spent (``left``), until ``ends`` (Unix
+    seconds); ``seen``: the most every process together had taken when Redis last answered; ``spent``: Redis had no
+    more to give in this window.  Leases taken at once by several threads add up: no unit is lost."""
 
-    next: int
-    last: int
+    left: int
+    seen: int
     ends: float
     spent: bool
+
+
+def _wants(lease: Lease | None, now: float) -> bool:
+    """Whether a lease (or none) leaves Redis to be asked: none, over, or spent with more to give."""
+    return lease is None or lease.ends <= now or (lease.left <= 0 and not lease.spent)
 
 
 class RateBudgets:
@@ -131,7 +141,8 @@ class RateBudgets:
         self.budgets = list(budgets)
         self._charge = client.register_script(CHARGE)
         self._leases: OrderedDict[str, Lease] = OrderedDict()
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
+        self._asking: set[str] = set()  # counters a thread of this process is asking Redis for: the others wait
 
     def counter(self, budget: Budget, key: str, address: str) -> str:
         """A budget's counter: on the slot of the request's address, so one script charges every budget it draws on."""
@@ -161,34 +172,53 @@ class RateBudgets:
         with self._lock:
             for n, (budget, _) in enumerate(drawn):
                 lease = self._leases.get(keys[n])
-                if lease is None or lease.ends <= now or (lease.next > lease.last and not lease.spent):
+                if _wants(lease, now) and keys[n] in self._asking:  # another thread asks: its answer may serve us too
+                    self._lock.wait(ASKING_WAIT)
+                    now, lease = time.time(), self._leases.get(keys[n])
+                if _wants(lease, now):
                     asked.append(n)
+                    self._asking.add(keys[n])
                     continue
+                assert lease is not None
                 self._leases.move_to_end(keys[n])
-                if lease.next > lease.last:  # spent in Redis: refused here until the window ends
+                if lease.left <= 0:  # spent in Redis: refused here until the window ends
                     charges[n] = Charge(budget, budget.limit.amount + 1, lease.ends)
                 else:
-                    charges[n] = Charge(budget, lease.next, lease.ends)
-                    lease.next += 1
+                    lease.left -= 1
+                    charges[n] = Charge(budget, min(budget.limit.amount, lease.seen - lease.left), lease.ends)
         if asked:
             args: list[int] = []
             for n in asked:
                 args += [drawn[n][0].limit.get_expiry() * 1000, self.units(drawn[n][0])]
-            answers = self._charge(keys=[keys[n] for n in asked], args=args)
+            try:
+                answers = self._charge(keys=[keys[n] for n in asked], args=args)
+            except BaseException:
+                with self._lock:
+                    self._asking.difference_update(keys[n] for n in asked)
+                    self._lock.notify_all()
+                raise
             now = time.time()
             with self._lock:
+                self._asking.difference_update(keys[n] for n in asked)
+                self._lock.notify_all()
                 for at, n in enumerate(asked):
                     budget = drawn[n][0]
                     count, ends = int(answers[2 * at]), now + max(0, int(answers[2 * at + 1])) / 1000
                     taken = self.units(budget)
                     before = count - taken  # what every process together had counted before this lease
                     granted = max(0, min(taken, budget.limit.amount - before))
-                    if granted:
-                        charges[n] = Charge(budget, before + 1, ends)
-                        self._keep(keys[n], Lease(before + 2, before + granted, ends, spent=granted < taken))
+                    lease = self._leases.get(keys[n])
+                    if lease is None or lease.ends <= now:
+                        lease = Lease(0, 0, ends, spent=False)
+                    lease.left += granted  # another thread's lease of this window, still unspent, is kept
+                    lease.seen, lease.ends = max(lease.seen, count), max(lease.ends, ends)
+                    lease.spent = lease.spent or granted < taken
+                    if lease.left > 0:
+                        lease.left -= 1
+                        charges[n] = Charge(budget, min(budget.limit.amount, lease.seen - lease.left), lease.ends)
                     else:
-                        charges[n] = Charge(budget, count, ends)  # over its limit: breached
-                        self._keep(keys[n], Lease(count, count - 1, ends, spent=True))
+                        charges[n] = Charge(budget, count, lease.ends)  # over its limit: breached
+                    self._keep(keys[n], lease)
         return [charge for charge in charges if charge is not None]
 
     def _keep(self, key: str, lease: Lease) -> None:

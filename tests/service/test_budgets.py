@@ -8,6 +8,7 @@ run on fakeredis (slot-checked: the script's keys on one slot), the real Redis a
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from collections import Counter
@@ -176,3 +177,25 @@ def test_a_lease_ends_with_its_window(redis_pair, key_prefix):
     assert Counter(client.get("/v1/games/g_unknown").status_code for _ in range(45)) == {404: 40, 429: 5}
     time.sleep(1.1)
     assert Counter(client.get("/v1/games/g_unknown").status_code for _ in range(41)) == {404: 40, 429: 1}
+
+
+def test_threads_taking_leases_at_once_lose_no_unit(redis_pair, key_prefix):
+    """Sixteen threads of one process, each finding the lease spent at once, each take one: the process keeps them
+    all, so its client is refused nothing below the limit (a lease replaced by another's lost its units)."""
+    _, app = limited_app(redis_pair, key_prefix, rate_limit_address="1000 per minute")  # leases of 50
+    statuses: Counter[int] = Counter()
+    lock = threading.Lock()
+
+    def run() -> None:
+        client = app.test_client()
+        for _ in range(60):
+            status = client.get("/v1/games/g_unknown").status_code
+            with lock:
+                statuses[status] += 1
+
+    threads = [threading.Thread(target=run) for _ in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert statuses[429] == 0 and statuses[404] == 960, statuses
