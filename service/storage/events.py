@@ -94,7 +94,8 @@ return {'ok', tostring(n)}
 
 READ_SCRIPT = """
 -- KEYS: 1 events, 2 the packed record; ARGV: 1 the first number wanted, 2 how many at most ('' for all)
--- Answers {entries} or, when the packed record holds the first wanted, {entries, packed record}.
+-- Answers {entries} or, when the packed record holds the first wanted, {entries, packed record}; or when that is
+-- the record's last event (a reader checking its cached fold's head), {entries, '', that event's payload}.
 local first = tonumber(ARGV[1])
 local entries
 if ARGV[2] ~= '' then
@@ -103,8 +104,11 @@ else
   entries = redis.call('XRANGE', KEYS[1], first .. '-0', '+')
 end
 if #entries > 0 and tonumber(string.match(entries[1][1], '^(%d+)')) == first then return {entries} end
-local upto = string.match(redis.call('GETRANGE', KEYS[2], 0, 31), '^z1 (%d+) ')
+local upto, size, header = string.match(redis.call('GETRANGE', KEYS[2], 0, 63), '^z1 (%d+) (%d+)\\n()')
 if not upto or tonumber(upto) < first then return {entries} end
+if tonumber(upto) == first then
+  return {entries, '', redis.call('GETRANGE', KEYS[2], header - 1, header + tonumber(size) - 2)}
+end
 return {entries, redis.call('GET', KEYS[2])}
 """
 
@@ -351,7 +355,10 @@ class EventStore:
         entries = [_stored(entry_id, dict(zip(fields[::2], fields[1::2], strict=True))) for entry_id, fields in reply[0]]
         if len(reply) < 2:
             return entries
-        packed = [StoredEvent(n, p) for n, p in enumerate(unpack(reply[1]), start=1) if n > after]
+        if len(reply) == 3:  # only the record's last event was wanted first: its head, kept apart from the rest
+            packed = [StoredEvent(after + 1, _text(reply[2]))]
+        else:
+            packed = [StoredEvent(n, p) for n, p in enumerate(unpack(reply[1]), start=1) if n > after]
         merged = packed + [e for e in entries if e.number > len(packed) + after]
         return merged if limit is None else merged[:limit]
 
