@@ -2,6 +2,7 @@
 
     python -m bench.cost_bench                 # 40 moves, 20 samples of each part, a day, 10 s idle: ~30 s
     python -m bench.cost_bench --moves 5 --day-turns 3 --samples 5
+    python -m bench.cost_bench --split           # the stores' Redis and the queue's apart, each measured apart
 
 The production shape with the production defaults: a redis-server of its own
 (AOF, ``appendfsync always``, as docker-compose ships it), gunicorn as the
@@ -28,6 +29,10 @@ again.  Printed:
   at that pace, so its last hour in play is taken), and what a finished game
   keeps for good; then more games played to their end (``--finished-games``),
   each sized apart, since games differ in length.
+- with ``--split``, production's split: the stores on one redis-server and the queue (RQ, the agenda, shares,
+  markers, pulses) on another (``RED7_QUEUE_URL``), both with the AOF policy asked; per accepted human move, for
+  each Redis apart: commands, round trips, AOF flushes (fsyncs, with ``always``) and CPU (bench/cost_meter.py
+  says how each is counted); then who asks the stores (MONITOR on the stores' Redis), the parts and memory left out;
 - who asks: more moves played under Redis's MONITOR (a phase of its own: it
   costs the server), each command put down to the part of the service that
   sent it by the key it touches (bench/cost_owners.py): RQ, rate limits,
@@ -204,6 +209,7 @@ class Bench:
     hook: str
     lists: list[str]  # the queues, and the intermediate lists a worker moves a job to as it takes it
     registries: list[str]  # the jobs running
+    stores_meter: Meter | None = None  # split: the stores' Redis (``meter`` is then the queue's)
 
     def player(self, base: str | None = None) -> Frontend:
         me = Client(base or self.api).sign_up(f"cost{uuid.uuid4().hex[:6]}")
@@ -250,6 +256,7 @@ class Bench:
 @dataclass
 class PlayTally:
     cost: Cost = field(default_factory=Cost)
+    stores: Cost = field(default_factory=Cost)  # split: the stores' Redis (``cost`` is then the queue's)
     moves: int = 0
     turns: int = 0
     games: int = 0
@@ -262,6 +269,7 @@ def per_move(bench: Bench, moves: int) -> tuple[PlayTally, Frontend]:
         game = me.create_game()
         tally.games += 1
         bench.quiet()
+        stores_before = bench.stores_meter.snapshot() if bench.stores_meter else None
         before = bench.meter.snapshot()
         over = False
         while not over and tally.moves < moves:
@@ -272,6 +280,8 @@ def per_move(bench: Bench, moves: int) -> tuple[PlayTally, Frontend]:
             me.my_turn(game)  # the AIs' answer to the last move, as the client sees it
         bench.quiet()
         tally.cost += bench.meter.cost(before, bench.meter.snapshot())
+        if bench.stores_meter and stores_before:
+            tally.stores += bench.stores_meter.cost(stores_before, bench.stores_meter.snapshot())
     return tally, me
 
 
@@ -420,6 +430,7 @@ class Owners:
     commands: Counter[str]
     moves: int
     turns: int
+    sent: Counter[str] = field(default_factory=Counter)  # those the clients sent (a script's own commands left out)
 
 
 def owners(bench: Bench, moves: int) -> Owners:
@@ -438,7 +449,7 @@ def owners(bench: Bench, moves: int) -> Owners:
                 break
         me.my_turn(game)
         bench.quiet()
-    return Owners(tally(seen), played, turns)
+    return Owners(tally(seen), played, turns, tally([(where, command) for where, command in seen if where != "lua"]))
 
 
 def report_owners(out: Owners) -> None:
@@ -449,6 +460,10 @@ def report_owners(out: Owners) -> None:
     )
     for owner, calls in out.commands.most_common():
         print(f"    {owner:60} {calls / max(out.moves, 1):7.1f}  {calls / max(total, 1):5.0%}")
+    sent = sum(out.sent.values())
+    print(f"of them sent by the clients (a script counts once, its own commands left out): {sent / max(out.moves, 1):.1f}")
+    for owner, calls in out.sent.most_common():
+        print(f"    {owner:60} {calls / max(out.moves, 1):7.1f}  {calls / max(sent, 1):5.0%}")
 
 
 def row(label: str, cost: Cost, n: float) -> str:
@@ -479,6 +494,23 @@ def report_moves(tally: PlayTally, me: Frontend) -> None:
     print(row("per accepted human move", tally.cost, tally.moves))
     print(row("per human turn", tally.cost, tally.turns))
     print(f"top 10 commands per accepted move: {top(tally.cost, tally.moves)}")
+    n = max(tally.moves, 1)
+    print(f"round trips per accepted move: {tally.cost.round_trips / n:.1f}; AOF flushes: {tally.cost.aof_flushes / n:.1f}")
+
+
+def report_split(tally: PlayTally) -> None:
+    """Each Redis apart, per accepted human move."""
+    n = max(tally.moves, 1)
+    print(f"\nEach Redis apart, per accepted human move ({tally.moves} moves):")
+    print("(commands: those run, a script's own included; what the clients sent is in the MONITOR phase below)")
+    print(f"{'':16} {'commands':>9} {'round trips':>12} {'AOF flushes':>12} {'Redis CPU µs':>13}")
+    for name, cost in (("stores Redis", tally.stores), ("queue Redis", tally.cost)):
+        print(
+            f"{name:16} {cost.commands / n:9.1f} {cost.round_trips / n:12.1f} {cost.aof_flushes / n:12.1f} "
+            f"{cost.redis_cpu_us / n:13.0f}"
+        )
+    for name, cost in (("stores Redis", tally.stores), ("queue Redis", tally.cost)):
+        print(f"top 10 commands per accepted move, {name}: {top(cost, tally.moves)}")
 
 
 def report_parts(out: Parts) -> None:
@@ -544,7 +576,10 @@ def main(argv: list[str] | None = None) -> int:
         choices=["always", "everysec", "no"],
         help="redis-server's AOF fsync policy (docker-compose ships always): what fsyncs cost Redis's CPU",
     )
+    parser.add_argument("--split", action="store_true", help="the stores' Redis and the queue's apart, each measured apart")
     args = parser.parse_args(argv)
+    if args.split:
+        return split(args)
     directory = Path(tempfile.mkdtemp(prefix="red7-cost-"))
     started = time.monotonic()
     with (
@@ -560,7 +595,8 @@ def main(argv: list[str] | None = None) -> int:
         queues = [Queue(name, connection=connection) for name in (DEFAULTS.queue_name, DEFAULTS.webhook_queue_name)]
         lists = [key for queue in queues for key in (queue.key, queue.intermediate_queue_key)]
         registries = [StartedJobRegistry(queue.name, connection=connection).key for queue in queues]
-        meter = Meter(server.client(), {"gunicorn": [gunicorn], "worker": [worker.pid]}, descendants)
+        pid = server.process.pid if server.process else None
+        meter = Meter(server.client(), {"gunicorn": [gunicorn], "worker": [worker.pid]}, descendants, pid)
         bench = Bench(server, meter, api, bare_api, worker.pid, hook, lists, registries)
         print(
             f"cost: gunicorn (gevent, 1 process), 1 red7 worker, redis-server with AOF {args.appendfsync}; default rate limits "
@@ -576,6 +612,46 @@ def main(argv: list[str] | None = None) -> int:
             report_finished(finished_games(bench, args.finished_games))
         if args.owner_moves:
             report_owners(owners(bench, args.owner_moves))
+        print(f"\nwebhook deliveries received: {_Hook.received}; {time.monotonic() - started:.0f} s in all")
+    shutil.rmtree(directory, ignore_errors=True)
+    return 0
+
+
+def split(args: argparse.Namespace) -> int:
+    """The production split: the stores on one redis-server, the queue on another; each measured apart."""
+    directory = Path(tempfile.mkdtemp(prefix="red7-cost-split-"))
+    (directory / "stores").mkdir()
+    (directory / "queue").mkdir()
+    started = time.monotonic()
+    with (
+        webhook_receiver() as hook,
+        redis_server(directory / "stores", appendfsync=args.appendfsync) as stores,
+        redis_server(directory / "queue", appendfsync=args.appendfsync) as queue_server,
+        processes(directory, stores.url, RED7_QUEUE_URL=queue_server.url, **PRODUCTION) as deployment,
+    ):
+        api = deployment.api(workers=1)
+        worker = deployment.worker()
+        gunicorn = next(p.pid for p in deployment.started if api.rsplit(":", 1)[1] in str(p.args))
+        connection = queue_server.client()
+        queues = [Queue(name, connection=connection) for name in (DEFAULTS.queue_name, DEFAULTS.webhook_queue_name)]
+        lists = [key for queue in queues for key in (queue.key, queue.intermediate_queue_key)]
+        registries = [StartedJobRegistry(queue.name, connection=connection).key for queue in queues]
+        pids = {"gunicorn": [gunicorn], "worker": [worker.pid]}
+        meter = Meter(queue_server.client(), pids, descendants, queue_server.process.pid if queue_server.process else None)
+        stores_meter = Meter(stores.client(), {}, descendants, stores.process.pid if stores.process else None)
+        bench = Bench(stores, meter, api, api, worker.pid, hook, lists, registries, stores_meter)
+        print(
+            f"cost, split: the stores and the queue on two redis-servers, AOF {args.appendfsync}; gunicorn (gevent, 1 "
+            f"process), 1 red7 worker; default rate limits ({DEFAULTS.rate_limit_token} a token, "
+            f"{DEFAULTS.rate_limit_address} an address), a webhook on every player, If-Match and Idempotency-Key on every "
+            "POST; 1 human vs greedy + random AIs, advanced, actions"
+        )
+        bench.quiet()
+        tally, me = per_move(bench, args.moves)
+        report_moves(tally, me)
+        report_split(tally)
+        if args.owner_moves:
+            report_owners(owners(bench, args.owner_moves))  # MONITOR on the stores' Redis
         print(f"\nwebhook deliveries received: {_Hook.received}; {time.monotonic() - started:.0f} s in all")
     shutil.rmtree(directory, ignore_errors=True)
     return 0

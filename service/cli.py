@@ -150,6 +150,15 @@ def _migrate(args: argparse.Namespace) -> int:
     games = GameService(EventStore(store, settings.key_prefix), PlayerStore(store, settings.key_prefix))
     looked, in_play = games.index_games_in_play()  # what a queue Redis that lost its data is rebuilt from
     print(f"red7 migrate: {in_play} of {looked} games indexed as in play")
+    if settings.compact_after > 0 and not args.players:
+        from datetime import UTC, datetime, timedelta
+
+        from service.application.compaction import compact_over
+
+        older_than = datetime.now(UTC) - timedelta(seconds=settings.compact_after)
+        print(f"red7 migrate: compacting the games over before {older_than:%Y-%m-%d %H:%M:%S} UTC (RED7_COMPACT_AFTER) ...")
+        compacted = compact_over(EventStore(store, settings.key_prefix), older_than, lambda line: print(f"red7 migrate: {line}"))
+        print(f"red7 migrate: {compacted.summary()}")
     return 0
 
 
@@ -200,7 +209,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     replay.add_argument("-o", "--output", help="export: write here instead of standard output")
     replay.set_defaults(run=_replay)
     migrate = sub.add_parser(
-        "migrate", help="move the store at REDIS_URL to the Redis Cluster key layout (stop the service first; safe to rerun)"
+        "migrate",
+        help="move the store at REDIS_URL to the Redis Cluster key layout (stop the service first; safe to rerun), then "
+        "compact the games over for longer than RED7_COMPACT_AFTER",
     )
     migrate.add_argument("--players", type=int, metavar="N", help="move at most N players, then stop (run it again to go on)")
     migrate.set_defaults(run=_migrate)

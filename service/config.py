@@ -47,6 +47,9 @@ class Settings:
     #: How many proxies in front of the service append to X-Forwarded-For (0: none; the header is ignored).
     trusted_proxy_hops: int = 0
     snapshot_every: int = 64
+    #: A game over (finished or called off) this long, in seconds, has its stream compacted into one packed record
+    #: (service/storage/events.py: ~3x smaller, read as before); 0: never.  ``red7 migrate`` compacts older ones.
+    compact_after: float = 3600.0
     max_body_bytes: int = 64 * 1024
     #: An imported replay file, and the events it may hold: the longest games we have seen are ~300 events in
     #: ~300 KiB, and verifying a file costs time in proportion to both (bench/replay_bench.py: the worst case).

@@ -197,6 +197,7 @@ def build_runtime(
     )
     ratings = RatingService(RatingStore(text, settings.key_prefix), store, games.load)
     dispatcher.rated = ratings.applied
+    dispatcher.compact_after, dispatcher.compacted = settings.compact_after, games.compacted
     games.tables.rating = ratings.rating  # the open tables' and quick match's rating ranges compare players' ratings
     pools = PoolStreams(
         text, settings.key_prefix, replicas=settings.wait_replicas, replica_timeout_ms=settings.wait_replicas_timeout_ms

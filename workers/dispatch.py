@@ -78,6 +78,11 @@ def _ms(at: datetime) -> int:
     return int(at.timestamp() * 1000)
 
 
+def _when(stamp: str, default: datetime) -> datetime:
+    """A game's ISO time (``updated_at``), or ``default`` for none."""
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")) if stamp else default
+
+
 def _timed(item: Due) -> bool:
     """What the agenda times: the jobs that move a game on and a rated game's ``rate`` (:data:`WATCHED`), and the
     notifications due at a time (reminders)."""
@@ -123,6 +128,10 @@ class Dispatcher:
     play_on_levels: frozenset[str] = QUICK_LEVELS
     #: The agenda marks this process wrote before an append, by game: (the mark, when it was written, monotonic s).
     _marks: dict[str, tuple[int, float]] = field(default_factory=dict, repr=False)
+    #: How long after a game is over its stream is compacted (seconds; 0: never), and whether it is (the composition
+    #: root asks the store): until it is, its ``compact`` job is watched like a move.
+    compact_after: float = 0.0
+    compacted: Callable[[Game], bool] | None = None
 
     def before_append(self, game_id: str) -> int:
         """Note the game on the agenda before an append: if this process dies before :meth:`after_append`,
@@ -226,6 +235,10 @@ class Dispatcher:
                 if self.rated is None:
                     self.enqueue(item)
                 continue  # its ladder has it (or nobody can tell): nothing to watch
+            if item.job == "compact":
+                if self.compact_after <= 0 or self.compacted is None or self.compacted(game):
+                    continue  # never compacted, or it is: nothing to watch
+                at = _when(game.updated_at, now) + timedelta(seconds=self.compact_after)
             if item.job == "notify":  # a reminder: sent when its time comes (once), looked at until then
                 if at is not None and at > now:
                     looks.append(_ms(at))

@@ -15,7 +15,7 @@ import enum
 import logging
 from collections.abc import Callable, Sequence
 
-from engine import Event, GameStarted
+from engine import Event, GameStarted, RuleViolation
 from service.application.commands import Outcome
 from service.application.followups import WATCHED, Due, FollowUps
 from service.application.listing import GameLists
@@ -79,17 +79,38 @@ class GameWrites:
 
         With ``idempotency``, a request made before is answered as its first attempt left the game
         (``Outcome.replayed``), whatever the game is now: it is not decided a second time.
+
+        The first attempt decides on this process's cached fold of the game, if it has one, which saves reading the
+        stream (a job playing AI turns one after another reads it once): the append checks the version and the head
+        it was decided on, so a fold that was behind, or of a history Redis lost, appends nothing, and whatever the
+        cached fold decided or refused (nothing to do, a conflict, a refusal) is decided again on the game read
+        afresh.
         """
+        cached = self.loader.cached(game_id)
         for _ in range(RETRIES):
-            game = self.loader.load(game_id)
+            game = cached if cached is not None else self.loader.load(game_id)
+            from_cache, cached = cached is not None, None
             if (replayed := self.recorded(game_id, idempotency)) is not None:
                 return Outcome(game=self.as_of(game_id, replayed.version), replayed=replayed)
-            events = decide(game)
+            try:
+                events = decide(game)
+            except NotConfirmed:
+                raise
+            except (Refused, RuleViolation):
+                if from_cache:
+                    continue  # perhaps only the cache was behind
+                raise
             if not events:
+                if from_cache:
+                    continue
                 return None
             try:
                 outcome = self.append(game, events, by, idempotency=idempotency, playing_on=playing_on)
+            except NotConfirmed:
+                raise
             except Conflict:
+                if from_cache:
+                    continue  # the cache was behind (append forgot it): decide again on the stream itself
                 if on_conflict is OnConflict.RETRY:
                     continue
                 if on_conflict is OnConflict.GIVE_UP:

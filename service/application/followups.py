@@ -33,7 +33,7 @@ class Due:
     the challenge ``game_id`` names, at that challenge's version (see :func:`challenge_notice`).
     """
 
-    job: str  # "ai_turn" | "score_round" | "turn_deadline" | "start_rematch" | "notify" | "push" | "rate"
+    job: str  # "ai_turn" | "score_round" | "turn_deadline" | "start_rematch" | "notify" | "push" | "rate" | "compact"
     game_id: str
     version: int
     args: tuple[Any, ...] = ()
@@ -52,9 +52,11 @@ class Due:
 #: The jobs that move a game on (the others only tell players about it).  ``start_rematch`` makes the rematch a
 #: finished game's players agreed on, should the request that agreed stop before it did.
 MOVES_GAME = frozenset({"ai_turn", "score_round", "turn_deadline", "start_rematch"})
-#: The jobs the agenda watches until they have run: those that move a game on, and a finished rated game's
-#: ``rate`` (its ladder takes it once, however often it runs; the dispatcher asks the ladder whether it has).
-WATCHED = MOVES_GAME | {"rate"}
+#: The jobs the agenda watches until they have run: those that move a game on, a finished rated game's ``rate`` (its
+#: ladder takes it once, however often it runs; the dispatcher asks the ladder whether it has), and a game's
+#: ``compact`` once it is over (its stream folded into one record after a grace; the dispatcher times it and asks
+#: the store whether it is done).
+WATCHED = MOVES_GAME | {"rate", "compact"}
 
 
 def challenge_notice(kind: str, challenge_id: str, version: int, player_id: str, game_id: str | None = None) -> Due:
@@ -112,6 +114,8 @@ def due(game: Game, appended: Sequence[Event | LobbyEvent] = (), turn: Turn | No
         out.append(Due("start_rematch", game.id, version))
     if is_rated(game):  # due until its ladder has it (whatever the events just appended: a lost job is found again)
         out.append(Due("rate", game.id, version))
+    if game.over:  # its stream compacted, once the dispatcher's grace is over (until the store holds it compacted)
+        out.append(Due("compact", game.id, version))
     if game.aborted:
         return out  # nothing more is played
     state = game.state

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine import Event, RuleViolation, Step, decide_steps
+from service.application import compaction
 from service.application.appending import OVER, GameWrites, OnConflict
 from service.application.commands import GamePage, NewGame, Outcome, utc_now
 from service.application.followups import Due, FollowUps, NoFollowUps, due
@@ -112,6 +113,17 @@ class GameService(GameWrites):
     def needs(self, game: Game, appended: Sequence[LobbyEvent | Event] = ()) -> list[Due]:
         """What the game needs now (:func:`~service.application.followups.due`), its turn timed by the mover's calendar."""
         return due(game, appended, self.turn(game) if game.seat_to_move() is not None else None)
+
+    # --- compaction ---------------------------------------------------------------------
+
+    def compacted(self, game: Game) -> bool:
+        """Whether the game's stream is compacted up to its version (``EventStore.compact``)."""
+        return self.store.compacted(game.id) >= game.version
+
+    def compact(self, game_id: str) -> str:
+        """Fold an over game's stream into one packed record (reads, replays and their verification give the same
+        after): :mod:`service.application.compaction`.  What was done, in words."""
+        return compaction.compact(self.store, game_id, self.loader.cached(game_id))
 
     def retime(self, player_id: str) -> None:
         """A player's calendar changed: their games in play are offered again, so that the agenda looks at each at its
@@ -453,8 +465,26 @@ class GameService(GameWrites):
         expected: frozenset[int] | None,
         idempotency: Idempotency | None,
     ) -> Outcome:
-        if (replay := self.recorded(game.id, idempotency)) is not None:
-            return Outcome(replayed=replay)
+        try:
+            return self._decide_and_append(game, player, steps, expected, idempotency)
+        except NotConfirmed:
+            raise  # the append may have happened (unconfirmed by replicas): never decide it a second time
+        except (Refused, RuleViolation):
+            # A retry of a request made before (Idempotency-Key) is answered as its first attempt left the game. Asked
+            # only when the steps are refused: one that goes through is answered by the append's script, which finds
+            # the record first; so the usual request pays no read of the record.
+            if (replay := self.recorded(game.id, idempotency)) is not None:
+                return Outcome(replayed=replay)
+            raise
+
+    def _decide_and_append(
+        self,
+        game: Game,
+        player: Player,
+        steps: Sequence[Step],
+        expected: frozenset[int] | None,
+        idempotency: Idempotency | None,
+    ) -> Outcome:
         seat = game.seat_of(player.id)
         if seat is None:
             raise Refused("not_a_player", "Only seated players act in a game; you can watch it.")

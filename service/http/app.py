@@ -157,14 +157,19 @@ def _token_key() -> str | None:
     return hash_token(header.partition(" ")[2].strip())
 
 
+def _address() -> str:
+    """The client's address (the nearest trusted proxy's view of it, behind ``trusted_proxy_hops``)."""
+    return request.remote_addr or "unknown"
+
+
 def _address_key() -> str | None:
-    return (request.remote_addr or "unknown") if _limited() else None
+    return _address() if _limited() else None
 
 
 def _signup_key() -> str | None:
     if request.endpoint != "v1.Players" or request.method != "POST":
         return None
-    return request.remote_addr or "unknown"
+    return _address()
 
 
 def _import_key() -> str | None:
@@ -315,7 +320,7 @@ def create_app(runtime: Runtime | None = None) -> Flask:
         if text
     ]
     if budgets:  # with every limit switched off, no request pays for them at all
-        rate = RateBudgets(runtime.redis, settings.key_prefix, budgets)
+        rate = RateBudgets(runtime.redis, settings.key_prefix, budgets, _address)
         app.before_request(rate.before_request)
         app.after_request(rate.after_request)
 

@@ -7,6 +7,10 @@ Redis Cluster slot and a Lua script may touch all of them:
 - ``<prefix>game:{<id>}:version``  how many events the stream holds (the optimistic-lock token)
 - ``<prefix>game:{<id>}:snapshot`` a hash: ``version`` and ``data`` (a cached fold; once the game is over,
   only for a while: its stream is all a finished game keeps for good)
+- ``<prefix>game:{<id>}:packed``   once a finished game is compacted (:meth:`EventStore.compact`): its events
+  ``1..n`` in one string, ``z1 <n> <length of event n>\n``, event ``n``'s payload (the head an append checks),
+  then events ``1..n-1`` as a zlib-compressed JSON array.  The stream then holds only what was appended after
+  (a rematch offered), usually nothing: the record replaces it
 - ``<prefix>game:{<id>}:idem``     a hash of what answers idempotent requests again: for each
   ``<scope>:<key digest>``, the version its append made and the request's fingerprint (~70 bytes; the answer
   is that version's view, rendered again).  One hash per game, not a key per request: a key of its own cost
@@ -31,18 +35,38 @@ import hashlib
 import json
 import random
 import time
+import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 import redis
 from redis.cluster import RedisCluster
 
 from service.storage.nodes import on_one_connection
 
-APPEND_SCRIPT = """
--- KEYS: 1 version, 2 events, 3 idempotency records (a hash)
+#: The head check of an append: event ``current``, in the stream or, once compacted, the packed record's head.
+_HEAD_CHECK = """
+if ARGV[2] ~= '' and current > 0 then
+  local last = redis.call('XRANGE', KEYS[2], current .. '-0', current .. '-0')
+  local head = nil
+  if #last > 0 then
+    head = last[1][2][2]
+  else
+    local top = redis.call('GETRANGE', KEYS[4], 0, 63)
+    local upto, size, header = string.match(top, '^z1 (%d+) (%d+)\\n()')
+    if upto and tonumber(upto) == current then
+      head = redis.call('GETRANGE', KEYS[4], header - 1, header + tonumber(size) - 2)
+    end
+  end
+  if head ~= ARGV[2] then return {'diverged', tostring(current)} end
+end
+"""
+
+APPEND_SCRIPT = (
+    """
+-- KEYS: 1 version, 2 events, 3 idempotency records (a hash), 4 the packed record (a compacted game)
 -- ARGV: 1 expected version, 2 expected head ('' unchecked), 3 the record's field ('' for none), 4 the record,
 --       5 the records' ttl (s), 6.. payloads
 if ARGV[3] ~= '' then
@@ -51,10 +75,9 @@ if ARGV[3] ~= '' then
 end
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
 if current ~= tonumber(ARGV[1]) then return {'conflict', tostring(current)} end
-if ARGV[2] ~= '' and current > 0 then
-  local last = redis.call('XRANGE', KEYS[2], current .. '-0', current .. '-0')
-  if #last == 0 or last[1][2][2] ~= ARGV[2] then return {'diverged', tostring(current)} end
-end
+"""
+    + _HEAD_CHECK
+    + """
 local n = current
 for i = 6, #ARGV do
   n = n + 1
@@ -67,6 +90,45 @@ if ARGV[3] ~= '' then
 end
 return {'ok', tostring(n)}
 """
+)
+
+READ_SCRIPT = """
+-- KEYS: 1 events, 2 the packed record; ARGV: 1 the first number wanted, 2 how many at most ('' for all)
+-- Answers {entries} or, when the packed record holds the first wanted, {entries, packed record}; or when that is
+-- the record's last event (a reader checking its cached fold's head), {entries, '', that event's payload}.
+local first = tonumber(ARGV[1])
+local entries
+if ARGV[2] ~= '' then
+  entries = redis.call('XRANGE', KEYS[1], first .. '-0', '+', 'COUNT', tonumber(ARGV[2]))
+else
+  entries = redis.call('XRANGE', KEYS[1], first .. '-0', '+')
+end
+if #entries > 0 and tonumber(string.match(entries[1][1], '^(%d+)')) == first then return {entries} end
+local upto, size, header = string.match(redis.call('GETRANGE', KEYS[2], 0, 63), '^z1 (%d+) (%d+)\\n()')
+if not upto or tonumber(upto) < first then return {entries} end
+if tonumber(upto) == first then
+  return {entries, '', redis.call('GETRANGE', KEYS[2], header - 1, header + tonumber(size) - 2)}
+end
+return {entries, redis.call('GET', KEYS[2])}
+"""
+
+COMPACT_SCRIPT = (
+    """
+-- KEYS: 1 version, 2 events, 3 (unused), 4 the packed record; ARGV: 1 the version packed, 2 its head, 3 the record
+-- Replaces the stream by the record if the stream is still at that version with that head.
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if current ~= tonumber(ARGV[1]) then return {'conflict', tostring(current)} end
+"""
+    + _HEAD_CHECK
+    + """
+redis.call('SET', KEYS[4], ARGV[3])
+redis.call('DEL', KEYS[2])
+return {'ok', tostring(current)}
+"""
+)
+
+#: The packed record's format, its first bytes.
+PACKED = b"z1"
 
 SNAPSHOT_SCRIPT = """
 -- Keep a snapshot only if it is newer than the one stored; ARGV[3]: its ttl (s), 0 for none.
@@ -179,6 +241,8 @@ class EventStore:
         self._block_slice = _block_slice(client)
         self._append = client.register_script(APPEND_SCRIPT)
         self._snapshot = client.register_script(SNAPSHOT_SCRIPT)
+        self._read = client.register_script(READ_SCRIPT)
+        self._compact = client.register_script(COMPACT_SCRIPT)
 
     # --- keys ---------------------------------------------------------------------
 
@@ -215,7 +279,7 @@ class EventStore:
             field = self._idem_field(idempotency)
             made = expected_version + len(payloads)  # what the append makes, if it appends: the script checks the version
             record = f"{made} {short_fingerprint(idempotency.fingerprint)}"
-        keys = [self._key(stream, "version"), self.events_key(stream), self._key(stream, "idem")]
+        keys = [self._key(stream, "version"), self.events_key(stream), self._key(stream, "idem"), self._key(stream, "packed")]
         ttl = idempotency.ttl if idempotency else 0
         args: list[int | str] = [expected_version, expected_head, field, record, ttl, *payloads]
         acknowledged = None
@@ -293,12 +357,51 @@ class EventStore:
                 yield text[len(start) : -len(end)]
 
     def read(self, stream: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
-        """Events numbered above ``after``, at most ``limit`` of them, oldest first."""
-        reply = self.redis.xrange(self.events_key(stream), min=f"{after + 1}-0", max="+", count=limit)
-        # XRANGE answers a list (empty for no events) of entries, each with its id and fields; redis-py's
-        # type also allows None for both, which a stream written by the append script never holds.
-        entries = cast("list[tuple[bytes | str, dict[bytes | str, bytes | str]]]", reply)
-        return [_stored(entry_id, fields) for entry_id, fields in entries]
+        """Events numbered above ``after``, at most ``limit`` of them, oldest first (one command, compacted or not)."""
+        keys = [self.events_key(stream), self._key(stream, "packed")]
+        reply = self._bytes_script(self._read, keys, [after + 1, "" if limit is None else limit])
+        entries = [_stored(entry_id, dict(zip(fields[::2], fields[1::2], strict=True))) for entry_id, fields in reply[0]]
+        if len(reply) < 2:
+            return entries
+        if len(reply) == 3:  # only the record's last event was wanted first: its head, kept apart from the rest
+            packed = [StoredEvent(after + 1, _text(reply[2]))]
+        else:
+            packed = [StoredEvent(n, p) for n, p in enumerate(unpack(reply[1]), start=1) if n > after]
+        merged = packed + [e for e in entries if e.number > len(packed) + after]
+        return merged if limit is None else merged[:limit]
+
+    def _bytes_script(self, script: Any, keys: list[str], args: list[Any]) -> Any:
+        """Run a registered script, its answer in bytes (a packed record is binary: the text client would fail to
+        decode it); loaded again if Redis does not know it (``NOSCRIPT``), as redis-py's ``Script`` does."""
+        try:
+            return self._raw("EVALSHA", script.sha, len(keys), *keys, *args)
+        except redis.exceptions.NoScriptError:
+            script.sha = self.redis.script_load(script.script)
+            return self._raw("EVALSHA", script.sha, len(keys), *keys, *args)
+
+    def _raw(self, *command: Any) -> Any:
+        """A command whose answer stays in bytes."""
+        return self.redis.execute_command(*command, NEVER_DECODE=True)  # type: ignore[no-untyped-call]
+
+    # --- compaction ---------------------------------------------------------------
+
+    def compact(self, stream: str, version: int, payloads: Sequence[str]) -> bool:
+        """Fold the stream's events ``1..version`` (``payloads``, as :meth:`read` gave them) into one packed record,
+        and drop the stream; ``False`` (nothing changed) if the stream moved on or holds another history meanwhile.
+
+        Reads give the same events after as before, one command each; appends go on (a rematch offered), into the
+        stream again, after the record.  Compacting again folds those in too.
+        """
+        if version < 1 or len(payloads) != version:
+            raise ValueError(f"{len(payloads)} payloads for version {version}")
+        keys = [self._key(stream, "version"), self.events_key(stream), self._key(stream, "idem"), self._key(stream, "packed")]
+        status, _ = self._compact(keys=keys, args=[version, payloads[-1], pack(payloads)])
+        return _text(status) == "ok"
+
+    def compacted(self, stream: str) -> int:
+        """How many events the stream's packed record holds (0: it is not compacted)."""
+        top = self._raw("GETRANGE", self._key(stream, "packed"), 0, 31)
+        return packed_upto(top) if top else 0
 
     def read_all(self, stream: str, after: int = 0) -> Iterator[StoredEvent]:
         """Every event above ``after``, in pages."""
@@ -318,9 +421,11 @@ class EventStore:
         With a ``waiter``, the wait stops (``False``) when ``waiter.over()`` says
         so between two slices, or when ``waiter.blocking()`` cuts a slice short
         (see :class:`Waiter`).
+
+        ``XREAD`` from ``after`` answers at once if the stream holds a later event, so the version is read only when
+        the wait ends without one (a compacted stream's events are in its packed record, which ``XREAD`` never sees:
+        nobody waits on a game that is over, but a wait on one still ends with the truth).
         """
-        if self.version(stream) > after:
-            return True
         deadline = time.monotonic() + timeout
         key = self.events_key(stream)
         first = True
@@ -340,7 +445,7 @@ class EventStore:
                 found = self.redis.xread({key: f"{after}-0"}, count=1, block=max(1, int(block * 1000)))
             if found:
                 return True
-        return False
+        return self.version(stream) > after
 
     # --- snapshots ----------------------------------------------------------------
 
@@ -381,6 +486,33 @@ def _block_slice(client: redis.Redis) -> float | None:
     if not timeout:
         return None
     return timeout - 1.0 if timeout >= 2 else timeout / 2
+
+
+def pack(payloads: Sequence[str]) -> bytes:
+    """Events ``1..n`` as one record: a header (``z1 <n> <length of the head>``), event ``n`` as it is (the head an
+    append checks, read without unpacking), then events ``1..n-1``: a JSON array, zlib-compressed."""
+    head = payloads[-1].encode()
+    body = zlib.compress(json.dumps(list(payloads[:-1]), separators=(",", ":")).encode(), 9)
+    return b"%s %d %d\n%s%s" % (PACKED, len(payloads), len(head), head, body)
+
+
+def packed_upto(record: bytes) -> int:
+    """How many events a packed record holds (its header's ``n``)."""
+    fields = record.split(b"\n", 1)[0].split(b" ")
+    if fields[0] != PACKED or len(fields) < 3:
+        raise ValueError(f"not a packed record: {record[:32]!r}")
+    return int(fields[1])
+
+
+def unpack(record: bytes) -> list[str]:
+    """The payloads of events ``1..n`` of a packed record, as they were appended."""
+    header, _, rest = record.partition(b"\n")
+    _, upto, size = header.split(b" ")
+    head, body = rest[: int(size)], rest[int(size) :]
+    payloads: list[str] = json.loads(zlib.decompress(body)) if int(upto) > 1 else []
+    if int(upto) > 1 and len(payloads) != int(upto) - 1:
+        raise ValueError(f"a packed record of {int(upto)} events holds {len(payloads) + 1}")
+    return [*payloads, head.decode()]
 
 
 def short_fingerprint(fingerprint: str) -> str:

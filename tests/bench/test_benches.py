@@ -144,6 +144,26 @@ def test_cost_bench_prints_the_cost_of_a_move_its_parts_and_the_memory_of_a_live
     assert received > 0, out
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server is not on PATH (apt-get install redis-server)")
+def test_cost_bench_split_prints_each_redis_apart() -> None:
+    out = run_bench("cost_bench", "--split", "--moves", "3", "--owner-moves", "2")
+    assert "cost, split: the stores and the queue on two redis-servers" in out, out
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith(("stores Redis", "queue Redis"))}
+    assert set(rows) == {"stores", "queue"}, out
+    for row in rows.values():
+        commands, round_trips, flushes = (float(x) for x in row[2:5])
+        assert commands > 0 and 0 < round_trips <= commands and flushes > 0, row  # AOF always: each write flushed
+    assert "of them sent by the clients" in out and "rate limits" in out, out
+
+
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server is not on PATH (apt-get install redis-server)")
+def test_compaction_bench_sizes_finished_games_before_and_after_and_checks_their_replays() -> None:
+    out = run_bench("compaction_bench", "--games", "1")
+    assert "game   1:" in out and "KB compacted" in out, out
+    assert "1 finished games" in out and "every replay the same bytes after, and verified" in out, out
+
+
 def test_ratings_bench_ranks_the_ai_levels_in_order_on_a_small_seeded_run() -> None:
     """The acceptance's ranking, small and seeded (the bench's default plays 300 games): expert > greedy > random."""
     out = run_bench("ratings_bench", "ranks", "--games", "24", "--iterations", "32")

@@ -202,7 +202,7 @@ def test_an_aborted_game_needs_nothing_more_and_its_other_players_are_told():
     game = two_humans()
     assert "turn_deadline" in jobs(due(game)) or "ai_turn" in jobs(due(game))
     fold_in(game, GameAborted(1))
-    assert due(game) == []  # no turn, no deadline, no AI: nothing is played any more
+    assert jobs(due(game)) == ["compact"]  # no turn, no deadline, no AI: nothing is played any more; compacted in time
     assert notices(due(game, [GameAborted(1)])) == [("ana", "game_aborted")]
 
 
@@ -217,8 +217,8 @@ def test_a_rematch_offer_is_told_to_the_players_yet_to_answer_and_a_decline_to_t
     assert notices(due(declined, [RematchDeclined(0)])) == [("bo", "rematch_declined")]
     fold_in(game, RematchOffered(0, "g_next"))
     assert notices(due(game, [RematchOffered(0, "g_next")])) == []  # agreed: the rematch's own notices follow
-    assert [(d.job, d.version) for d in due(game)] == [("start_rematch", game.version)]  # until it is made
-    assert due(fold_in(game, RematchStarted("g_next"))) == []
+    assert [(d.job, d.version) for d in due(game)] == [("start_rematch", game.version), ("compact", game.version)]
+    assert jobs(due(fold_in(game, RematchStarted("g_next")))) == ["compact"]
 
 
 def test_a_rematch_tells_each_of_its_players_that_it_started():

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 
 import pytest
 import redis
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from service.storage.events import (
     Appended,
@@ -181,3 +184,79 @@ def test_an_append_waits_for_a_replica_on_the_connection_that_wrote_it(redis_cli
     idempotent = Idempotency("p1", "k1", "f1")
     assert store.append("g2", 0, ["x"], idempotency=idempotent) == Appended(1)
     assert store.idempotent_response("g2", idempotent) == Replayed(1)
+
+
+# --- compaction: a finished game's stream folded into one packed record -----------------------------------------
+
+
+def _events(store: EventStore, stream: str, after: int = 0, limit: int | None = None) -> list[tuple[int, str]]:
+    return [(e.number, e.payload) for e in store.read(stream, after, limit)]
+
+
+def test_a_compacted_stream_reads_the_same_events_and_keeps_its_version(store, redis_client):
+    payloads = [f'[{n},"é\\n{n}",{{"x":"{n}"}}]' for n in range(1, 31)]
+    store.append("g1", 0, payloads)
+    before = {(after, limit): _events(store, "g1", after, limit) for after in (0, 1, 12, 29, 30) for limit in (None, 1, 7)}
+    assert store.compacted("g1") == 0
+    assert store.compact("g1", 30, [e.payload for e in store.read_all("g1")])
+    assert store.compacted("g1") == 30 and store.version("g1") == 30
+    assert redis_client.exists(store.events_key("g1")) == 0, "the stream is gone: the record holds it"
+    assert {key: _events(store, "g1", *key) for key in before} == before
+    assert [e.payload for e in store.read_all("g1")] == payloads
+    assert store.wait("g1", 29, 0.1)
+
+
+def test_appends_go_on_after_compaction_head_checked_and_are_folded_in_again(store):
+    store.append("g1", 0, ["a", "b", "c"])
+    store.compact("g1", 3, ["a", "b", "c"])
+    with pytest.raises(VersionConflict) as diverged:
+        store.append("g1", 3, ["d"], expected_head="not c")
+    assert diverged.value.diverged
+    with pytest.raises(VersionConflict):
+        store.append("g1", 2, ["d"], expected_head="b")
+    assert store.append("g1", 3, ["d", "e"], expected_head="c") == Appended(5)
+    assert store.append("g1", 5, ["f"], expected_head="e") == Appended(6)
+    assert _events(store, "g1") == [(1, "a"), (2, "b"), (3, "c"), (4, "d"), (5, "e"), (6, "f")]
+    assert _events(store, "g1", 2, 2) == [(3, "c"), (4, "d")] and _events(store, "g1", 4) == [(5, "e"), (6, "f")]
+    assert store.compact("g1", 6, ["a", "b", "c", "d", "e", "f"]) and store.compacted("g1") == 6
+    assert _events(store, "g1", 1) == [(2, "b"), (3, "c"), (4, "d"), (5, "e"), (6, "f")]
+
+
+def test_compaction_refuses_a_stream_that_moved_on_or_holds_another_history(store):
+    store.append("g1", 0, ["a", "b"])
+    assert not store.compact("g1", 1, ["a"])  # the stream is at 2
+    assert not store.compact("g1", 2, ["a", "not b"])  # another head than the stream's
+    assert store.compacted("g1") == 0 and _events(store, "g1") == [(1, "a"), (2, "b")]
+    with pytest.raises(ValueError):
+        store.compact("g1", 2, ["a"])
+
+
+def test_a_compacted_stream_is_read_in_pages(store):
+    payloads = [f"e{n}" for n in range(1, 1201)]
+    store.append("g1", 0, payloads)
+    store.compact("g1", 1200, payloads)
+    assert [e.payload for e in store.read_all("g1")] == payloads
+    assert [e.number for e in store.read_all("g1", after=1000)] == list(range(1001, 1201))
+    assert store.read("g1", 1200) == []
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    payloads=st.lists(st.text(min_size=1, max_size=40), min_size=1, max_size=40),
+    extra=st.lists(st.text(min_size=1, max_size=10), max_size=3),
+    after=st.integers(0, 45),
+    limit=st.none() | st.integers(1, 10),
+)
+def test_compaction_changes_no_read(store, payloads, extra, after, limit):
+    """Whatever the payloads (any text), a compacted stream, and one appended to after, reads as it did."""
+    stream = f"g{uuid.uuid4().hex[:8]}"
+    store.append(stream, 0, payloads)
+    if extra:
+        store.append(stream, len(payloads), extra)
+    version = len(payloads) + len(extra)
+    before = _events(store, stream, after, limit)
+    assert store.compact(stream, len(payloads), payloads) is (not extra)
+    if extra:  # compacted at the version before the extra events: refused; now at the version it holds
+        assert store.compact(stream, version, [*payloads, *extra])
+    assert _events(store, stream, after, limit) == before
+    assert store.version(stream) == version

@@ -153,7 +153,7 @@ def test_the_rate_job_is_due_when_a_rated_game_finishes_and_queued_again_until_i
                 jobs.ai_turn(game_id, item.version)
             elif item.job == "score_round":
                 jobs.score_round(game_id, item.version)
-    assert [d.job for d in due(game) if d.job != "notify"] == ["rate"]
+    assert [d.job for d in due(game) if d.job != "notify"] == ["rate", "compact"]
     rate_id = Due("rate", game_id, game.version).job_id(dispatcher.namespace)
     queued = {job.id for job in queue.jobs}
     assert rate_id in queued, "the append that finished it queued the rate job"
