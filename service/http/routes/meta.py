@@ -14,6 +14,7 @@ from service.http.common import (
     v1,
 )
 from service.http.examples import example
+from service.http.languages import language
 from service.http.problems import catalogue
 from service.http.schemas import (
     HealthSchema,
@@ -28,7 +29,7 @@ class Problems(MethodView):
     @v1.doc(operationId="listProblems", security=PUBLIC)
     def get(self) -> Response:
         """Every problem ``code`` this API answers with."""
-        return json_response({"problems": catalogue()})
+        return json_response({"problems": catalogue(language())})
 
 
 # --- health ------------------------------------------------------------------------------

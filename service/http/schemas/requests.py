@@ -113,6 +113,14 @@ class VacationRequestSchema(Strict):
 
 class PlayerUpdateSchema(Strict):
     name = Text()
+    language = Choice(
+        "Language",
+        allow_none=True,
+        metadata={
+            "description": "the language of the service's texts for you (problems, views, replays, webhooks, pushes): "
+            "it comes after ?lang= and before Accept-Language; null removes it"
+        },
+    )
     handle = fields.String(
         allow_none=True,
         metadata={

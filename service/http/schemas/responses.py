@@ -85,6 +85,11 @@ class PlayerSchema(Schema):
     handle = _handle()
     created_at = fields.String(required=True)
     webhook_url = fields.String(allow_none=True)
+    language = Choice(
+        "Language",
+        allow_none=True,
+        metadata={"description": "the language you chose for the service's texts (null: none; Accept-Language decides)"},
+    )
     webhook_secret = fields.String(metadata={"description": "HMAC key for webhook signatures; shown only when the URL is set"})
     time_zone = fields.String(
         required=True,
