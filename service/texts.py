@@ -169,13 +169,19 @@ POINTS = plural("count.points", "%(n)d point", "%(n)d points")
 DAYS = plural("count.days", "%(n)d day", "%(n)d days")
 
 
+def _letter(color: str) -> str:
+    """``R`` from ``R``, ``red`` or ``Red``: the seven colours' initials differ."""
+    return color[:1].upper()
+
+
 def rule(color: str) -> Text:
-    """A rule's name as a text, from its colour letter."""
-    return Text(RULE_NAMES[color])
+    """A rule's name as a text, from its colour (its letter or its name)."""
+    return Text(RULE_NAMES[_letter(color)])
 
 
 def rule_description(color: str) -> Text:
-    return Text(RULE_DESCRIPTIONS[color])
+    """What counts under the rule of ``color`` (its letter or its name)."""
+    return Text(RULE_DESCRIPTIONS[_letter(color)])
 
 
 def count(n: int, code: str = CARDS) -> Text:

@@ -29,7 +29,7 @@ from service.errors import Refused
 from service.http import idempotency, languages
 from service.http.api import NDJSON, PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, pages, v1
 from service.http.budgets import Budget, RateBudgets
-from service.http.languages import language
+from service.http.locale import language
 from service.http.logs import redact_access_logs
 from service.http.openapi import INFO_DESCRIPTION, LICENSE, SERVERS, Red7Document, security_schemes
 from service.http.problems import PROBLEM_JSON, ApiError, detail_of, headers_of, problem, status_of, title_of

@@ -14,11 +14,9 @@ from flask_babel import Babel, get_locale
 
 from service.http.auth import bearer_token
 from service.http.common import player_service
+from service.http.locale import QUERY
 from service.http.problems import PROBLEM_JSON
-from service.texts import DEFAULT, LANGUAGES, Text, render
-
-#: The query parameter that wins over everything else.
-QUERY = "lang"
+from service.texts import DEFAULT, LANGUAGES
 
 
 def from_query() -> str | None:
@@ -46,21 +44,6 @@ def choose() -> str:
         return str(player.language)
     best = request.accept_languages.best_match(LANGUAGES)
     return best if best in LANGUAGES else DEFAULT
-
-
-def language() -> str:
-    """The language this request's texts are written in (and noted, so the answer says so)."""
-    g.texts_language = True
-    return str(get_locale() or DEFAULT)
-
-
-def localized(text: Text) -> dict[str, object]:
-    """A text as an answer carries it: its code and parameters for programs, and ``text`` in the request's language."""
-    return {**text.json(), "text": render(text, language())}
-
-
-def say(text: Text) -> str:
-    return render(text, language())
 
 
 def _mark(response: Response) -> Response:

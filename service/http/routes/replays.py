@@ -7,7 +7,7 @@ from typing import Any
 from flask import Response, stream_with_context
 from flask.views import MethodView
 
-from replays.build import state_at
+from replays.build import in_language, state_at
 from replays.ndjson import iter_lines
 from replays.viewer import render_viewer
 from service.application.imports import Imported
@@ -32,6 +32,7 @@ from service.http.common import (
 from service.http.examples import REPLAY_REF, example, ndjson_example
 from service.http.idempotency import REPLAYED, idempotency
 from service.http.idempotency import parameter as idempotency_parameter
+from service.http.locale import language
 from service.http.problems import ApiError
 from service.http.schemas import (
     ImportedSchema,
@@ -87,10 +88,12 @@ IMPORT_BODY = {
 
 
 def _replay_response(document: dict[str, Any], query: dict[str, Any], filename: str | None = None) -> Response:
-    """The replay as JSON (one step with ``at``), as NDJSON (one step per line), or as a download."""
+    """The replay as JSON (one step with ``at``), as NDJSON (one step per line), or as a download; its steps' texts in the
+    request's language (``explanation``: each as a code and its parameters)."""
+    document = in_language(document, language())
     if "at" in query:
         try:
-            step = state_at(document, query["at"])
+            step = state_at(document, query["at"], language())
         except IndexError as exc:
             error = {"field": "at", "message": str(exc), "location": "query"}
             raise ApiError("invalid_request", str(exc), errors=[error]) from None
@@ -114,7 +117,7 @@ def _with_ratings(game: Game, document: dict[str, Any]) -> dict[str, Any]:
 
 
 def _viewer_response(document: dict[str, Any], title: str) -> Response:
-    response = Response(render_viewer(document, title), mimetype="text/html")
+    response = Response(render_viewer(in_language(document, language()), title), mimetype="text/html")
     response.headers["Content-Security-Policy"] = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
     return response
 

@@ -328,7 +328,7 @@ class OpenGamesQuerySchema(Strict):
 
 
 #: The flags of a legal step (``LegalStepSchema``): a listed step may be sent back as it is, and they are ignored.
-LEGAL_FLAGS = ("can_win", "eliminates", "grants_draw", "draws", "ends_turn")
+LEGAL_FLAGS = ("can_win", "eliminates", "grants_draw", "draws", "ends_turn", "description")
 
 
 class StepSchema(Strict):
@@ -346,6 +346,7 @@ class StepSchema(Strict):
     grants_draw = fields.Boolean(load_only=True, metadata={"description": "a legal step's flag; ignored"})
     draws = fields.Boolean(load_only=True, metadata={"description": "a legal step's flag; ignored"})
     ends_turn = fields.Boolean(load_only=True, metadata={"description": "a legal step's flag; ignored"})
+    description = fields.Dict(load_only=True, metadata={"description": "a legal step's description; ignored"})
 
     NEEDS: ClassVar = {"play": ("card",), "discard": ("card",), "take": ("seat", "card"), "place": ("card", "to")}
     ALLOWS: ClassVar = {"play": {"card"}, "discard": {"card", "draw"}, "take": {"seat", "card"}, "place": {"card", "to"}}
