@@ -9,7 +9,7 @@ from flask.views import MethodView
 
 from replays.build import in_language, state_at
 from replays.ndjson import iter_lines
-from replays.viewer import render_viewer
+from replays.viewer import TITLE, render_viewer
 from service.application.imports import Imported
 from service.game import Game
 from service.http.auth import current_player
@@ -32,13 +32,14 @@ from service.http.common import (
 from service.http.examples import REPLAY_REF, example, ndjson_example
 from service.http.idempotency import REPLAYED, idempotency
 from service.http.idempotency import parameter as idempotency_parameter
-from service.http.locale import language
+from service.http.locale import language, say
 from service.http.problems import ApiError
 from service.http.schemas import (
     ImportedSchema,
     ReplayQuerySchema,
     ReplaySchema,
 )
+from service.texts import Text
 
 # --- replays ------------------------------------------------------------------------------
 
@@ -117,7 +118,9 @@ def _with_ratings(game: Game, document: dict[str, Any]) -> dict[str, Any]:
 
 
 def _viewer_response(document: dict[str, Any], title: str) -> Response:
-    response = Response(render_viewer(in_language(document, language()), title), mimetype="text/html")
+    """The viewer page, in the request's language; ``title``: the id the page is titled by."""
+    lang = language()
+    response = Response(render_viewer(in_language(document, lang), say(Text(TITLE, {"id": title})), lang), mimetype="text/html")
     response.headers["Content-Security-Policy"] = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
     return response
 
@@ -183,7 +186,7 @@ class GameReplayView(MethodView):
     def get(self, game_id: str) -> Response:
         """The replay viewer (a finished game in full; a game in progress as a spectator sees it)."""
         game = game_service().load(game_id)
-        return _viewer_response(_with_ratings(game, game_service().replay(game, None)), f"Red7 replay {game_id}")
+        return _viewer_response(_with_ratings(game, game_service().replay(game, None)), game_id)
 
 
 @v1.route("/replays")
@@ -271,4 +274,4 @@ class ImportedReplayView(MethodView):
     @v1.doc(operationId="viewImportedReplay", security=PUBLIC)
     def get(self, replay_id: str) -> Response:
         """The viewer for an imported replay."""
-        return _viewer_response(_imported(replay_id), f"Red7 replay {replay_id}")
+        return _viewer_response(_imported(replay_id), replay_id)
