@@ -48,7 +48,7 @@ def choose() -> str:
 
 def _mark(response: Response) -> Response:
     """``Content-Language`` on an answer with text; ``Vary: Accept-Language`` unless ``?lang=`` decided."""
-    has_text = g.get("texts_language") or response.mimetype == PROBLEM_JSON  # (/play, still English, says nothing)
+    has_text = g.get("texts_language") or response.mimetype == PROBLEM_JSON
     if not has_text:
         return response
     response.headers["Content-Language"] = str(get_locale() or DEFAULT)
