@@ -42,7 +42,21 @@ from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 WORD = re.compile(r"[^\W_]+")
 #: Every English word the page can say (its messages as written), less those that are Polish words too.
 ENGLISH = {word for code in WORDS for word in WORD.findall(MESSAGES[code].singular) if not any(c.isdigit() for c in word)}
-POLISH_TOO = {"s", "d", "n", "a", "i", "A", "I", "go", "to", "token", "link", "same"}  # placeholders' letters, and Polish words
+POLISH_TOO = {
+    "s",
+    "d",
+    "n",
+    "a",
+    "i",
+    "A",
+    "I",
+    "go",
+    "to",
+    "token",
+    "link",
+    "same",
+    "webhook",
+}  # placeholders' letters, and Polish words
 #: What a page may show in Latin letters whatever its language: the brand, each language's own name in the switch,
 #: the cards' letters (R5 is shown as a 5 with a small R), and the example name in the sign-up fields.
 ALWAYS = {"Red7", "API", "Ana", "ana", *"ROYGBIV", *(word for name in LANGUAGE_NAMES.values() for word in name.split())}
@@ -155,6 +169,28 @@ def test_a_game_played_in_polish_and_in_russian_has_no_english_word_left(
     assert english_left(browser, language, names) == []
     shot(browser, tmp_path, f"play-{language}-end")
     assert browser.find_element(By.ID, "replay-link").get_attribute("href").endswith(f"/replay/view?lang={language}")
+
+    # The other screens: the lobby (quick match, challenges, players, open tables, the handle), a ladder, a profile.
+    # Bo challenges Ana and sets a table up in the lobby, so that the lobby has lines to say.
+    player_id = stored_player(browser)["id"]
+    bo = server.client.call("POST", "/v1/players", json={"name": "Bo"}).get_json()
+    assert server.client.call("POST", "/v1/challenges", bo["token"], json={"players": [player_id]}).status_code == 201
+    server.client.game(bo["token"], [{"kind": "human"}] * 3, variant="basic", listed=True)
+    names |= {"Bo"}
+    drawn = {  # each screen, once what it reads is in
+        "lobby": "return document.querySelector('#received li') && document.querySelector('#tables li')",
+        "ladder": "return document.querySelector('#board-rows').children.length || !document.querySelector('#board-none').hidden",
+        "profile": "return !document.querySelector('#profile-facts').hidden",
+    }
+    for name, address in (("lobby", "#lobby"), ("ladder", "#ladder=basic"), ("profile", f"#player={player_id}")):
+        browser.get(f"{server.base}/play?lang={language}{address}")
+        WebDriverWait(browser, 10).until(lambda d, name=name: d.execute_script("return document.body.dataset.screen") == name)
+        WebDriverWait(browser, 10).until(lambda d, name=name: d.execute_script(drawn[name]))
+        if name == "lobby":  # and a quick match asked for: its ticket waits
+            browser.find_element(By.ID, "qm-submit").click()
+            WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#qm-tickets li"))
+        assert english_left(browser, language, names) == [], name
+        shot(browser, tmp_path, f"play-{language}-{name}")
     assert game_id and console_problems(browser) == []
 
 
