@@ -13,6 +13,7 @@ import json
 import re
 from typing import Any
 
+import replays.viewer  # noqa: F401  (registers the viewer's messages: rule helps and card names, said here too)
 from service.texts import (
     CARDS,
     DAYS,
@@ -208,7 +209,6 @@ WORDS: tuple[str, ...] = (
         "play.token_gone", "Your token no longer works here (it was revoked, or this server forgot it). Sign up again to play."
     ),
     message("play.went_wrong", "Something went wrong."),
-    message("play.card", "%(color)s %(number)s"),
     message("play.counts", "counts"),
     message("play.new_since", "new since your last turn"),
     message("play.name_first", "Choose a name first."),
@@ -527,6 +527,8 @@ WORDS: tuple[str, ...] = (
 )
 #: The viewer's one-line rule helps, which the table shows beside the rule too.
 HELPS = tuple(f"viewer.help.{rule}" for rule in ("red", "orange", "yellow", "green", "blue", "indigo", "violet"))
+#: The viewer's card names ("Red 5"), which the table's steps and cards say too.
+CARD_NAMES = tuple(f"viewer.card.{letter}" for letter in "ROYGBIV")
 #: Counted words the page needs, each said for 0 to COUNTED - 1 in the catalogs' plural forms.
 COUNTED_WORDS = {
     "cards": CARDS,
@@ -551,7 +553,7 @@ _SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\
 def words(language: str) -> dict[str, Any]:
     """What the page's script says, in ``language``: every word, the rules' names and helps, counts, the languages."""
     said: dict[str, Any] = {}
-    for code in (*WORDS, *HELPS, *RULE_NAMES.values()):
+    for code in (*WORDS, *HELPS, *CARD_NAMES, *RULE_NAMES.values()):
         english = MESSAGES[code].singular
         # a word with %(name)s is filled in by the page's script: only translated here
         said[code] = translations(language).gettext(english) if "%(" in english else render(Text(code), language)
