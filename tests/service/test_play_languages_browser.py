@@ -136,7 +136,7 @@ def test_a_game_played_in_polish_and_in_russian_has_no_english_word_left(
     fresh_page(browser, f"{server.base}/play?lang={language}")
     browser.get_log("browser")
     WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.body.dataset.screen") == "signup")
-    assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == language
+    assert browser.execute_script("return document.documentElement.lang") == language
     assert browser.title == title
     assert english_left(browser, language, set()) == []
     shot(browser, tmp_path, f"play-{language}-signup")
@@ -160,12 +160,14 @@ def test_a_game_played_in_polish_and_in_russian_has_no_english_word_left(
     names = {word for seat in shown["seats"] for word in words_of(seat["name"])}  # "AI 1 (greedy)": the server's names
     turn = wait_for(browser, lambda t: t["your_turn"] and t["steps"] and not any(s["disabled"] for s in t["steps"]), 20)
     assert turn["status"].startswith(status_words[0]), turn["status"]
+    assert turn["overflow"] <= 0, "the longer words still fit a phone's screen"
     assert english_left(browser, language, names) == []
     shot(browser, tmp_path, f"play-{language}-turn")
 
     play_out(browser)
     end = table(browser)
     assert end["outcome_shown"] and end["status"].startswith(status_words[1]), end["status"]
+    assert end["overflow"] <= 0
     assert english_left(browser, language, names) == []
     shot(browser, tmp_path, f"play-{language}-end")
     assert browser.find_element(By.ID, "replay-link").get_attribute("href").endswith(f"/replay/view?lang={language}")
@@ -202,19 +204,27 @@ def test_the_switch_is_remembered_in_the_browser_and_as_the_players_setting(serv
     assert [option.get_attribute("value") for option in switch.options] == list(LANGUAGE_NAMES)
     assert switch.first_selected_option.text == "English"
     switch.select_by_value("pl")
-    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "pl")
+    WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.documentElement.lang") == "pl")
     assert "lang=pl" in browser.current_url
     assert browser.execute_script("return localStorage.getItem('red7.lang')") == "pl"
     assert server.client.call("GET", "/v1/players/me", token).get_json()["language"] == "pl"
 
     browser.get(f"{server.base}/play")  # no language asked: the one chosen in this browser
-    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "pl")
+    WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.documentElement.lang") == "pl")
     assert "lang=pl" in browser.current_url
 
     # Another browser of the player's (nothing remembered in it): the player's setting.
     server.client.call("PATCH", "/v1/players/me", token, json={"language": "ru"})
     browser.execute_script("localStorage.removeItem('red7.lang')")
     browser.get(f"{server.base}/play#lobby")
-    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "ru")
+    WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.documentElement.lang") == "ru")
     assert "lang=ru" in browser.current_url and browser.current_url.endswith("#lobby")
+
+    # A player who signs up in a browser that remembers a language chosen takes it as their setting.
+    browser.execute_script("localStorage.removeItem('red7.player'); localStorage.setItem('red7.lang', 'pl')")
+    browser.get(f"{server.base}/play")
+    WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.documentElement.lang") == "pl")
+    sign_up(browser, "Ula")
+    ula = stored_player(browser)["token"]
+    WebDriverWait(browser, 10).until(lambda d: server.client.call("GET", "/v1/players/me", ula).get_json()["language"] == "pl")
     assert console_problems(browser) == []
