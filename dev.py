@@ -4,6 +4,9 @@
 Both make (or refresh) a virtual environment in ``.venv`` with the project and
 its test tools installed, so a fresh machine needs nothing but Python 3.11+.
 The environment is rebuilt only when ``pyproject.toml`` changes.
+
+``python3 dev.py catalogs`` extracts the texts marked in the code into ``service/locale/messages.pot`` and brings
+every language's ``.po`` up to date with it (README, "Languages"); only the dates change when nothing else did.
 """
 
 from __future__ import annotations
@@ -159,6 +162,21 @@ def stop_descendants(grace: float = 5.0) -> None:
                 break
 
 
+#: pybabel extract's keywords for our markers (service/texts.py): N_(msgid), message(code, msgid), plural(code, one, many).
+KEYWORDS = ["-k", "N_", "-k", "message:2", "-k", "plural:2,3"]
+
+
+def catalogs() -> int:
+    """Extract every marked text into service/locale/messages.pot and bring each language's .po up to date with it
+    (new entries empty, gone ones dropped): then translate what is empty; tests/test_catalogs.py says what is missing."""
+    locale = ROOT / "service" / "locale"
+    extract = [str(BIN / "pybabel"), "extract", "-F", str(locale / "babel.cfg"), "--no-default-keywords", *KEYWORDS]
+    extract += ["--no-location", "--sort-output", "--project", "red7", "-o", str(locale / "messages.pot")]
+    update = [str(BIN / "pybabel"), "update", "-i", str(locale / "messages.pot"), "-d", str(locale), "--no-wrap"]
+    update += ["--ignore-obsolete", "--no-fuzzy-matching"]
+    return subprocess.call([*extract, "service", "replays", "workers"], cwd=ROOT) or subprocess.call(update, cwd=ROOT)
+
+
 def main(argv: list[str]) -> int:
     command = argv[0] if argv else "help"
     rest = argv[1:]
@@ -175,6 +193,9 @@ def main(argv: list[str]) -> int:
     if command == "env":
         print(ensure_env())
         return 0
+    if command == "catalogs":
+        ensure_env()
+        return catalogs()
     print(__doc__)
     return 0 if command == "help" else 2
 

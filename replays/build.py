@@ -29,9 +29,10 @@ from engine import (
 )
 from engine.cards import card_names
 from engine.rules import leading_seat, qualifying_mask
-from replays.explain import explain
+from replays.explain import explain_text
 from service.game import Game, apply, apply_engine, engine_event, redact_envelope, upcast
 from service.lobby import LOBBY_TYPES
+from service.texts import DEFAULT, Text, message, render
 
 REPLAY_FORMAT = "red7-replay/1"
 FULL = "full"
@@ -135,15 +136,15 @@ def _fold(game_id: str, stored: Iterable[tuple[int, dict[str, Any]]], perspectiv
             apply(game, number, data)
             replay.events.append(_shown(data, perspective, finished))
             if data["type"] == "turn_timed_out":
-                action = "an AI plays the turn" if data.get("action") == "ai" else "the seat folds"
-                replay.steps.append(_step(replay, data, None, data.get("seat"), f"{who}'s time ran out: {action}."))
+                code = TIMED_OUT_AI if data.get("action") == "ai" else TIMED_OUT_FOLD
+                replay.steps.append(_step(replay, data, None, data.get("seat"), Text(code, {"player": who})))
             elif data["type"] == "seat_resigned":
-                text = f"{who} resigned: an AI ({data['level']}) plays the seat from here."
+                text = Text(RESIGNED, {"player": who, "level": data["level"]})
                 replay.steps.append(_step(replay, data, None, data["seat"], text))
             elif data["type"] == "seat_left":
-                replay.steps.append(_step(replay, data, None, data["seat"], f"{who} left; the seat is open again."))
+                replay.steps.append(_step(replay, data, None, data["seat"], Text(LEFT, {"player": who})))
             elif data["type"] == "game_cancelled":
-                replay.steps.append(_step(replay, data, None, None, "The game was called off before it started."))
+                replay.steps.append(_step(replay, data, None, None, Text(CANCELLED)))
             elif data["type"] in LOBBY_SENTENCES:
                 text = LOBBY_SENTENCES[data["type"]](who, data)
                 replay.steps.append(_step(replay, data, None, data.get("seat"), text))
@@ -153,21 +154,35 @@ def _fold(game_id: str, stored: Iterable[tuple[int, dict[str, Any]]], perspectiv
         apply_engine(game, number, event, data["at"])
         shown = _shown(data, perspective, finished)
         replay.events.append(shown)
-        text = explain(engine_event(shown) if perspective != FULL else event, before, game.state, replay.names)
+        text = explain_text(engine_event(shown) if perspective != FULL else event, before, game.state, replay.names)
         replay.steps.append(_step(replay, data, event, acting_seat(event), text))
     return replay
 
 
+TIMED_OUT_AI = message("replay.turn_timed_out.ai", "%(player)s's time ran out: an AI plays the turn.")
+TIMED_OUT_FOLD = message("replay.turn_timed_out.fold", "%(player)s's time ran out: the seat folds.")
+RESIGNED = message("replay.seat_resigned", "%(player)s resigned: an AI (%(level)s) plays the seat from here.")
+LEFT = message("replay.seat_left", "%(player)s left; the seat is open again.")
+CANCELLED = message("replay.game_cancelled", "The game was called off before it started.")
+ABORTED = message("replay.game_aborted", "%(player)s aborted the game before every seat had moved: it ends with no winner.")
+REMATCH_AGREED = message(
+    "replay.rematch_offered.agreed", "%(player)s wants a rematch too: every player does, and it starts as game %(game)s."
+)
+REMATCH_OFFERED = message("replay.rematch_offered", "%(player)s offers a rematch.")
+REMATCH_DECLINED = message("replay.rematch_declined", "%(player)s declined a rematch: there will be none.")
+REMATCH_STARTED = message("replay.rematch_started", "The rematch started: game %(game)s.")
+BEFORE_FIRST = message("replay.before_first_step", "Before the first step.")
+
 #: The sentences of the lobby's events that end a game early or follow its end (``who``: the seat's player).
-LOBBY_SENTENCES: dict[str, Callable[[str, dict[str, Any]], str]] = {
-    "game_aborted": lambda who, data: f"{who} aborted the game before every seat had moved: it ends with no winner.",
+LOBBY_SENTENCES: dict[str, Callable[[str, dict[str, Any]], Text]] = {
+    "game_aborted": lambda who, data: Text(ABORTED, {"player": who}),
     "rematch_offered": lambda who, data: (
-        f"{who} wants a rematch too: every player does, and it starts as game {data['rematch_id']}."
+        Text(REMATCH_AGREED, {"player": who, "game": data["rematch_id"]})
         if data.get("rematch_id")
-        else f"{who} offers a rematch."
+        else Text(REMATCH_OFFERED, {"player": who})
     ),
-    "rematch_declined": lambda who, data: f"{who} declined a rematch: there will be none.",
-    "rematch_started": lambda who, data: f"The rematch started: game {data['rematch_id']}.",
+    "rematch_declined": lambda who, data: Text(REMATCH_DECLINED, {"player": who}),
+    "rematch_started": lambda who, data: Text(REMATCH_STARTED, {"game": data["rematch_id"]}),
 }
 
 
@@ -177,14 +192,17 @@ def _shown(data: dict[str, Any], perspective: Perspective, finished: bool) -> di
     return {"n": data["n"], **redact_envelope(data, seat, is_creator=False, finished=finished)}
 
 
-def _step(replay: Replay, data: dict[str, Any], event: Event | None, seat: int | None, text: str) -> dict[str, Any]:
+def _step(replay: Replay, data: dict[str, Any], event: Event | None, seat: int | None, text: Text) -> dict[str, Any]:
+    """A step: its facts, its sentence in English (``text``) and as a code with parameters (``explanation``, which
+    :func:`in_language` renders in another language), and the table after it."""
     return {
         "index": len(replay.steps) + 1,
         "n": data["n"],
         "type": data["type"],
         "seat": seat,
         "at": data["at"],
-        "text": text,
+        "text": render(text, DEFAULT),
+        "explanation": text.json(),
         "state": state_json(replay.game.state, replay.perspective),
     }
 
@@ -235,7 +253,7 @@ def at_range(last: str) -> str:
 AT_RANGE = at_range("the replay's last step")
 
 
-def state_at(document: dict[str, Any], index: int) -> dict[str, Any]:
+def state_at(document: dict[str, Any], index: int, language: str = DEFAULT) -> dict[str, Any]:
     """The step ``index`` (1-based) with its state; 0 is the table before the first step (``state`` null).
 
     0 is kept for a viewer that steps from the start (a slider's first position): the query's schema, the
@@ -246,5 +264,24 @@ def state_at(document: dict[str, Any], index: int) -> dict[str, Any]:
         last = f"{len(steps)}, this replay's last step"
         raise IndexError(f"{at_range(last)}; not {index}")
     if index == 0:
-        return {"index": 0, "text": "Before the first step.", "state": None}
+        return {"index": 0, "text": render(Text(BEFORE_FIRST), language), "explanation": Text(BEFORE_FIRST).json(), "state": None}
     return steps[index - 1]
+
+
+def _text_of(explanation: dict[str, Any]) -> Text:
+    params = explanation.get("params", {})
+    return Text(explanation["code"], {k: _text_of(v) if isinstance(v, dict) else v for k, v in params.items()})
+
+
+def in_language(document: dict[str, Any], language: str) -> dict[str, Any]:
+    """The replay with each step's ``text`` said in ``language`` (from its ``explanation``), its hash made anew: the
+    same events read in every language (texts are words: a file in any language verifies, ``replays.verify``)."""
+    if language == DEFAULT:
+        return document
+    steps = [
+        {**step, "text": render(_text_of(step["explanation"]), language)} if "explanation" in step else step
+        for step in document["steps"]
+    ]
+    translated = {**document, "steps": steps}
+    translated["hash"] = content_hash(translated)
+    return translated

@@ -168,7 +168,16 @@ def _step_differences(position: int, mine: Any, theirs: dict[str, Any]) -> list[
         problems.append((f"{where}.state", f"{label}: the recorded state differs"))
     if not isinstance(mine.get("text"), str):
         problems.append((f"{where}.text", f"{label}: its text must be a sentence (a string), not {shown(mine.get('text'))}"))
+    if "explanation" in mine and not _is_text(mine["explanation"]):
+        problems.append(
+            (f"{where}.explanation", f"{label}: its explanation must be a code and its params, not {shown(mine['explanation'])}")
+        )
     return problems
+
+
+def _is_text(value: Any) -> bool:
+    """A step's ``explanation``: ``{"code": ..., "params": {...}}`` (words, like its text: its content is not compared)."""
+    return isinstance(value, dict) and isinstance(value.get("code"), str) and isinstance(value.get("params"), dict)
 
 
 def _outcome_differences(recorded: Any, replayed: dict[str, Any]) -> list[tuple[str, str]]:

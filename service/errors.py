@@ -15,10 +15,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from service.texts import Text, message
+
+CONFLICT = message(
+    "problem.version_conflict.detail",
+    "You sent version %(expected)s but the game is at version %(current)s; reload it and try again.",
+)
+
 
 class Refused(Exception):
     """A request the service turns down: ``code`` (stable, for programs), ``detail`` (for people), ``facts`` (extra
-    members of the answer, e.g. ``limit``)."""
+    members of the answer, e.g. ``limit``); ``text``: the detail as a text of the catalogs (:mod:`service.texts`), when
+    it has one, so that it reads in every language."""
+
+    text: Text | None = None
 
     def __init__(self, code: str, detail: str | None = None, **facts: Any) -> None:
         self.code = code
@@ -41,6 +51,8 @@ class Conflict(Refused):
             detail or f"You sent version {expected} but the game is at version {current}; reload it and try again.",
             current_version=current,
         )
+        if detail is None:
+            self.text = Text(CONFLICT, {"expected": expected, "current": current})
 
 
 class NotConfirmed(Refused):

@@ -26,6 +26,7 @@ from service.clock import deadline
 from service.errors import NotFound
 from service.game import Game, decode
 from service.lobby import LobbyEvent, TurnTimedOut
+from service.texts import message, say, supported
 from workers import push as web_push
 from workers import webhooks
 from workers.ai import choose_steps
@@ -213,6 +214,7 @@ def notify(subject_id: str, version: int, player_id: str, kind: str, game_id: st
             "player_id": player_id,
             "sent_at": sent_at,
             "challenge_url": f"{public}/v1/challenges/{subject_id}",
+            **notice_texts(kind, player.language),
         }
         if game_id:
             event.update(game_id=game_id, game_url=f"{public}/v1/games/{game_id}")
@@ -225,6 +227,7 @@ def notify(subject_id: str, version: int, player_id: str, kind: str, game_id: st
             "sent_at": sent_at,
             "game_url": f"{public}/v1/games/{subject_id}",
         }
+        event.update(notice_texts(kind, player.language))
         if game is not None and (due_at := rt.games.deadline(game)) is not None:
             event["deadline"] = due_at.isoformat(timespec="milliseconds").replace("+00:00", "Z")
     body = json.dumps(event, separators=(",", ":")).encode()
@@ -252,20 +255,62 @@ def notify(subject_id: str, version: int, player_id: str, kind: str, game_id: st
     return f"delivered ({status})"
 
 
-#: What a push says, by kind: its title and body (the client's service worker shows them).
+#: What a push (or a webhook) says, by kind: the codes of its title and body (the client's service worker shows them),
+#: said in the receiving player's language (``Player.language``; English if they chose none).
 PUSH_TEXT: dict[str, tuple[str, str]] = {
-    "your_turn": ("Your turn", "It is your turn to play."),
-    "turn_reminder": ("Your turn is running out", "A fifth of your time to move is left."),
-    "last_hour_reminder": ("One hour left", "Your turn times out in an hour."),
-    "game_finished": ("Game over", "A game of yours has finished."),
-    "game_aborted": ("Game aborted", "A game of yours was aborted."),
-    "match_found": ("Match found", "A game has been found for you."),
-    "challenge_received": ("You are challenged", "A player challenges you to a game."),
-    "challenge_accepted": ("Challenge accepted", "A player accepted a challenge."),
-    "challenge_declined": ("Challenge declined", "A player declined a challenge."),
-    "rematch_offered": ("Rematch?", "A player offers you a rematch."),
-    "rematch_started": ("Rematch", "Your rematch has started."),
+    "your_turn": (message("push.your_turn.title", "Your turn"), message("push.your_turn.body", "It is your turn to play.")),
+    "turn_reminder": (
+        message("push.turn_reminder.title", "Your turn is running out"),
+        message("push.turn_reminder.body", "A fifth of your time to move is left."),
+    ),
+    "last_hour_reminder": (
+        message("push.last_hour_reminder.title", "One hour left"),
+        message("push.last_hour_reminder.body", "Your turn times out in an hour."),
+    ),
+    "game_finished": (
+        message("push.game_finished.title", "Game over"),
+        message("push.game_finished.body", "A game of yours has finished."),
+    ),
+    "game_aborted": (
+        message("push.game_aborted.title", "Game aborted"),
+        message("push.game_aborted.body", "A game of yours was aborted."),
+    ),
+    "match_found": (
+        message("push.match_found.title", "Match found"),
+        message("push.match_found.body", "A game has been found for you."),
+    ),
+    "challenge_received": (
+        message("push.challenge_received.title", "You are challenged"),
+        message("push.challenge_received.body", "A player challenges you to a game."),
+    ),
+    "challenge_accepted": (
+        message("push.challenge_accepted.title", "Challenge accepted"),
+        message("push.challenge_accepted.body", "A player accepted a challenge."),
+    ),
+    "challenge_declined": (
+        message("push.challenge_declined.title", "Challenge declined"),
+        message("push.challenge_declined.body", "A player declined a challenge."),
+    ),
+    "rematch_offered": (
+        message("push.rematch_offered.title", "Rematch?"),
+        message("push.rematch_offered.body", "A player offers you a rematch."),
+    ),
+    "rematch_started": (
+        message("push.rematch_started.title", "Rematch"),
+        message("push.rematch_started.body", "Your rematch has started."),
+    ),
 }
+OTHER_TITLE = message("push.other.title", "Red7")
+OTHER_BODY = message("push.other.body", "Something happened in a game of yours.")
+
+
+def notice_texts(kind: str, language: str | None) -> dict[str, Any]:
+    """A notice's title and body: each as a code (``title_code``, ``body_code``) and in ``language`` (``lang``)."""
+    title, body = PUSH_TEXT.get(kind, (OTHER_TITLE, OTHER_BODY))
+    lang = supported(language)
+    return {"lang": lang, "title": say(title, lang), "body": say(body, lang), "title_code": title, "body_code": body}
+
+
 #: How long a push service keeps a message for a device that is away when there is no turn to act on (seconds).
 PUSH_TTL = 24 * 3600
 #: Urgency is high from this long before a deadline (seconds).
@@ -291,21 +336,20 @@ def push(subject_id: str, version: int, player_id: str, kind: str, game_id: str 
     if game is not None and (due_at := rt.games.deadline(game)) is not None:
         ttl = max(0, int((due_at - rt.clock()).total_seconds()))
         urgency = "high" if ttl <= URGENT_WITHIN else "normal"
-    title, text = PUSH_TEXT.get(kind, ("Red7", kind.replace("_", " ")))
+    player = rt.players.get(player_id)
     about = "challenge_id" if kind in CHALLENGE_NOTICES else "game_id"
-    message: dict[str, Any] = {
+    notice: dict[str, Any] = {
         "event": kind,
         about: subject_id,
         "version": version,
-        "title": title,
-        "body": text,
+        **notice_texts(kind, player.language if player is not None else None),
         "url": f"/play#game={game_id or subject_id}" if about == "game_id" or game_id else "/play",
     }
     if game_id:
-        message["game_id"] = game_id
+        notice["game_id"] = game_id
     if due_at is not None:
-        message["deadline"] = due_at.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    payload = json.dumps(message, separators=(",", ":")).encode()
+        notice["deadline"] = due_at.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    payload = json.dumps(notice, separators=(",", ":")).encode()
     sent = gone = 0
     failed: list[str] = []
     for device, subscription in subscriptions.items():

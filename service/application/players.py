@@ -163,9 +163,16 @@ class PlayerService:
         return SignedUp(player, token, replayed)
 
     def update(
-        self, player: Player, *, name: str | None = None, webhook_url: str | None = None, handle: str | None = None
+        self,
+        player: Player,
+        *,
+        name: str | None = None,
+        webhook_url: str | None = None,
+        handle: str | None = None,
+        language: str | None = None,
     ) -> Player:
-        """Rename the player, set its webhook, or its handle (``""`` removes either; ``None`` leaves each as it is).
+        """Rename the player, set its webhook, its handle, or the language of the service's texts for them (``""``
+        removes any; ``None`` leaves each as it is).
 
         A webhook set gets a new signing secret, on the player returned (the only time it is shown).  The handle is
         changed first, as it alone may be refused (``handle_invalid``, ``handle_reserved``, ``handle_taken``): a
@@ -180,7 +187,7 @@ class PlayerService:
                 self.store.set_handle(player.id, handle or None, self.handle_hold_seconds * 1000)
             except HandleTaken:
                 raise _taken(handle) from None
-        return self.store.update(player.id, name=name, webhook_url=webhook_url)
+        return self.store.update(player.id, name=name, webhook_url=webhook_url, language=language)
 
     # --- players others can find ----------------------------------------------------------
 

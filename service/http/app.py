@@ -26,15 +26,17 @@ from engine import RuleViolation
 from replays.ndjson import NdjsonError, document_from_lines
 from service.application.players import hash_token
 from service.errors import Refused
-from service.http import idempotency
+from service.http import idempotency, languages
 from service.http.api import NDJSON, PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, pages, v1
 from service.http.budgets import Budget, RateBudgets
+from service.http.locale import language
 from service.http.logs import redact_access_logs
 from service.http.openapi import INFO_DESCRIPTION, LICENSE, SERVERS, Red7Document, security_schemes
-from service.http.problems import PROBLEM_JSON, ApiError, detail_of, headers_of, problem, status_of
+from service.http.problems import PROBLEM_JSON, ApiError, detail_of, headers_of, problem, status_of, title_of
 from service.http.schemas import ProblemSchema
 from service.http.waits import OpenWaits
 from service.runtime import Runtime, build_runtime
+from service.texts import DEFAULT, LANGUAGES
 
 log = logging.getLogger("red7")
 
@@ -108,7 +110,12 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
 
 
 def _problem_response(code: str, status: int, detail: str, headers: dict[str, str] | None = None, **extra: Any) -> Response:
-    response = json_response(problem(code, status, detail, request.path, **extra), status, headers)
+    """A problem+json answer: its title in the request's language, ``detail`` as given (written in it, or, for a
+    detail only said in English, the title again in another language: see :func:`problems.detail_of`)."""
+    lang = language()
+    if lang != DEFAULT and detail and not extra.pop("_localized", False):
+        detail = title_of(code, lang)
+    response = json_response(problem(code, status, detail, request.path, language=lang, **extra), status, headers)
     response.mimetype = PROBLEM_JSON
     return response
 
@@ -300,7 +307,7 @@ def create_app(runtime: Runtime | None = None) -> Flask:
         OPENAPI_SWAGGER_UI_PATH="docs",
         OPENAPI_SWAGGER_UI_URL="/v1/docs/static/",
         API_SPEC_OPTIONS={
-            "info": {"description": INFO_DESCRIPTION, "license": LICENSE},
+            "info": {"description": INFO_DESCRIPTION, "license": LICENSE, "x-languages": list(LANGUAGES)},
             "servers": SERVERS,
             "components": {"securitySchemes": security_schemes(bool(settings.api_keys))},
         },
@@ -366,6 +373,7 @@ def create_app(runtime: Runtime | None = None) -> Flask:
     api.register_blueprint(health)
     app.register_blueprint(pages)  # on the app, not the Api: the web client is a page, not an operation of the spec
 
+    languages.init_app(app)
     app.before_request(_check_accept)
     app.before_request(_check_body)
     app.before_request(idempotency.refused_here)
@@ -385,7 +393,9 @@ def create_app(runtime: Runtime | None = None) -> Flask:
 
     @app.errorhandler(Refused)
     def refused(error: Refused) -> Response:
-        return _problem_response(error.code, status_of(error.code), detail_of(error), headers_of(error), **error.facts)
+        lang = language()
+        detail = detail_of(error, lang)
+        return _problem_response(error.code, status_of(error.code), detail, headers_of(error), _localized=True, **error.facts)
 
     @app.errorhandler(RuleViolation)
     def against_the_rules(error: RuleViolation) -> Response:

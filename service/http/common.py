@@ -25,6 +25,7 @@ from service.application.games import GameService
 from service.application.players import PlayerService, PlayerTag
 from service.game import Game
 from service.http.examples import problem_example
+from service.http.locale import language
 from service.http.problems import PROBLEM_JSON
 from service.http.views import game_json, seated_ids
 from service.http.waits import OpenWaits
@@ -318,17 +319,19 @@ class RenderCache:
     def render(self, game: Game, player_id: str | None) -> str:
         """The view of a stored version of the game (only those: a version number names one game state only once stored)."""
         tags, clock = seat_tags(game), game_service().clock_of(game)
-        key = (game.id, game.version, game.head, player_id, tuple(sorted(tags.items())), clock.key())
+        lang = language()
+        key = (game.id, game.version, game.head, player_id, tuple(sorted(tags.items())), clock.key(), lang)
         with self._lock:
             text = self._views.get(key)
         if text is None:
-            text = json.dumps(game_json(game, player_id, tags, clock), separators=(",", ":"))
+            text = json.dumps(game_json(game, player_id, tags, clock, lang), separators=(",", ":"))
             self._remember(key, text)
         return text
 
     def remember(self, game: Game, player_id: str | None, text: str) -> None:
         tags, clock = seat_tags(game), game_service().clock_of(game)
-        self._remember((game.id, game.version, game.head, player_id, tuple(sorted(tags.items())), clock.key()), text)
+        key = (game.id, game.version, game.head, player_id, tuple(sorted(tags.items())), clock.key(), language())
+        self._remember(key, text)
 
     def _remember(self, key: tuple[object, ...], text: str) -> None:
         with self._lock:
@@ -343,7 +346,8 @@ def seat_tags(game: Game) -> dict[str, PlayerTag]:
 
 
 def render_view(game: Game, player_id: str | None) -> str:
-    return json.dumps(game_json(game, player_id, seat_tags(game), game_service().clock_of(game)), separators=(",", ":"))
+    view = game_json(game, player_id, seat_tags(game), game_service().clock_of(game), language())
+    return json.dumps(view, separators=(",", ":"))
 
 
 RENDERED = RenderCache()

@@ -45,7 +45,10 @@ INFO_DESCRIPTION = (
     "Red7 as a service. Errors are RFC 9457 problem+json with a stable `code` (`GET /v1/problems` lists them). "
     "Sign up with `POST /v1/players` (it answers a bearer token, shown once); send it as `Authorization: Bearer "
     "<token>`. Reads of a game (its view, events, stream, replay) need no token: without one you see what a "
-    "spectator sees, with yours you see your hand too."
+    "spectator sees, with yours you see your hand too. Texts for people (a problem's title and detail, the rules, "
+    "a legal step's and a replay step's description) come in the language `?lang=` names, else the player's "
+    "`language` setting, else the best of `Accept-Language`, else English (`x-languages` lists them); the answer "
+    "says which in `Content-Language`. Each such text also comes as a stable `code` with its `params`."
 )
 
 

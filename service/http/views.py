@@ -6,18 +6,20 @@ module only names things for the API (see the contract in the README).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from engine import Card, LegalStep, step_to_dict, view
+from engine import Card, Destination, LegalStep, step_to_dict, view
 from engine.cards import card_names
 from engine.rules import leading_seat, qualifying_mask
+from engine.steps import Discard, EndTurn, Place, Play, Step, Take
 from service.application.erasure import DELETED_NAME
 from service.application.players import PlayerTag
 from service.application.timing import TurnClock
 from service.game import Game
 from service.lobby import every_seat_moved
+from service.texts import DAYS, DEFAULT, Text, count, message, render, rule, rule_description
 
 #: What the views know of the players in a game's seats, by id (:meth:`PlayerService.tags`): their handles, and
 #: whose accounts were deleted.  A view rendered without it shows no handle.
@@ -49,7 +51,44 @@ def seat_handle(game: Game, number: int, tags: Tags | None = None) -> str | None
     return tag.handle if tag is not None else None
 
 
-def legal_step_json(option: LegalStep) -> dict[str, Any]:
+STEP_PLAY = message("step.play", "Play %(card)s to your palette.")
+STEP_DISCARD = message("step.discard", "Discard %(card)s to the canvas: the rule becomes %(rule)s.")
+STEP_DISCARD_DRAW = message(
+    "step.discard.draw", "Discard %(card)s to the canvas: the rule becomes %(rule)s; then draw a card from the deck."
+)
+STEP_DISCARD_NO_DRAW = message(
+    "step.discard.no_draw", "Discard %(card)s to the canvas: the rule becomes %(rule)s; do not draw the card you may draw."
+)
+STEP_TAKE = message("step.take", "Take %(card)s from %(player)s's palette and put it face down on top of the deck.")
+STEP_PLACE_CANVAS = message("step.place.canvas", "Lay %(card)s from your palette on the canvas: the rule becomes %(rule)s.")
+STEP_PLACE_DECK = message("step.place.deck", "Put %(card)s from your palette face down on top of the deck.")
+STEP_END_TURN = message("step.end_turn", "End your turn without discarding.")
+STEP_FOLD = message("step.fold", "Fold: leave the round.")
+DAYS_PER_TURN = message("time.days_per_turn", "%(days)s per turn")
+
+
+def step_text(step: Step, names: Callable[[int], str]) -> Text:
+    """What a step does, as a text (docs/rules.md 15-17, 22, 27, 30); ``names``: who plays a seat."""
+    match step:
+        case Play(card=card):
+            return Text(STEP_PLAY, {"card": str(card)})
+        case Discard(card=card, draw=draw):
+            return Text(STEP_DISCARD if draw else STEP_DISCARD_NO_DRAW, {"card": str(card), "rule": rule(str(card.color))})
+        case Take(seat=seat, card=card):
+            return Text(STEP_TAKE, {"card": str(card), "player": names(seat)})
+        case Place(card=card, to=Destination.CANVAS):
+            return Text(STEP_PLACE_CANVAS, {"card": str(card), "rule": rule(str(card.color))})
+        case Place(card=card):
+            return Text(STEP_PLACE_DECK, {"card": str(card)})
+        case EndTurn():
+            return Text(STEP_END_TURN)
+    return Text(STEP_FOLD)
+
+
+def legal_step_json(option: LegalStep, names: Callable[[int], str] = str, language: str = DEFAULT) -> dict[str, Any]:
+    text = step_text(option.step, names)
+    if isinstance(option.step, Discard) and option.grants_draw and option.step.draw:
+        text = Text(STEP_DISCARD_DRAW, text.params)
     return {
         **step_to_dict(option.step),
         "can_win": option.can_win,
@@ -57,6 +96,7 @@ def legal_step_json(option: LegalStep) -> dict[str, Any]:
         "grants_draw": option.grants_draw,
         "draws": option.draws,
         "ends_turn": option.ends_turn,
+        "description": {**text.json(), "text": render(text, language)},
     }
 
 
@@ -79,9 +119,15 @@ def time_left(clock: TurnClock | None) -> int | None:
     return None if clock is None or clock.left is None else int(clock.left)
 
 
-def game_json(game: Game, player_id: str | None, tags: Tags | None = None, clock: TurnClock | None = None) -> dict[str, Any]:
+def _localized(text: Text, language: str) -> dict[str, Any]:
+    return {**text.json(), "text": render(text, language)}
+
+
+def game_json(
+    game: Game, player_id: str | None, tags: Tags | None = None, clock: TurnClock | None = None, language: str = DEFAULT
+) -> dict[str, Any]:
     """``GET /v1/games/{id}`` for ``player_id`` (``None``: a spectator); ``tags``: of the players seated; ``clock``: the
-    turn's clock and who is on vacation (:meth:`GameService.clock_of`)."""
+    turn's clock and who is on vacation (:meth:`GameService.clock_of`); its texts in ``language``."""
     away = clock.away if clock is not None else {}
     seat = game.seat_of(player_id)
     out: dict[str, Any] = {
@@ -100,6 +146,9 @@ def game_json(game: Game, player_id: str | None, tags: Tags | None = None, clock
         "abortable": abortable(game),
         "rematch_offers": list(game.rematch_offers),
         "rematch_declined": game.rematch_declined,
+        "time_control": (
+            _localized(Text(DAYS_PER_TURN, {"days": count(game.days_per_turn, DAYS)}), language) if game.days_per_turn else None
+        ),
     }
     if player_id is not None and player_id == game.created_by and game.status == "waiting":
         out["join_code"] = game.join_code
@@ -124,6 +173,7 @@ def game_json(game: Game, player_id: str | None, tags: Tags | None = None, clock
             phase=game.status,
             round=0,
             rule=None,
+            rule_description=None,
             leader=None,
             canvas=[],
             deck_size=None,
@@ -141,6 +191,10 @@ def game_json(game: Game, player_id: str | None, tags: Tags | None = None, clock
         return out
 
     seen = view(game.state, game.sight_of(player_id))
+
+    def names(number: int) -> str:
+        return seat_name(game, number, tags)
+
     state = game.state  # palettes and who is in the round are public: who leads is anyone's to know
     for number, (entry, s) in enumerate(zip(seats, seen.seats, strict=True)):
         entry.update(
@@ -166,13 +220,14 @@ def game_json(game: Game, player_id: str | None, tags: Tags | None = None, clock
         phase="aborted" if aborted else seen.phase.value,
         round=seen.round,
         rule=str(seen.rule),
+        rule_description=_localized(rule_description(str(seen.rule)), language),
         leader=leading_seat(state.palettes, state.in_round, state.rule) if seen.phase.value == "turn" and not aborted else None,
         canvas=_names(seen.canvas),
         deck_size=seen.deck_size,
         target=seen.target,
         turn=None if aborted else turn,
         seats=seats,
-        legal_steps=[] if aborted else [legal_step_json(option) for option in seen.legal],
+        legal_steps=[] if aborted else [legal_step_json(option, names, language) for option in seen.legal],
         round_winner=seen.round_winner,
         winner=seen.winner,
         finish=None if seen.finish is None else seen.finish.value,

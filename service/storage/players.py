@@ -91,6 +91,7 @@ def _player(player_id: str, data: Mapping[str, str]) -> Player | None:
         data.get("webhook_url") or None,
         data.get("webhook_secret") or None,
         data.get("handle") or None,
+        data.get("language") or None,
     )
 
 
@@ -158,6 +159,7 @@ class Player:
     webhook_url: str | None = None
     webhook_secret: str | None = None
     handle: str | None = None
+    language: str | None = None  # the language the player chose for the service's texts (service/texts.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -404,11 +406,16 @@ class PlayerStore:
                     self._by_token[digest] = (now + self.cache_seconds, player)
         return player
 
-    def update(self, player_id: str, *, name: str | None = None, webhook_url: str | None = None) -> Player:
-        """Change the name or the webhook; a new webhook gets a new signing secret (returned once)."""
+    def update(
+        self, player_id: str, *, name: str | None = None, webhook_url: str | None = None, language: str | None = None
+    ) -> Player:
+        """Change the name, the webhook or the language (``""``: none chosen); a new webhook gets a new signing secret
+        (returned once)."""
         mapping: dict[FieldT, EncodableT] = {}  # HSET's types: its Mapping is invariant in the field
         if name is not None:
             mapping["name"] = name
+        if language is not None:
+            mapping["language"] = language
         if webhook_url is not None:
             mapping["webhook_url"] = webhook_url
             mapping["webhook_secret"] = secrets.token_urlsafe(32) if webhook_url else ""

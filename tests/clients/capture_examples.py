@@ -142,6 +142,8 @@ def capture() -> dict[str, Any]:
     call("POST", f"/v1/challenges/{declined['id']}/decline", token, out["ChallengeDecline"])
     out["ChallengeList"] = call("GET", "/v1/challenges?limit=2", token)
     out["ProblemList"] = {"problems": call("GET", "/v1/problems")["problems"][:3]}
+    rules = call("GET", "/v1/rules?lang=pl")
+    out["RuleList"] = {**rules, "rules": rules["rules"][:2]}
     out["Health"] = call("GET", "/healthz")
     # Quick match: two players who want a live game of two; the matchmaker's pass seats them (its ticket names the game).
     out["MatchTicketCreate"] = {"player_counts": [2], "variant": "advanced", "turn_seconds": 60, "ai_fill_after": 30}

@@ -69,7 +69,7 @@ def test_the_page_names_no_external_url_and_needs_nothing_the_csp_forbids(docume
         for forbidden in ("eval(", "new Function", "fetch(", "XMLHttpRequest", "WebSocket", "EventSource", "import("):
             assert forbidden not in text
         assert not re.search(r"\son[a-z]+\s*=", text.split('<script id="replay"')[0]), "no inline event handler attribute"
-    assert page.count("<script") == 2, "the replay data and the viewer's one script"
+    assert page.count("<script") == 3, "the replay data, its words (in the language asked) and the viewer's one script"
 
 
 def test_the_page_has_the_stable_hooks_for_tests_and_assistive_technology(document) -> None:
@@ -98,7 +98,7 @@ def test_a_hostile_name_cannot_end_the_script_element_or_open_a_comment(document
     assert "<" not in data and ">" not in data and "&" not in data
     assert "</script" not in data.lower() and "<!--" not in data
     assert embedded(page) == hostile
-    assert page.lower().count("</script") == template().lower().count("</script") == 2
+    assert page.lower().count("</script") == template().lower().count("</script") == 3
     assert "<!--" not in page
     title = html.escape("<b>" + EVIL + "__RED7_REPLAY_JSON__")
     assert f"<title>{title}</title>" in page, "the title is escaped, and a placeholder in it is not filled in"
@@ -145,4 +145,4 @@ def test_a_game_in_progress_is_viewed_as_a_spectator_and_a_hostile_player_name_s
     assert document["perspective"] == "spectator" and document["outcome"] is None
     assert document["seats"][0]["name"] == EVIL[:40]
     assert all(seat["hand"] is None for step in document["steps"] for seat in step["state"]["seats"])
-    assert page.lower().count("</script") == 2 and "<!--" not in page
+    assert page.lower().count("</script") == 3 and "<!--" not in page

@@ -71,7 +71,7 @@ def test_the_viewer_charts_each_players_win_chance_with_labels_and_accuracy(anal
     per_seat = {seat: sum(1 for d in analysis["decisions"] if d["seat"] == seat) for seat in range(3)}
     assert page["lines"] == [{"seat": seat, "points": n} for seat, n in per_seat.items() if n]
     assert page["rounds"] == len(analysis["rounds"]) >= 2  # an advanced game of several rounds
-    assert page["accuracy"] == [str(p["accuracy"]) for p in analysis["players"]]
+    assert [float(a) for a in page["accuracy"]] == [p["accuracy"] for p in analysis["players"]]  # JS says 91.0 as "91"
     assert len(page["seat_accuracy"]) == 3 and all(text.startswith("Accuracy ") for text in page["seat_accuracy"])
     labelled = [{"step": d["step"], "label": d["label"]} for d in analysis["decisions"] if d["label"]]
     assert page["verdicts"] == labelled

@@ -23,6 +23,7 @@ def test_creating_a_player_returns_its_id_and_a_token_once(api):
         "handle": None,
         "created_at": body["created_at"],
         "webhook_url": None,
+        "language": None,
         "time_zone": "UTC",
         "weekends_off": False,
         "vacations": [],

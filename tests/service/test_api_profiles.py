@@ -52,6 +52,7 @@ def test_a_handle_chosen_at_sign_up_is_in_the_answer_and_the_profile(api):
         "handle": "Ana_B",
         "created_at": ana["created_at"],
         "webhook_url": None,
+        "language": None,
         "time_zone": "UTC",
         "weekends_off": False,
         "vacations": [],

@@ -136,6 +136,7 @@ PUBLIC = {
     ("GET", "/healthz"),
     ("GET", "/readyz"),
     ("GET", "/v1/problems"),
+    ("GET", "/v1/rules"),
     ("GET", "/v1/games/{game_id}/replay/export"),
     ("GET", "/v1/games/{game_id}/replay/view"),
     ("GET", "/v1/replays/{replay_id}"),

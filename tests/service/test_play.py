@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import html
+import json
 import re
 
 import fakeredis
 import pytest
 
 from service.http.app import create_app
+from service.http.play_words import WORDS
 from service.http.routes.play import template
 from service.runtime import build_runtime
+from service.texts import CARDS, LANGUAGES, Text, count, render
 from tests.support import settings_for
 
 SCRIPT_OR_STYLE = re.compile(r"<(script|style)\b([^>]*)>", re.IGNORECASE)
@@ -49,6 +53,10 @@ def test_play_is_a_page_with_a_strict_csp(app):
     }
     page = response.get_data(as_text=True)
     tags = SCRIPT_OR_STYLE.findall(page)
+    # The page's words: a data block, which no browser runs (so it needs no nonce), then the page's script and style.
+    words = ("script", ' id="words" type="application/json"')
+    assert words in tags
+    tags = [tag for tag in tags if tag != words]
     assert [name for name, _ in tags] == ["style", "script", "script"]  # the page's, and its offer of notifications
     assert all(attributes.strip() == f'nonce="{nonce.group(1)}"' for _, attributes in tags), tags
     assert "__RED7_" not in page
@@ -87,3 +95,27 @@ def test_play_is_not_in_the_openapi_document(app):
     spec = app.test_client().get("/v1/openapi.json").get_json()
     assert spec["paths"] and not any(path.startswith("/play") for path in spec["paths"])
     assert not re.search(r"[\s\"'(]/play\b", str(spec))
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_play_is_in_the_language_asked_for_every_word_filled_in(app, language):
+    """``?lang=`` decides; each word placeholder is filled in, the script's words ride in the page in that language."""
+    response = app.test_client().get(f"/play?lang={language}")
+    page = response.get_data(as_text=True)
+    assert response.headers["Content-Language"] == language
+    assert f'<html lang="{language}">' in page
+    assert "__T:" not in page and "__RED7_" not in page
+    said = json.loads(re.search(r'<script id="words" type="application/json">(.*?)</script>', page, re.S).group(1))
+    assert said["lang"] == language and list(said["languages"]) == list(LANGUAGES)
+    assert set(WORDS) <= set(said["words"])
+    title = html.unescape(re.search(r"<title>(.*?)</title>", page).group(1))
+    assert title == render(Text("play.title"), language)
+    assert said["words"]["counted"]["cards"][5] == render(count(5, CARDS), language)
+
+
+def test_play_follows_accept_language_and_says_it_depends_on_it(app):
+    response = app.test_client().get("/play", headers={"Accept-Language": "ru-RU,ru;q=0.9,en;q=0.5"})
+    assert response.headers["Content-Language"] == "ru" and "Accept-Language" in response.headers["Vary"]
+    assert "<title>Играть в Red7</title>" in response.get_data(as_text=True)
+    plain = app.test_client().get("/play", headers={"Accept-Language": "xx"})
+    assert plain.headers["Content-Language"] == "en" and "<title>Play Red7</title>" in plain.get_data(as_text=True)

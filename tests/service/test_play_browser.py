@@ -473,7 +473,7 @@ def test_a_whole_game_against_two_greedy_ais_by_clicking(server: Server, browser
     # The decisions analysed (requestAnalysis: the workers' own queue), with the player's token; then the link to them.
     browser.find_element(By.ID, "analysis-button").click()
     WebDriverWait(browser, 60).until(lambda d: d.find_element(By.ID, "analysis-link").is_displayed())
-    assert browser.find_element(By.ID, "analysis-state").text.startswith("Analysed: ")
+    assert browser.find_element(By.ID, "analysis-state").text == "The analysis is ready: the replay shows it."
     asked = [r for r in server.requests if r.path == f"/v1/games/{game_id}/analysis"]
     assert asked[0].method == "POST" and asked[0].authorized
 

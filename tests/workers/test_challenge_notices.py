@@ -31,6 +31,7 @@ def received() -> list[tuple[dict, dict]]:
 
 def test_the_players_concerned_are_told_of_a_challenge_at_each_step_and_of_the_game_it_starts(api, receiver):  # noqa: F811 (the fixture)
     ana, bo, cy = hooked(api, "Ana", receiver), hooked(api, "Bo", receiver), api.player("Cy")  # Cy has no webhook
+    api.call("PATCH", "/v1/players/me", bo["token"], json={"language": "pl"})  # Bo is told in Polish, whoever challenges
     made = api.call("POST", "/v1/challenges", ana["token"], json={"players": [bo["id"], cy["id"]]}).get_json()
     api.run_jobs()
     ((headers, body),) = Receiver.received  # Bo only: Cy has no webhook, and the challenger is not told of her own one
@@ -43,6 +44,11 @@ def test_the_players_concerned_are_told_of_a_challenge_at_each_step_and_of_the_g
         "player_id": bo["id"],
         "sent_at": told["sent_at"],
         "challenge_url": f"/v1/challenges/{made['id']}",
+        "lang": "pl",
+        "title": "Masz wyzwanie",
+        "body": "Gracz wyzywa cię na pojedynek.",
+        "title_code": "push.challenge_received.title",
+        "body_code": "push.challenge_received.body",
     }
     Receiver.received.clear()
     api.call("POST", f"/v1/challenges/{made['id']}/accept", cy["token"])

@@ -71,6 +71,22 @@ def test_your_turn_arrives_encrypted_and_signed_and_a_410_removes_the_subscripti
     assert api.runtime.push.store.count(ana["id"]) == 0
 
 
+def test_a_push_is_said_in_the_receiving_players_language(pushing):
+    api, service, _ = pushing
+    ana = api.player("Ana")
+    assert api.call("PATCH", "/v1/players/me", ana["token"], json={"language": "ru"}).status_code == 200
+    phone = service.device("phone")
+    assert api.call("POST", "/v1/players/me/push-subscription", ana["token"], json=phone.subscription()).status_code == 201
+    game = api.game(ana["token"], [HUMAN, ai("greedy")], seed=3, turn_timeout=600)  # made in whatever language
+
+    def pushed() -> list:
+        return [r for r in service.received if r.message["event"] == "your_turn" and r.message["game_id"] == game["id"]]
+
+    message = wait_until(pushed, 10, "a your-turn push reaches the phone")[0].message
+    assert (message["lang"], message["title"], message["body"]) == ("ru", "Ваш ход", "Ваш ход.")
+    assert (message["title_code"], message["body_code"]) == ("push.your_turn.title", "push.your_turn.body")
+
+
 def test_a_push_endpoint_must_be_public_where_private_hosts_are_not_allowed(redis_pair, key_prefix):
     runtime = build_runtime(
         settings_for(key_prefix, vapid_private_key=new_vapid_key(), webhook_private_hosts=False), clients=redis_pair

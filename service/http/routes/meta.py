@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Response
 from flask.views import MethodView
 
+from engine.cards import COLORS_HIGH_TO_LOW
 from service.http.common import (
     PUBLIC,
     documented_errors,
@@ -14,11 +15,14 @@ from service.http.common import (
     v1,
 )
 from service.http.examples import example
+from service.http.locale import language, localized
 from service.http.problems import catalogue
 from service.http.schemas import (
     HealthSchema,
     ProblemListSchema,
+    RuleListSchema,
 )
+from service.texts import LANGUAGES, rule, rule_description
 
 
 @v1.route("/problems")
@@ -28,7 +32,22 @@ class Problems(MethodView):
     @v1.doc(operationId="listProblems", security=PUBLIC)
     def get(self) -> Response:
         """Every problem ``code`` this API answers with."""
-        return json_response({"problems": catalogue()})
+        return json_response({"problems": catalogue(language())})
+
+
+@v1.route("/rules")
+class Rules(MethodView):
+    @documented_errors(store=False)
+    @v1.response(200, RuleListSchema, example=example("RuleList"))
+    @v1.doc(operationId="listRules", security=PUBLIC)
+    def get(self) -> Response:
+        """The seven rules of the canvas (docs/rules.md 3-9), strongest colour first: each one's name and what counts under
+        it, as codes with their parameters and in the answer's language (``?lang=``, your setting, Accept-Language)."""
+        rules = [
+            {"color": str(color), "name": localized(rule(str(color))), "description": localized(rule_description(str(color)))}
+            for color in COLORS_HIGH_TO_LOW
+        ]
+        return json_response({"language": language(), "languages": list(LANGUAGES), "rules": rules})
 
 
 # --- health ------------------------------------------------------------------------------

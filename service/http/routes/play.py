@@ -18,6 +18,8 @@ from importlib import resources
 from flask import Blueprint, Response
 
 from service.http.common import red7_runtime
+from service.http.locale import language
+from service.http.play_words import render_page
 
 TEMPLATE = "play.html"
 _NONCE = "__RED7_NONCE__"
@@ -81,7 +83,8 @@ def play() -> Response:
     # The server's VAPID public key (URL-safe base64, public by design) rides in the page, so the page learns whether
     # this server sends web push without a request that fails (getPushKey's 404) when it does not.
     push_key = red7_runtime().push.public_key or ""
-    page = template().replace(_NONCE, nonce).replace(_PUSH_KEY, push_key)
+    # In the request's language (?lang=, Accept-Language; the page itself then follows the player's setting).
+    page = render_page(template().replace(_NONCE, nonce).replace(_PUSH_KEY, push_key), language())
     response = Response(page, mimetype="text/html")
     response.headers["Content-Security-Policy"] = content_security_policy(nonce)
     response.headers["Cache-Control"] = "no-store"  # a nonce is for one answer only

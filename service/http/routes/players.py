@@ -105,6 +105,7 @@ def _player_json(player: Player, *, show_secret: bool = False) -> dict[str, Any]
         "handle": player.handle,
         "created_at": player.created_at,
         "webhook_url": player.webhook_url,
+        "language": player.language,
     }
     if show_secret and player.webhook_secret:
         out["webhook_secret"] = player.webhook_secret
@@ -144,6 +145,7 @@ class Me(MethodView):
             name=body.get("name"),
             webhook_url=(url or "") if "webhook_url" in body else None,
             handle=(handle or "") if "handle" in body else None,
+            language=(body["language"] or "") if "language" in body else None,
         )
         if calendar:
             red7_runtime().calendars.update(player.id, calendar)

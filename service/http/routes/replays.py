@@ -7,9 +7,9 @@ from typing import Any
 from flask import Response, stream_with_context
 from flask.views import MethodView
 
-from replays.build import state_at
+from replays.build import in_language, state_at
 from replays.ndjson import iter_lines
-from replays.viewer import render_viewer
+from replays.viewer import TITLE, render_viewer
 from service.application.imports import Imported
 from service.game import Game
 from service.http.auth import current_player
@@ -32,12 +32,14 @@ from service.http.common import (
 from service.http.examples import REPLAY_REF, example, ndjson_example
 from service.http.idempotency import REPLAYED, idempotency
 from service.http.idempotency import parameter as idempotency_parameter
+from service.http.locale import language, say
 from service.http.problems import ApiError
 from service.http.schemas import (
     ImportedSchema,
     ReplayQuerySchema,
     ReplaySchema,
 )
+from service.texts import Text
 
 # --- replays ------------------------------------------------------------------------------
 
@@ -87,10 +89,12 @@ IMPORT_BODY = {
 
 
 def _replay_response(document: dict[str, Any], query: dict[str, Any], filename: str | None = None) -> Response:
-    """The replay as JSON (one step with ``at``), as NDJSON (one step per line), or as a download."""
+    """The replay as JSON (one step with ``at``), as NDJSON (one step per line), or as a download; its steps' texts in the
+    request's language (``explanation``: each as a code and its parameters)."""
+    document = in_language(document, language())
     if "at" in query:
         try:
-            step = state_at(document, query["at"])
+            step = state_at(document, query["at"], language())
         except IndexError as exc:
             error = {"field": "at", "message": str(exc), "location": "query"}
             raise ApiError("invalid_request", str(exc), errors=[error]) from None
@@ -121,7 +125,9 @@ def _with_analysis(game: Game, document: dict[str, Any]) -> dict[str, Any]:
 
 
 def _viewer_response(document: dict[str, Any], title: str) -> Response:
-    response = Response(render_viewer(document, title), mimetype="text/html")
+    """The viewer page, in the request's language; ``title``: the id the page is titled by."""
+    lang = language()
+    response = Response(render_viewer(in_language(document, lang), say(Text(TITLE, {"id": title})), lang), mimetype="text/html")
     response.headers["Content-Security-Policy"] = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
     return response
 
@@ -189,7 +195,7 @@ class GameReplayView(MethodView):
         """The replay viewer (a finished game in full; a game in progress as a spectator sees it)."""
         game = game_service().load(game_id)
         document = _with_analysis(game, game_service().replay(game, None))
-        return _viewer_response(_with_ratings(game, document), f"Red7 replay {game_id}")
+        return _viewer_response(_with_ratings(game, document), game_id)
 
 
 @v1.route("/replays")
@@ -277,4 +283,4 @@ class ImportedReplayView(MethodView):
     @v1.doc(operationId="viewImportedReplay", security=PUBLIC)
     def get(self, replay_id: str) -> Response:
         """The viewer for an imported replay."""
-        return _viewer_response(_imported(replay_id), f"Red7 replay {replay_id}")
+        return _viewer_response(_imported(replay_id), replay_id)

@@ -113,6 +113,14 @@ class VacationRequestSchema(Strict):
 
 class PlayerUpdateSchema(Strict):
     name = Text()
+    language = Choice(
+        "Language",
+        allow_none=True,
+        metadata={
+            "description": "the language of the service's texts for you (problems, views, replays, webhooks, pushes): "
+            "it comes after ?lang= and before Accept-Language; null removes it"
+        },
+    )
     handle = fields.String(
         allow_none=True,
         metadata={
@@ -320,7 +328,7 @@ class OpenGamesQuerySchema(Strict):
 
 
 #: The flags of a legal step (``LegalStepSchema``): a listed step may be sent back as it is, and they are ignored.
-LEGAL_FLAGS = ("can_win", "eliminates", "grants_draw", "draws", "ends_turn")
+LEGAL_FLAGS = ("can_win", "eliminates", "grants_draw", "draws", "ends_turn", "description")
 
 
 class StepSchema(Strict):
@@ -338,6 +346,7 @@ class StepSchema(Strict):
     grants_draw = fields.Boolean(load_only=True, metadata={"description": "a legal step's flag; ignored"})
     draws = fields.Boolean(load_only=True, metadata={"description": "a legal step's flag; ignored"})
     ends_turn = fields.Boolean(load_only=True, metadata={"description": "a legal step's flag; ignored"})
+    description = fields.Dict(load_only=True, metadata={"description": "a legal step's description; ignored"})
 
     NEEDS: ClassVar = {"play": ("card",), "discard": ("card",), "take": ("seat", "card"), "place": ("card", "to")}
     ALLOWS: ClassVar = {"play": {"card"}, "discard": {"card", "draw"}, "take": {"seat", "card"}, "place": {"card", "to"}}

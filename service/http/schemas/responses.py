@@ -86,6 +86,11 @@ class PlayerSchema(Schema):
     handle = _handle()
     created_at = fields.String(required=True)
     webhook_url = fields.String(allow_none=True)
+    language = Choice(
+        "Language",
+        allow_none=True,
+        metadata={"description": "the language you chose for the service's texts (null: none; Accept-Language decides)"},
+    )
     webhook_secret = fields.String(metadata={"description": "HMAC key for webhook signatures; shown only when the URL is set"})
     time_zone = fields.String(
         required=True,
@@ -149,6 +154,24 @@ class PlayerListSchema(Schema):
     )
 
 
+class TextSchema(Schema):
+    """Something said to people, as a stable code and its parameters (no words of any language: numbers, cards, a rule's
+    colour letter, players' names, or other texts of this shape), for a client to say in its own words."""
+
+    code = fields.String(required=True, metadata={"description": "stable: what is said", "example": "step.play"})
+    params = fields.Dict(
+        keys=fields.String(), required=True, metadata={"description": "what fills it in", "example": {"card": "R5"}}
+    )
+
+
+class LocalizedTextSchema(TextSchema):
+    """A text as the API says it: its code and parameters, and ``text`` in the answer's language (Content-Language)."""
+
+    text = fields.String(
+        required=True, metadata={"description": "in the answer's language", "example": "Play R5 to your palette."}
+    )
+
+
 class LegalStepSchema(StepSchema):
     """A step you may take now, with what it would do: a valid :class:`StepSchema` as it stands (send it back as
     one; the flags are ignored there)."""
@@ -161,6 +184,7 @@ class LegalStepSchema(StepSchema):
         metadata={"description": "this step draws a card (a 3, or a discard taking the draw): end the batch with it"},
     )
     ends_turn = fields.Boolean(required=True)
+    description = fields.Nested(LocalizedTextSchema, required=True, metadata={"description": "what the step does, in words"})  # type: ignore[assignment]  # a dict when sent back (ignored), a text when listed
 
 
 class SeatViewSchema(Schema):
@@ -248,6 +272,18 @@ class GameViewSchema(GameOptionsSchema):
     join_code = fields.String(metadata={"description": "only for the creator, while seats are open"})
     round = fields.Integer(required=True)
     rule = Choice("Color", required=True, allow_none=True)
+    rule_description = fields.Nested(
+        LocalizedTextSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "what counts under the rule now, in words (null before the deal)"},
+    )
+    time_control = fields.Nested(
+        LocalizedTextSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "a correspondence game's days per turn, in words (null: not one)"},
+    )
     leader = fields.Integer(
         required=True,
         allow_none=True,
@@ -387,6 +423,18 @@ class ProblemListSchema(Schema):
     problems = fields.List(fields.Nested(ProblemCodeSchema), required=True)
 
 
+class RuleSchema(Schema):
+    color = Choice("Color", required=True, metadata={"description": "the colour of the canvas's top card that sets it"})
+    name = fields.Nested(LocalizedTextSchema, required=True, metadata={"description": "the rule's name"})
+    description = fields.Nested(LocalizedTextSchema, required=True, metadata={"description": "what counts under it"})
+
+
+class RuleListSchema(Schema):
+    language = Choice("Language", required=True, metadata={"description": "the language of the texts"})
+    languages = fields.List(Choice("Language"), required=True, metadata={"description": "every language the service speaks"})
+    rules = fields.List(fields.Nested(RuleSchema), required=True, metadata={"description": "strongest colour first"})
+
+
 class ReplaySeatStateSchema(Schema):
     in_round = fields.Boolean(required=True)
     palette = fields.List(Choice("Card"), required=True)
@@ -420,7 +468,8 @@ class ReplayStepSchema(Schema):
     type = fields.String(required=True, validate=validate.OneOf(list(EVENT_SCHEMAS)), metadata={"description": "its type"})
     seat = fields.Integer(required=True, allow_none=True, metadata={"description": "the acting seat"})
     at = fields.String(required=True)
-    text = fields.String(required=True, metadata={"description": "what happened, in a sentence"})
+    text = fields.String(required=True, metadata={"description": "what happened, in a sentence (in the answer's language)"})
+    explanation = fields.Nested(TextSchema, metadata={"description": "the sentence as a code and its parameters"})
     state = fields.Nested(ReplayStateSchema, required=True)
 
 
@@ -429,6 +478,7 @@ class ReplayStartSchema(Schema):
 
     index = fields.Integer(required=True, validate=validate.OneOf([0]))
     text = fields.String(required=True)
+    explanation = fields.Nested(TextSchema)
     state = Null(required=True, metadata={"description": "always null"})
 
 

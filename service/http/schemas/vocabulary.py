@@ -24,6 +24,7 @@ from engine.state import Phase
 from service.challenges import ANSWERS, DECLINE_REASONS, STATUSES
 from service.lobby import ORIGINS
 from service.ratings import LADDERS
+from service.texts import LANGUAGES
 
 #: The schema of null alone (OpenAPI 3.0): the other half of every nullable reference.
 NULL: dict[str, Any] = {"type": "object", "nullable": True, "enum": [None]}
@@ -42,6 +43,10 @@ def nullable_ref(name: str, **siblings: Any) -> dict[str, Any]:
 ENUMS: dict[str, tuple[list[str], str]] = {
     "Card": ([str(c) for c in ALL_CARDS], "A card: colour letter (R O Y G B I V) and number 1-7, weakest (V1) to strongest (R7)"),
     "Color": ([str(c) for c in COLORS_HIGH_TO_LOW], "A colour, strongest first; as a rule, the colour of the canvas's top card"),
+    "Language": (
+        list(LANGUAGES),
+        "A language of the service texts: English, the rulebooks' Polish, Russian, Portuguese; German, French, Spanish, Italian",
+    ),
     "StepType": (["play", "discard", "take", "place", "end_turn", "fold"], "What a step of a turn does"),
     "Destination": ([d.value for d in Destination], "Where a 7's action puts a palette card"),
     "Variant": ([v.value for v in Variant], "basic: one round; advanced: rounds scored up to a target, with the discard draw"),
