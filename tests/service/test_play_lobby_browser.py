@@ -273,7 +273,10 @@ def test_a_listed_table_found_through_the_filters_and_pages_and_joined_in_a_clic
     sign_up(browser, "Bo")
     until(browser, lambda s: s["screen"] == "lobby" and s["tables_loaded"])
     Select(browser.find_element(By.ID, "f-players")).select_by_value("3")
-    first = until(browser, lambda s: len(s["tables"]) == 10 and s["more_tables"])
+    # The unfiltered first page has ten tables and more too: wait for the filtered one, not just any full page.
+    first = until(
+        browser, lambda s: len(s["tables"]) == 10 and s["more_tables"] and all("3 players" in t["text"] for t in s["tables"])
+    )
     assert all("3 players" in t["text"] for t in first["tables"])
     browser.find_element(By.ID, "more-tables").click()
     both = until(browser, lambda s: len(s["tables"]) >= 12)
