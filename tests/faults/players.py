@@ -8,6 +8,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from tests.deployment import Client, wait_until
@@ -123,3 +124,38 @@ def assert_every_ack_kept(humans: list[Human], games: list[str], events_of: Call
     for game_id in games:
         numbers = [e["n"] for e in events_of(game_id)]
         assert numbers == list(range(1, len(numbers) + 1))
+
+
+def event_time(event: dict[str, Any]) -> float:
+    """When an event was appended (epoch seconds; the events of one append share it)."""
+    return datetime.fromisoformat(event["at"].replace("Z", "+00:00")).timestamp()
+
+
+#: A human's table in the fault tests: against a greedy and a random AI, with the action rules.
+AGAINST_AIS = {
+    "seats": [{"kind": "human"}, {"kind": "ai", "level": "greedy"}, {"kind": "ai", "level": "random"}],
+    "action_rules": True,
+}
+
+
+def tables_against_ais(lobby: Client, count: int) -> tuple[list[Client], list[str]]:
+    """``count`` people signed up, each at a table of their own against AIs (:data:`AGAINST_AIS`); they and the games."""
+    people = [lobby.sign_up(f"P{i}") for i in range(count)]
+    return people, [p.json("POST", "/games", expect=201, json=AGAINST_AIS)["id"] for p in people]
+
+
+def idle_game(lobby: Client, turn_timeout: float) -> tuple[Client, str, float]:
+    """A game whose human never moves, the human to move first (the AI moves first in some: another is made): the
+    idle player, the game's id, and when the human's turn began."""
+    idler = lobby.sign_up("Idler")
+    for _ in range(20):
+        made = idler.json(
+            "POST",
+            "/games",
+            expect=201,
+            json={"seats": [{"kind": "human"}, {"kind": "ai", "level": "greedy"}], "turn_timeout": turn_timeout},
+        )
+        turn = wait_until(lambda made=made: idler.json("GET", f"/games/{made['id']}")["turn"], 10, "a turn")
+        if turn["seat"] == 0:
+            return idler, made["id"], time.time()
+    raise AssertionError("the AI moved first in 20 games")

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import shutil
 import time
-from datetime import datetime
 
 from tests.deployment import Client, RedisServer, processes, stored_version, stream_events, wait_until
-from tests.faults.players import Human, assert_every_ack_kept, play_all
+from tests.faults.players import Human, assert_every_ack_kept, idle_game, play_all, tables_against_ais
+from tests.faults.players import event_time as at
 
 #: Every game must move on within this long (s) of the queue's Redis losing its data.
 PROGRESS_BOUND = 10.0
@@ -24,27 +24,6 @@ PROGRESS_BOUND = 10.0
 AI_DELAY = "1.0"
 #: The idle seats' turn limit (s): each idle game's deadline falls a few seconds after the loss.
 IDLE_TURN = 8
-
-
-def at(event: dict) -> float:
-    return datetime.fromisoformat(event["at"].replace("Z", "+00:00")).timestamp()
-
-
-def idle_game(lobby: Client) -> tuple[str, float]:
-    """A game whose human never moves, its human to move first (the AI moves first in some: another is made); its id
-    and when the human's turn began."""
-    idler = lobby.sign_up("Idler")
-    for _ in range(20):
-        made = idler.json(
-            "POST",
-            "/games",
-            expect=201,
-            json={"seats": [{"kind": "human"}, {"kind": "ai", "level": "greedy"}], "turn_timeout": IDLE_TURN},
-        )
-        turn = wait_until(lambda made=made: idler.json("GET", f"/games/{made['id']}")["turn"], 10, "a turn")
-        if turn["seat"] == 0:
-            return made["id"], time.time()
-    raise AssertionError("the AI moved first in 20 games")
 
 
 def test_every_game_moves_on_after_the_queue_redis_loses_its_data(tmp_path):
@@ -66,20 +45,8 @@ def run(deployment, stores: RedisServer, queue: RedisServer) -> None:
     base = deployment.api()
     workers = [deployment.worker(), deployment.worker()]
     lobby = Client(base)
-    people = [lobby.sign_up(f"P{i}") for i in range(2)]
+    people, human_games = tables_against_ais(lobby, 2)
     watcher = lobby.sign_up("Watcher")
-    human_games = [
-        p.json(
-            "POST",
-            "/games",
-            expect=201,
-            json={
-                "seats": [{"kind": "human"}, {"kind": "ai", "level": "greedy"}, {"kind": "ai", "level": "random"}],
-                "action_rules": True,
-            },
-        )["id"]
-        for p in people
-    ]
     ai_seats = [{"kind": "ai", "level": level} for level in ("greedy", "random", "greedy", "random")]
     ai_games = [watcher.json("POST", "/games", expect=201, json={"seats": ai_seats})["id"] for _ in range(2)]
     humans = [Human([p], g) for p, g in zip(people, human_games, strict=True)]
@@ -118,14 +85,14 @@ def run(deployment, stores: RedisServer, queue: RedisServer) -> None:
         assert at(timed_out[0]) - lost_at <= PROGRESS_BOUND
 
     # 1. The queue's data wiped while it runs.
-    idle, idle_turn = idle_game(lobby)
+    _, idle, idle_turn = idle_game(lobby, IDLE_TURN)
     idle_ids.append(idle)
     time.sleep(max(0.0, idle_turn + IDLE_TURN - 5 - time.time()))  # its deadline falls ~5 s after the loss
     queue.client().flushall()
     check_every_game_moves_on(time.time(), idle, idle_turn, "FLUSHALL")
 
     # 2. The queue's Redis killed and started again empty (its files gone: a new server at the same address).
-    idle, idle_turn = idle_game(lobby)
+    _, idle, idle_turn = idle_game(lobby, IDLE_TURN)
     idle_ids.append(idle)
     time.sleep(max(0.0, idle_turn + IDLE_TURN - 5 - time.time()))
     queue.kill()

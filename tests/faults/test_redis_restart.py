@@ -11,62 +11,35 @@ Redis returning, every acknowledged action must be in its stream
 from __future__ import annotations
 
 import time
-from datetime import datetime
 
 from tests.deployment import Client, stored_version, stream_events, wait_until
-from tests.faults.players import Human, assert_every_ack_kept, play_all, play_out
+from tests.faults.players import Human, assert_every_ack_kept, idle_game, play_all, play_out, tables_against_ais
+from tests.faults.players import event_time as at
 from workers.liveness import IDLE
 
 OUTAGE = 20.0  # longer than RQ's own reconnection backoff would wait out (it doubles to a minute)
 PROGRESS_BOUND = 10.0
 
 
-def at(event: dict) -> float:
-    return datetime.fromisoformat(event["at"].replace("Z", "+00:00")).timestamp()
-
-
 def test_play_goes_on_after_redis_is_killed_and_restarted(deployment, server):
     base = deployment.api()
     workers = [deployment.worker(), deployment.worker()]
     lobby = Client(base)
-    people = [lobby.sign_up(f"P{i}") for i in range(3)]
+    people, human_games = tables_against_ais(lobby, 3)
     watcher = lobby.sign_up("Watcher")
-    human_games = [
-        p.json(
-            "POST",
-            "/games",
-            expect=201,
-            json={
-                "seats": [{"kind": "human"}, {"kind": "ai", "level": "greedy"}, {"kind": "ai", "level": "random"}],
-                "action_rules": True,
-            },
-        )
-        for p in people
-    ]
     ai_games = [
         watcher.json(
             "POST", "/games", expect=201, json={"seats": [{"kind": "ai", "level": "greedy"}, {"kind": "ai", "level": "random"}]}
         )
         for _ in range(2)
     ]
-    humans = [Human([p], g["id"]) for p, g in zip(people, human_games, strict=True)]
+    humans = [Human([p], g) for p, g in zip(people, human_games, strict=True)]
     stop, threads = play_all(humans, 240)
     text = server.client()
-    games = [g["id"] for g in human_games + ai_games]
+    games = human_games + [g["id"] for g in ai_games]
     wait_until(lambda: all(stored_version(text, deployment.prefix, g) > 12 for g in games), 30, "play gets going")
     # A game whose human never moves and whose turn's deadline falls while Redis is away.
-    idler = lobby.sign_up("Idler")
-    for _ in range(20):
-        idle = idler.json(
-            "POST",
-            "/games",
-            expect=201,
-            json={"seats": [{"kind": "human"}, {"kind": "ai", "level": "greedy"}], "turn_timeout": 5},
-        )
-        path = f"/games/{idle['id']}"
-        if wait_until(lambda path=path: idler.json("GET", path)["turn"], 10, "a turn")["seat"] == 0:
-            break
-    assert idler.json("GET", f"/games/{idle['id']}")["turn"]["seat"] == 0
+    idler, idle, _ = idle_game(lobby, 5)
 
     server.kill()
     down = time.time()
@@ -88,7 +61,7 @@ def test_play_goes_on_after_redis_is_killed_and_restarted(deployment, server):
     assert all(moved_since_back(g) <= PROGRESS_BOUND for g in progress)
 
     timed_out = wait_until(
-        lambda: [e for e in stream_events(text, deployment.prefix, idle["id"]) if e["type"] == "turn_timed_out"],
+        lambda: [e for e in stream_events(text, deployment.prefix, idle) if e["type"] == "turn_timed_out"],
         30,
         "the idle seat's deadline fires",
     )
