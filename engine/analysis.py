@@ -75,6 +75,7 @@ from engine.expert.odds import _COLORS, _sum_numbers, game_odds
 from engine.expert.policy import plan_value
 from engine.expert.rollout import _Rollout, _Sim
 from engine.expert.sampling import sample_state
+from engine.expert.search import prune
 from engine.legal import Outcome, Plan, position_from_view, position_of, walk
 from engine.projection import redact, view
 from engine.rules import qualifying_mask
@@ -88,7 +89,6 @@ LABELS = ("inaccuracy", "mistake", "blunder")
 #: Dropping candidates: as the expert's search does (engine.expert.search), never the played one.
 _PRUNE_FROM = 8
 _PRUNE_EVERY = 4
-_PRUNE_Z = 2.5
 #: The version of the analysis' method and shape: part of a cached result's key.
 VERSION = 1
 
@@ -312,7 +312,7 @@ def evaluate(point: DecisionPoint, seed: int, budget: Budget = DEFAULT_BUDGET) -
         for index in alive:
             values[index].append(rollout.evaluate(base, candidates[index]))
         if len(alive) > 2 and done >= _PRUNE_FROM and (done - _PRUNE_FROM) % _PRUNE_EVERY == 0:
-            alive = _prune(alive, values)
+            alive = prune(alive, values, always=(0,))
     best = max(alive, key=lambda i: (sum(values[i]), i == 0, -i))
     win = statistics.fmean(values[0])
     delta = se = 0.0
@@ -358,24 +358,6 @@ def _difference(best: Sequence[float], played: Sequence[float]) -> tuple[float, 
 def _close(delta: float, se: float) -> bool:
     """Whether another seed could well give another label: ΔW within two standard errors of a threshold."""
     return any(abs(delta - threshold) < 2 * se for _, threshold in THRESHOLDS) or (delta >= 5 and abs(delta - 2 * se) < se)
-
-
-def _prune(alive: list[int], values: list[list[float]]) -> list[int]:
-    """Drop candidates clearly behind the leader on paired differences; the played one (0) always stays."""
-    leader = max(alive, key=lambda i: (sum(values[i]), -i))
-    ahead = values[leader]
-    m = len(ahead)
-    kept = []
-    for index in alive:
-        if index in (leader, 0):
-            kept.append(index)
-            continue
-        diffs = [a - b for a, b in zip(ahead, values[index], strict=True)]
-        mean = sum(diffs) / m
-        var = sum((d - mean) ** 2 for d in diffs) / (m - 1)
-        if mean <= 0 or mean * math.sqrt(m) <= _PRUNE_Z * math.sqrt(var):
-            kept.append(index)
-    return kept
 
 
 # --- per player ------------------------------------------------------------------------

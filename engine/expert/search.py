@@ -131,7 +131,7 @@ class ExpertBot:
                 values[index].append(value)
             done += 1
             if done >= _PRUNE_FROM and (done - _PRUNE_FROM) % _PRUNE_EVERY == 0:
-                alive = _prune(alive, values)
+                alive = prune(alive, values)
         self.report.iterations = done
         self.report.rollouts = rollouts
         if done == 0:
@@ -141,14 +141,15 @@ class ExpertBot:
         return best
 
 
-def _prune(alive: list[int], values: list[list[float]]) -> list[int]:
-    """Drop the candidates clearly behind the leader on paired differences (same samples)."""
+def prune(alive: list[int], values: list[list[float]], always: tuple[int, ...] = ()) -> list[int]:
+    """Drop the candidates clearly behind the leader on paired differences (same samples); ``always``: candidates kept
+    whatever their values (the decision analysis keeps the step played)."""
     leader = max(alive, key=lambda i: (sum(values[i]), -i))
     ahead = values[leader]
     m = len(ahead)
     kept = []
     for index in alive:
-        if index == leader:
+        if index == leader or index in always:
             kept.append(index)
             continue
         diffs = [a - b for a, b in zip(ahead, values[index], strict=True)]
