@@ -80,10 +80,13 @@ class AnalysisProgressSchema(Schema):
 
 
 class AnalysisSchema(Schema):
-    game_id = fields.String(required=True)
+    game_id = fields.String(required=True, metadata={"description": "the game analysed (an imported replay's: the file's)"})
+    replay_id = fields.String(
+        required=True, allow_none=True, metadata={"description": "the imported replay analysed; null for a game's analysis"}
+    )
     status = Choice("AnalysisStatus", required=True)
     progress = fields.Nested(AnalysisProgressSchema, required=True)
-    url = fields.String(required=True, metadata={"description": "where to read it (getAnalysis)"})
+    url = fields.String(required=True, metadata={"description": "where to read it (getAnalysis, getImportedAnalysis)"})
     # Not "analysis": openapi-python-client names the model's local variable after the model (Analysis), and a member
     # of that name shadows it.
     result = Ref("AnalysisResult", required=True, allow_none=True, metadata={"description": "the result once done; null before"})
