@@ -26,6 +26,7 @@ from service.application.matching import MatchService
 from service.application.players import PlayerService
 from service.application.push import PushService
 from service.application.ratings import RatingService
+from service.application.review import MistakeReview
 from service.application.tickets import StreamTickets
 from service.application.timing import Calendars
 from service.config import Settings
@@ -72,6 +73,7 @@ class Runtime:
     push_queue: JobQueue  # web pushes, worked apart (see workers.runner)
     analyses: AnalysisService  # finished games' decision analyses: requested, read, run by the analyse job
     imported_analyses: AnalysisService  # imported replays' decision analyses, kept while their import is
+    reviews: MistakeReview  # a player's mistakes across their analysed games
     analysis_queue: JobQueue  # decision analyses, worked apart (see workers.runner): never ahead of an AI's turn
     #: What time it is, for everything that keeps time (the application, the dispatcher, the ticker, the jobs): a test
     #: moves it to play days in seconds.
@@ -254,6 +256,7 @@ def build_runtime(
         push_queue,
         analyses,
         imported_analyses,
+        MistakeReview(players, games.load, analyses.done),
         analysis_queue,
         now,
     )

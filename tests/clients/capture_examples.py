@@ -120,6 +120,9 @@ def capture() -> dict[str, Any]:
     analysis = call("GET", f"{path}/analysis")
     analysis["result"]["decisions"] = analysis["result"]["decisions"][:3]
     out["Analysis"] = analysis
+    # Ana's inaccuracies and worse across her analysed games: this one's, the first page of one game.
+    mistakes = call("GET", "/v1/players/me/mistakes?label=inaccuracy&games=1", token)
+    out["MistakeList"] = {**mistakes, "mistakes": mistakes["mistakes"][:2]}
     # The imported replay's analysis: the same, kept as long as the import.
     imported = f"/v1/replays/{out['Imported']['id']}/analysis"
     out["ImportedAnalysisQueued"] = call("POST", imported, token, status=202)
@@ -159,9 +162,13 @@ def capture() -> dict[str, Any]:
     out["ChallengeDecline"] = {"reason": "too_fast"}
     call("POST", f"/v1/challenges/{declined['id']}/decline", token, out["ChallengeDecline"])
     out["ChallengeList"] = call("GET", "/v1/challenges?limit=2", token)
-    # Time given in the accepted challenge's game, a correspondence game: a day to whoever is to move.
+    # Time given in the accepted challenge's game, a correspondence game: a day, by one of its players to the other
+    # once the AI has moved and it is the other's turn.
+    drain(runtime)
+    corr = f"/v1/games/{accepted['game_id']}"
+    giver = token if call("GET", corr, token)["turn"]["seat"] == 1 else bo["token"]
     out["GiveTime"] = {"seconds": 86400}
-    call("POST", f"/v1/games/{accepted['game_id']}/time", token, out["GiveTime"])
+    call("POST", f"{corr}/time", giver, out["GiveTime"])
     # Web push: the key a browser subscribes with, and a browser's subscription (the body PushManager.subscribe gives).
     out["PushKey"] = call("GET", "/v1/push/key")
     out["PushSubscriptionCreate"] = PUSH_SUBSCRIPTION

@@ -211,3 +211,60 @@ def test_an_imported_replays_analysis_goes_when_its_import_goes(redis_pair, key_
     # Its job, run late, writes nothing: no analysis is left behind without an expiry.
     api.run_jobs()
     assert runtime.redis.exists(key) == 0
+
+
+# --- a player's mistakes across their games ---------------------------------------------------
+
+
+def test_a_players_mistakes_are_gathered_from_their_analysed_games_and_the_others_named(api):
+    ana, bo = api.player("Ana"), api.player("Bo")
+    shared = api.game(ana["token"], [HUMAN, HUMAN], variant="basic", seed=7)
+    joined = api.call("POST", f"/v1/games/{shared['id']}/join", bo["token"], json={"code": shared["join_code"]})
+    assert joined.status_code == 200
+    play_out(api, shared["id"], ana["token"], bo["token"])
+    later = api.game(ana["token"], [HUMAN, ai("greedy")], variant="basic", seed=5)
+    play_out(api, later["id"], ana["token"])
+    assert api.call("POST", f"/v1/games/{shared['id']}/analysis", ana["token"]).status_code == 202
+    api.run_jobs()
+    analysis = api.call("GET", f"/v1/games/{shared['id']}/analysis").get_json()["result"]
+
+    def mine(token, label):
+        answer = api.call("GET", f"/v1/players/me/mistakes?label={label}", token)
+        assert answer.status_code == 200 and answer.headers["Cache-Control"] == "private", answer.get_json()
+        return answer.get_json()
+
+    worse = {"inaccuracy": {"inaccuracy", "mistake", "blunder"}, "mistake": {"mistake", "blunder"}, "blunder": {"blunder"}}
+    for seat, player in ((0, ana), (1, bo)):
+        for label, labels in worse.items():
+            page = mine(player["token"], label)
+            expected = [d for d in analysis["decisions"] if d["seat"] == seat and d["label"] in labels]
+            assert [m["decision"] for m in page["mistakes"]] == expected, (seat, label)
+            assert all(m["game_id"] == shared["id"] and m["seat"] == seat for m in page["mistakes"])
+            for m in page["mistakes"]:
+                assert m["view_url"] == f"/v1/games/{shared['id']}/replay/view#step={m['decision']['step']}"
+            # The newer game, Ana's against an AI, has no analysis yet: named, so that a client can ask for it.
+            assert page["unanalysed"] == ([later["id"]] if player is ana else []) and page["next_cursor"] is None
+    everything = mine(ana["token"], "inaccuracy")["mistakes"]
+    assert everything, "a basic game between two players who take the first winning step has inaccuracies at least"
+
+
+def test_a_players_mistakes_come_a_page_of_games_at_a_time(api):
+    ana = api.player("Ana")
+    played = []
+    for seed in (5, 6, 7):
+        game = api.game(ana["token"], [HUMAN, ai("random")], variant="basic", seed=seed)
+        play_out(api, game["id"], ana["token"])
+        played.append(game["id"])
+    seen, cursor = [], None
+    while True:
+        query = "games=2" + (f"&cursor={cursor}" if cursor else "")
+        page = api.call("GET", f"/v1/players/me/mistakes?{query}", ana["token"]).get_json()
+        seen.extend(page["unanalysed"])
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert seen == played[::-1], "newest game first, each once"
+    for bad in ("games=0", "games=51", "label=awful", "cursor=f.1.g_x"):
+        refused = api.call("GET", f"/v1/players/me/mistakes?{bad}", ana["token"])
+        assert refused.status_code == 422 and refused.get_json()["code"] == "invalid_request", bad
+    assert api.call("GET", "/v1/players/me/mistakes").status_code == 401

@@ -1,5 +1,5 @@
-"""Decision analyses: a finished game's or an imported replay's, requested (202, computed by the workers), then read
-(issue 23)."""
+"""Decision analyses: a finished game's or an imported replay's, requested (202, computed by the workers), then read;
+and a player's mistakes across their analysed games (issue 23)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ from flask import Response, url_for
 from flask.views import MethodView
 
 from service.application.analysis import AnalysisRecord
+from service.application.review import Mistake
 from service.http.auth import current_player
-from service.http.common import PUBLIC, TOKEN, documented_errors, json_response, red7_runtime, response_headers, v1
+from service.http.common import PRIVATE, PUBLIC, TOKEN, documented_errors, json_response, red7_runtime, response_headers, v1
 from service.http.examples import example
-from service.http.schemas.analysis import AnalysisSchema
+from service.http.schemas.analysis import AnalysisSchema, MistakeListSchema, MistakesQuerySchema
 
 
 def analysis_json(game_id: str, record: AnalysisRecord, url: str, replay_id: str | None = None) -> dict[str, Any]:
@@ -86,3 +87,36 @@ class ImportedAnalysis(MethodView):
     def get(self, replay_id: str) -> Response:
         """An imported replay's decision analysis: its progress while the workers compute it, the result once done."""
         return json_response(_imported_analysis(replay_id, red7_runtime().imported_analyses.get(replay_id)))
+
+
+def _mistake_json(mistake: Mistake) -> dict[str, Any]:
+    view = url_for("v1.GameReplayView", game_id=mistake.game_id)
+    step = mistake.decision["step"]
+    return {
+        "game_id": mistake.game_id,
+        "finished_at": mistake.finished_at,
+        "seat": mistake.seat,
+        "decision": mistake.decision,
+        "view_url": view if step is None else f"{view}#step={step}",
+    }
+
+
+@v1.route("/players/me/mistakes")
+class MyMistakes(MethodView):
+    @documented_errors(401, 422, 429)
+    @v1.arguments(MistakesQuerySchema(), location="query")
+    @v1.response(200, MistakeListSchema, example=example("MistakeList"))
+    @v1.doc(operationId="listMyMistakes", security=TOKEN)
+    def get(self, query: dict[str, Any]) -> Response:
+        """Your own labelled decisions across your analysed games ("learn from your mistakes"), a page of finished games
+        at a time, newest first: each with the game's analysis of it and a link to the replay at that step.  The page's
+        games without an analysis are listed in ``unanalysed``: ask for them with requestAnalysis."""
+        page = red7_runtime().reviews.mistakes_of(
+            current_player(), at_least=query["label"], games=query["games"], cursor=query.get("cursor")
+        )
+        body = {
+            "mistakes": [_mistake_json(m) for m in page.mistakes],
+            "unanalysed": page.unanalysed,
+            "next_cursor": page.next_cursor,
+        }
+        return json_response(body, 200, PRIVATE)
