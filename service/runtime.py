@@ -16,7 +16,7 @@ import fakeredis
 import redis
 from redis import Redis  # for Runtime's fields: in its body, ``redis`` is the field of that name
 
-from service.application.analysis import AnalysisService
+from service.application.analysis import AnalysisService, game_subjects, imported_subjects
 from service.application.challenges import ChallengeService
 from service.application.departures import GameDepartures
 from service.application.followups import play_on_levels
@@ -26,6 +26,7 @@ from service.application.matching import MatchService
 from service.application.players import PlayerService
 from service.application.push import PushService
 from service.application.ratings import RatingService
+from service.application.review import MistakeReview
 from service.application.tickets import StreamTickets
 from service.application.timing import Calendars
 from service.config import Settings
@@ -71,6 +72,8 @@ class Runtime:
     push: PushService  # the VAPID key and each device's web push subscription
     push_queue: JobQueue  # web pushes, worked apart (see workers.runner)
     analyses: AnalysisService  # finished games' decision analyses: requested, read, run by the analyse job
+    imported_analyses: AnalysisService  # imported replays' decision analyses, kept while their import is
+    reviews: MistakeReview  # a player's mistakes across their analysed games
     analysis_queue: JobQueue  # decision analyses, worked apart (see workers.runner): never ahead of an AI's turn
     #: What time it is, for everything that keeps time (the application, the dispatcher, the ticker, the jobs): a test
     #: moves it to play days in seconds.
@@ -213,9 +216,16 @@ def build_runtime(
     )
     analyses = AnalysisService(
         AnalysisStore(text, settings.key_prefix),
-        games.load,
-        lambda game: games.replay(game, None),
+        game_subjects(games.load, lambda game: games.replay(game, None)),
         lambda game_id: enqueue(analysis_queue, "analyse", [game_id], job_id=f"analyse-{namespace}-{game_id}", timeout=600),
+        now,
+    )
+    imported_analyses = AnalysisService(
+        AnalysisStore(text, settings.key_prefix, kind="replay"),
+        imported_subjects(imports.get, imports.seconds_left),
+        lambda replay_id: enqueue(
+            analysis_queue, "analyse_import", [replay_id], job_id=f"analyse-import-{namespace}-{replay_id}", timeout=600
+        ),
         now,
     )
     # What ends when an account is deleted, in this order: what could seat the player anew joins before their games.
@@ -245,6 +255,8 @@ def build_runtime(
         push,
         push_queue,
         analyses,
+        imported_analyses,
+        MistakeReview(players, games.load, analyses.done),
         analysis_queue,
         now,
     )

@@ -386,6 +386,11 @@ def analyse(game_id: str) -> str:
     return runtime().analyses.run(game_id)
 
 
+def analyse_import(replay_id: str) -> str:
+    """An imported replay's decision analysis, on the same queue: kept while the import is."""
+    return runtime().imported_analyses.run(replay_id)
+
+
 #: The jobs a worker runs, by the names the dispatcher queues them under (``workers.dispatch``).
 JOBS: dict[str, Callable[..., str]] = {
     "ai_turn": ai_turn,
@@ -396,5 +401,6 @@ JOBS: dict[str, Callable[..., str]] = {
     "rate": rate,
     "push": push,
     "analyse": analyse,
+    "analyse_import": analyse_import,
     "compact": compact,
 }

@@ -1,15 +1,22 @@
-"""A finished game's decision analysis as requests and jobs ask for it (issue 23).
+"""Decision analyses as requests and jobs ask for them: a finished game's, or an imported replay's (issue 23).
 
 ``requestAnalysis`` claims the analysis of a finished game and queues the ``analyse`` job (on a queue of its own,
 worked apart from the games' jobs, so that it never delays an AI's turn); ``getAnalysis`` reads its progress, then its
 result; the job (``workers/jobs.py``) runs :func:`replays.analysis.analyse_document` on the game's full replay and keeps
 the result with the game (:mod:`service.storage.analyses`), where the replay document and its export find it.  A game
 in play is refused (``game_not_finished``): its analysis would judge decisions from hidden cards still in play.
+
+An imported replay file is a finished game too (only complete replays verify), so the people reviewing a replay they
+were sent can have it analysed the same way (``requestImportedAnalysis``): the same job on the same queue, the result
+kept as long as the import is kept and carried by the imported replay's document.  One :class:`AnalysisService`
+serves each kind of subject; what differs is only how a subject is found and its full replay told
+(:class:`Subjects`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -19,7 +26,7 @@ from service.errors import NotFound, Refused
 from service.game import Game
 from service.storage.analyses import AnalysisRecord, AnalysisStore
 
-__all__ = ["AnalysisRecord", "AnalysisService"]
+__all__ = ["AnalysisRecord", "AnalysisService", "Subjects", "finished_game", "game_subjects", "imported_subjects"]
 
 #: How often the job writes its progress (every this many decisions, and the last).
 PROGRESS_EVERY = 5
@@ -28,69 +35,113 @@ PROGRESS_EVERY = 5
 STALE_MS = 10 * 60 * 1000
 
 
+@dataclass(frozen=True, slots=True)
+class Subjects:
+    """What an analysis is of, and how to reach one.
+
+    ``check`` raises the refusal for a subject that is not there or cannot be analysed, cheaply (every read asks);
+    ``document`` is its full replay; ``lifetime`` the seconds left before the subject, and so its analysis, goes
+    (``None``: kept for good).
+    """
+
+    check: Callable[[str], None]
+    document: Callable[[str], dict[str, Any]]
+    lifetime: Callable[[str], int | None]
+
+
+def finished_game(game: Game) -> Game:
+    """``game``, if it is over; ``game_not_finished`` otherwise."""
+    if game.status != "finished":
+        raise Refused(
+            "game_not_finished",
+            f"The game is {game.status}: only a finished game is analysed, since its analysis would show hidden cards.",
+        )
+    return game
+
+
+def game_subjects(load: Callable[[str], Game], replay: Callable[[Game], dict[str, Any]]) -> Subjects:
+    """The service's finished games (``game_not_found`` from ``load``), analysed for good."""
+
+    def check(game_id: str) -> None:
+        finished_game(load(game_id))
+
+    return Subjects(check, lambda game_id: replay(finished_game(load(game_id))), lambda game_id: None)
+
+
+def imported_subjects(find: Callable[[str], dict[str, Any] | None], seconds_left: Callable[[str], int | None]) -> Subjects:
+    """Imported replays while they are kept (``not_found`` after), analysed for as long as their import is."""
+
+    def document(replay_id: str) -> dict[str, Any]:
+        found = find(replay_id)
+        if found is None:  # as getImportedReplay answers
+            raise NotFound("not_found", f"There is no imported replay {replay_id!r}: none was made, or it has expired.")
+        return found
+
+    def check(replay_id: str) -> None:
+        document(replay_id)
+
+    return Subjects(check, document, seconds_left)
+
+
 class AnalysisService:
     def __init__(
         self,
         store: AnalysisStore,
-        load: Callable[[str], Game],
-        replay: Callable[[Game], dict[str, Any]],
+        subjects: Subjects,
         enqueue: Callable[[str], None],
         clock: Callable[[], datetime],
     ) -> None:
-        self.store, self.load, self.replay, self.enqueue, self.clock = store, load, replay, enqueue, clock
+        self.store, self.subjects, self.enqueue, self.clock = store, subjects, enqueue, clock
 
     def _now_ms(self) -> int:
         return int(self.clock().timestamp() * 1000)
 
-    def _finished(self, game_id: str) -> Game:
-        game = self.load(game_id)  # NotFound: game_not_found
-        if game.status != "finished":
-            raise Refused(
-                "game_not_finished",
-                f"The game is {game.status}: only a finished game is analysed, since its analysis would show hidden cards.",
-            )
-        return game
-
-    def request(self, game_id: str) -> AnalysisRecord:
+    def request(self, subject_id: str) -> AnalysisRecord:
         """Queue the analysis of a finished game unless it is queued, running or done already; its record now."""
-        self._finished(game_id)
-        if self.store.claim(game_id, VERSION, self._now_ms(), STALE_MS):
-            self.enqueue(game_id)
-        record = self.store.get(game_id)
-        assert record is not None
+        self.subjects.check(subject_id)
+        ttl = self.subjects.lifetime(subject_id)
+        if self.store.claim(subject_id, VERSION, self._now_ms(), STALE_MS, ttl=ttl):
+            self.enqueue(subject_id)
+        record = self.store.get(subject_id)
+        if record is None:  # its import expired between the claim and this read
+            raise NotFound("analysis_not_found", "The replay's analysis went with its import.")
         return record
 
-    def get(self, game_id: str) -> AnalysisRecord:
+    def get(self, subject_id: str) -> AnalysisRecord:
         """The analysis' progress, or its result once done; ``analysis_not_found`` if none was requested."""
-        self._finished(game_id)
-        record = self.store.get(game_id)
+        self.subjects.check(subject_id)
+        record = self.store.get(subject_id)
         if record is None or record.version != VERSION:
             raise NotFound("analysis_not_found", "No analysis of this game was requested yet: POST to request one.")
         return record
 
-    def result_of(self, game: Game) -> dict[str, Any] | None:
-        """The finished analysis of ``game`` if there is one: what its replay document carries."""
-        if game.status != "finished":
-            return None
-        record = self.store.get(game.id)
+    def done(self, subject_id: str) -> dict[str, Any] | None:
+        """The finished analysis of a subject known to be finished, if there is one: what its replay carries."""
+        record = self.store.get(subject_id)
         return record.result if record is not None and record.status == "done" and record.version == VERSION else None
 
-    def run(self, game_id: str) -> str:
+    def result_of(self, game: Game) -> dict[str, Any] | None:
+        """The finished analysis of ``game`` if there is one: what its replay document carries."""
+        return self.done(game.id) if game.status == "finished" else None
+
+    def run(self, subject_id: str) -> str:
         """The job's work: analyse the game, writing progress, and keep the result."""
-        game = self._finished(game_id)
-        record = self.store.get(game_id)
-        if record is not None and record.status == "done" and record.version == VERSION:
+        document = self.subjects.document(subject_id)
+        record = self.store.get(subject_id)
+        if record is None:  # a claim always comes first: this one went with its import
+            return "not asked for, or gone with its import"
+        if record.status == "done" and record.version == VERSION:
             return "analysed already"
 
         def progress(done: int, total: int) -> None:
             if done % PROGRESS_EVERY == 0 or done == total:
-                self.store.progress(game_id, done, total, self._now_ms())
+                self.store.progress(subject_id, done, total, self._now_ms())
 
-        self.store.progress(game_id, 0, 0, self._now_ms())
+        self.store.progress(subject_id, 0, 0, self._now_ms())
         try:
-            result = analyse_document(self.replay(game), progress=progress)
+            result = analyse_document(document, progress=progress)
         except Exception:
-            self.store.fail(game_id)
+            self.store.fail(subject_id)
             raise
-        self.store.finish(game_id, result)
+        self.store.finish(subject_id, result)
         return f"analysed {len(result['decisions'])} decisions"

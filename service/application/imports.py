@@ -164,6 +164,10 @@ class ImportedReplays:
             return None
         return Imported(replay_id, False, document, self._expires_at(self.store.seconds_left(replay_id)))
 
+    def seconds_left(self, replay_id: str) -> int | None:
+        """How long an import is kept from now (``None``: for good, or not kept): what its analysis is kept."""
+        return self.store.seconds_left(replay_id)
+
     def _expires_at(self, seconds: int | None) -> str | None:
         if seconds is None:
             return None

@@ -5,6 +5,10 @@ One hash per game, on the game's slot (``game:{<id>}:analysis``, the same hash t
 ``version`` (of the analysis' method, ``engine.analysis.VERSION``), ``at`` (when it was queued or last made progress,
 ms) and ``result`` (its JSON, once done).  A
 finished game never changes, so a result is kept for good: it is the game's, as its events are.
+
+An imported replay's analysis is a hash of its own (``replay-analysis:{<id>}``, on its own slot: an import's key
+is not hash-tagged, and an import's keys are ``replay:<id>`` alone) that goes when the import goes: the claim writes
+the import's time left as the hash's expiry, in the same transaction, so no analysis outlives the replay it is about.
 """
 
 from __future__ import annotations
@@ -26,11 +30,19 @@ class AnalysisRecord:
 
 
 class AnalysisStore:
-    def __init__(self, client: redis.Redis, prefix: str = "red7:") -> None:
+    """Analyses of one kind of subject: ``game`` (a game of this service) or ``replay`` (an imported replay)."""
+
+    def __init__(self, client: redis.Redis, prefix: str = "red7:", kind: str = "game") -> None:
+        if kind not in ("game", "replay"):
+            raise ValueError(f"analyses are of games or replays, not {kind!r}")
         self.redis = client
         self.prefix = prefix
+        self.kind = kind
+        self._update_script = client.register_script(_UPDATE)
 
     def key(self, game_id: str) -> str:
+        if self.kind == "replay":
+            return f"{self.prefix}replay-analysis:{{{game_id}}}"
         return f"{self.prefix}game:{{{game_id}}}:analysis"
 
     def get(self, game_id: str) -> AnalysisRecord | None:
@@ -47,10 +59,10 @@ class AnalysisStore:
             json.loads(result) if result else None,
         )
 
-    def claim(self, game_id: str, version: int, now_ms: int, stale_ms: int) -> bool:
+    def claim(self, game_id: str, version: int, now_ms: int, stale_ms: int, *, ttl: int | None = None) -> bool:
         """Mark the analysis queued unless one is done at ``version``, or queued or running and heard of within
         ``stale_ms`` (a worker that died mid-analysis leaves it running: asked again later, it is queued again);
-        whether it was."""
+        whether it was.  ``ttl``: seconds the analysis is kept (``None``: for good)."""
         key = self.key(game_id)
         with self.redis.pipeline() as pipe:
             while True:
@@ -66,20 +78,35 @@ class AnalysisStore:
                     pipe.multi()
                     pipe.delete(key)
                     pipe.hset(key, mapping={"status": "queued", "done": 0, "total": 0, "version": version, "at": now_ms})
+                    if ttl is not None:
+                        pipe.expire(key, max(1, ttl))
                     pipe.execute()
                     return True
                 except redis.WatchError:
                     continue
 
+    def _update(self, game_id: str, fields: dict[str, Any]) -> None:
+        """Write to an analysis that is still there: one whose claim expired with its import stays gone, rather than
+        coming back as a hash with no expiry."""
+        args = [part for pair in fields.items() for part in pair]
+        self._update_script(keys=[self.key(game_id)], args=args)
+
     def progress(self, game_id: str, done: int, total: int, now_ms: int) -> None:
-        self.redis.hset(self.key(game_id), mapping={"status": "running", "done": done, "total": total, "at": now_ms})
+        self._update(game_id, {"status": "running", "done": done, "total": total, "at": now_ms})
 
     def finish(self, game_id: str, result: dict[str, Any]) -> None:
-        body = json.dumps(result, sort_keys=True, separators=(",", ":"))
-        self.redis.hset(self.key(game_id), mapping={"status": "done", "result": body})
+        self._update(game_id, {"status": "done", "result": json.dumps(result, sort_keys=True, separators=(",", ":"))})
 
     def fail(self, game_id: str) -> None:
-        self.redis.hset(self.key(game_id), "status", "failed")
+        self._update(game_id, {"status": "failed"})
+
+
+#: HSET on a key that exists, or nothing.
+_UPDATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('HSET', KEYS[1], unpack(ARGV))
+end
+"""
 
 
 def _text(value: Any) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 
 import fakeredis
 
+from service.application.push import new_vapid_key
 from service.config import Settings
 from service.http.app import create_app
 from service.runtime import build_runtime
@@ -21,6 +22,15 @@ from workers.runner import drain
 
 OUT = Path(__file__).resolve().parents[2] / "service" / "http" / "examples.json"
 SEED = 11
+#: A subscription as a browser's PushManager hands it over (the endpoint and keys of the Web Push protocol's examples).
+PUSH_SUBSCRIPTION = {
+    "endpoint": "https://fcm.googleapis.com/fcm/send/dpH5lCsTSSM:APA91bH",
+    "expirationTime": None,
+    "keys": {
+        "p256dh": "BLc4xRzKlKORKWlbdgFaBrrPK3ydWAHo4M0gs0i1oEKgPpWC5cW8OCzVrOQRv-1npXRWk8udnW3oYhIO4475rds",
+        "auth": "5I2Bu2oKdyy9CwL8QVF0NQ",
+    },
+}
 
 
 def capture() -> dict[str, Any]:
@@ -35,6 +45,7 @@ def capture() -> dict[str, Any]:
         expert_seconds=0.05,
         max_games_in_play=0,
         max_ai_seats_in_play=0,
+        vapid_private_key=new_vapid_key(),
     )
     runtime = build_runtime(settings, clients=clients)
     client = create_app(runtime).test_client()
@@ -109,6 +120,16 @@ def capture() -> dict[str, Any]:
     analysis = call("GET", f"{path}/analysis")
     analysis["result"]["decisions"] = analysis["result"]["decisions"][:3]
     out["Analysis"] = analysis
+    # Ana's inaccuracies and worse across her analysed games: this one's, the first page of one game.
+    mistakes = call("GET", "/v1/players/me/mistakes?label=inaccuracy&games=1", token)
+    out["MistakeList"] = {**mistakes, "mistakes": mistakes["mistakes"][:2]}
+    # The imported replay's analysis: the same, kept as long as the import.
+    imported = f"/v1/replays/{out['Imported']['id']}/analysis"
+    out["ImportedAnalysisQueued"] = call("POST", imported, token, status=202)
+    drain(runtime)
+    analysis = call("GET", imported)
+    analysis["result"]["decisions"] = analysis["result"]["decisions"][:3]
+    out["ImportedAnalysis"] = analysis
     # Two rated games between the AIs and Ana's folds: a ladder to show, and Ana's ratings on her profile.
     for _ in range(2):
         rated = call(
@@ -136,11 +157,22 @@ def capture() -> dict[str, Any]:
         "rated": True,
     }
     out["Challenge"] = call("POST", "/v1/challenges", token, out["ChallengeCreate"], status=201)
-    call("POST", f"/v1/challenges/{out['Challenge']['id']}/accept", bo["token"])
+    accepted = call("POST", f"/v1/challenges/{out['Challenge']['id']}/accept", bo["token"])
     declined = call("POST", "/v1/challenges", bo["token"], {"players": [ana["id"]], "turn_timeout": 300}, status=201)
     out["ChallengeDecline"] = {"reason": "too_fast"}
     call("POST", f"/v1/challenges/{declined['id']}/decline", token, out["ChallengeDecline"])
     out["ChallengeList"] = call("GET", "/v1/challenges?limit=2", token)
+    # Time given in the accepted challenge's game, a correspondence game: a day, by one of its players to the other
+    # once the AI has moved and it is the other's turn.
+    drain(runtime)
+    corr = f"/v1/games/{accepted['game_id']}"
+    giver = token if call("GET", corr, token)["turn"]["seat"] == 1 else bo["token"]
+    out["GiveTime"] = {"seconds": 86400}
+    call("POST", f"{corr}/time", giver, out["GiveTime"])
+    # Web push: the key a browser subscribes with, and a browser's subscription (the body PushManager.subscribe gives).
+    out["PushKey"] = call("GET", "/v1/push/key")
+    out["PushSubscriptionCreate"] = PUSH_SUBSCRIPTION
+    out["PushSubscription"] = call("POST", "/v1/players/me/push-subscription", token, PUSH_SUBSCRIPTION, status=201)
     out["ProblemList"] = {"problems": call("GET", "/v1/problems")["problems"][:3]}
     rules = call("GET", "/v1/rules?lang=pl")
     out["RuleList"] = {**rules, "rules": rules["rules"][:2]}

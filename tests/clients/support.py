@@ -29,6 +29,8 @@ QUICK_MATCH = (
     r"quick match: matched after [\d.]+s, \d+ steps of ours, winner seat [01]; "
     r"rated \d+[+-]\d+ = \d+, rank \d+ of the basic ladder"
 )
+#: What a client's player script prints of the finished game's analysis and the mistakes it lists of its own.
+ANALYSED = r"analysed: \d+ decisions, \d+ labelled, our accuracy (none|\d+\.\d), \d+ of ours listed"
 #: Where the README's commands fetch the document from (``python3 dev.py run``); the tests use their own server.
 README_DOCUMENT = "http://127.0.0.1:8000/v1/openapi.json"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.clients.support import GAME_SECONDS, NO_NODE, QUICK_MATCH, TYPESCRIPT, against, node_tool, readme_command
+from tests.clients.support import ANALYSED, GAME_SECONDS, NO_NODE, QUICK_MATCH, TYPESCRIPT, against, node_tool, readme_command
 
 PLAYER = TYPESCRIPT / "player.ts"
 #: `x as T` and the non-null assertion `x!` are casts; the player narrows with checks instead.
@@ -69,6 +69,6 @@ def test_the_typescript_client_plays_a_whole_game_and_a_quick_match_and_reads_th
     )
     assert result.returncode == 0, result.stdout + result.stderr
     game, matched, analysed = result.stdout.strip().splitlines()
-    assert re.fullmatch(r"analysed: \d+ decisions, \d+ labelled, our accuracy (none|\d+\.\d)", analysed), result.stdout
+    assert re.fullmatch(ANALYSED, analysed), result.stdout
     assert game.startswith("finished: winner seat") and re.search(r", imported as \S+$", game), result.stdout
     assert re.fullmatch(QUICK_MATCH, matched), result.stdout

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
 from replays.analysis import analyse_document
-from tests.support import HUMAN, ai, play_out
+from service.http.app import create_app
+from service.runtime import build_runtime
+from tests.support import HUMAN, Api, ai, play_out, settings_for
 
 pytestmark = pytest.mark.every_store
 
@@ -30,6 +33,7 @@ def test_a_finished_game_is_analysed_on_its_own_queue_and_kept_with_its_replay(a
     assert asked.status_code == 202 and asked.headers["Location"] == path
     assert asked.get_json() == {
         "game_id": game["id"],
+        "replay_id": None,
         "status": "queued",
         "progress": {"done": 0, "total": 0},
         "url": path,
@@ -133,3 +137,134 @@ def test_the_turns_an_ai_plays_for_a_resigned_player_count_for_no_one(api):
     assert anas and anas[0]["by"] == "player" and {d["by"] for d in anas[1:]} <= {"ai"}
     assert analysis["players"][0]["decisions"] == sum(1 for d in anas if d["by"] == "player")
     assert all(d["by"] == "player" for d in analysis["decisions"] if d["seat"] != 0)
+
+
+# --- imported replays ----------------------------------------------------------------------
+
+
+def imported_replay(api):
+    """A finished game's export, imported by Bo: what someone reviewing a replay they were sent has."""
+    _, game = finished_game(api)
+    exported = api.call("GET", f"/v1/games/{game['id']}/replay/export").get_json()
+    bo = api.player("Bo")
+    imported = api.call("POST", "/v1/replays", bo["token"], json=exported)
+    assert imported.status_code == 201, imported.get_json()
+    return bo, game, imported.get_json()
+
+
+def test_an_imported_replay_is_analysed_as_its_game_is_and_its_replay_carries_it(api, runtime):
+    bo, game, imported = imported_replay(api)
+    path = f"/v1/replays/{imported['id']}/analysis"
+    before = api.call("GET", path)
+    assert before.status_code == 404 and before.get_json()["code"] == "analysis_not_found"
+
+    asked = api.call("POST", path, bo["token"])
+    assert asked.status_code == 202 and asked.headers["Location"] == path
+    assert asked.get_json() == {
+        "game_id": game["id"],
+        "replay_id": imported["id"],
+        "status": "queued",
+        "progress": {"done": 0, "total": 0},
+        "url": path,
+        "result": None,
+    }
+    assert runtime.analysis_queue.count == 1 and runtime.queue.count == 0, "on the analyses' queue"
+    api.run_jobs()
+    done = api.call("GET", path).get_json()
+    assert done["status"] == "done" and done["replay_id"] == imported["id"]
+
+    # The same events, the same seed: byte for byte the analysis the game itself gets.
+    assert api.call("POST", f"/v1/games/{game['id']}/analysis", bo["token"]).status_code == 202
+    api.run_jobs()
+    own = api.call("GET", f"/v1/games/{game['id']}/analysis").get_json()["result"]
+    assert json.dumps(done["result"], sort_keys=True) == json.dumps(own, sort_keys=True)
+
+    # The imported replay carries it, outside its hash; its viewer draws it.
+    replay = api.call("GET", imported["url"]).get_json()
+    assert replay["analysis"] == done["result"] and replay["hash"] == imported["hash"]
+    page = api.call("GET", imported["view_url"]).get_data(as_text=True)
+    assert '"analysis"' in page
+
+    twice = api.call("POST", path, bo["token"])
+    assert twice.status_code == 202 and twice.get_json()["status"] == "done" and runtime.analysis_queue.count == 0
+
+
+def test_an_imported_replays_analysis_is_asked_for_with_a_token_of_a_replay_there_is(api):
+    bo, _, imported = imported_replay(api)
+    assert api.call("POST", f"/v1/replays/{imported['id']}/analysis").status_code == 401
+    for method in ("POST", "GET"):
+        missing = api.call(method, "/v1/replays/r_nothing_here/analysis", bo["token"])
+        assert missing.status_code == 404 and missing.get_json()["code"] == "not_found", method
+
+
+def test_an_imported_replays_analysis_goes_when_its_import_goes(redis_pair, key_prefix):
+    runtime = build_runtime(settings_for(key_prefix, imported_replay_ttl=3), clients=redis_pair)
+    api = Api(create_app(runtime), runtime)
+    bo, _, imported = imported_replay(api)
+    path = f"/v1/replays/{imported['id']}/analysis"
+    assert api.call("POST", path, bo["token"]).status_code == 202
+    key = runtime.imported_analyses.store.key(imported["id"])
+    assert 0 < runtime.redis.pttl(key) <= 3000, "kept no longer than its import, set with the claim"
+    time.sleep(3.2)
+    gone = api.call("GET", path)
+    assert gone.status_code == 404 and gone.get_json()["code"] == "not_found"
+    # Its job, run late, writes nothing: no analysis is left behind without an expiry.
+    api.run_jobs()
+    assert runtime.redis.exists(key) == 0
+
+
+# --- a player's mistakes across their games ---------------------------------------------------
+
+
+def test_a_players_mistakes_are_gathered_from_their_analysed_games_and_the_others_named(api):
+    ana, bo = api.player("Ana"), api.player("Bo")
+    shared = api.game(ana["token"], [HUMAN, HUMAN], variant="basic", seed=7)
+    joined = api.call("POST", f"/v1/games/{shared['id']}/join", bo["token"], json={"code": shared["join_code"]})
+    assert joined.status_code == 200
+    play_out(api, shared["id"], ana["token"], bo["token"])
+    later = api.game(ana["token"], [HUMAN, ai("greedy")], variant="basic", seed=5)
+    play_out(api, later["id"], ana["token"])
+    assert api.call("POST", f"/v1/games/{shared['id']}/analysis", ana["token"]).status_code == 202
+    api.run_jobs()
+    analysis = api.call("GET", f"/v1/games/{shared['id']}/analysis").get_json()["result"]
+
+    def mine(token, label):
+        answer = api.call("GET", f"/v1/players/me/mistakes?label={label}", token)
+        assert answer.status_code == 200 and answer.headers["Cache-Control"] == "private", answer.get_json()
+        return answer.get_json()
+
+    worse = {"inaccuracy": {"inaccuracy", "mistake", "blunder"}, "mistake": {"mistake", "blunder"}, "blunder": {"blunder"}}
+    for seat, player in ((0, ana), (1, bo)):
+        for label, labels in worse.items():
+            page = mine(player["token"], label)
+            expected = [d for d in analysis["decisions"] if d["seat"] == seat and d["label"] in labels]
+            assert [m["decision"] for m in page["mistakes"]] == expected, (seat, label)
+            assert all(m["game_id"] == shared["id"] and m["seat"] == seat for m in page["mistakes"])
+            for m in page["mistakes"]:
+                assert m["view_url"] == f"/v1/games/{shared['id']}/replay/view#step={m['decision']['step']}"
+            # The newer game, Ana's against an AI, has no analysis yet: named, so that a client can ask for it.
+            assert page["unanalysed"] == ([later["id"]] if player is ana else []) and page["next_cursor"] is None
+    everything = mine(ana["token"], "inaccuracy")["mistakes"]
+    assert everything, "a basic game between two players who take the first winning step has inaccuracies at least"
+
+
+def test_a_players_mistakes_come_a_page_of_games_at_a_time(api):
+    ana = api.player("Ana")
+    played = []
+    for seed in (5, 6, 7):
+        game = api.game(ana["token"], [HUMAN, ai("random")], variant="basic", seed=seed)
+        play_out(api, game["id"], ana["token"])
+        played.append(game["id"])
+    seen, cursor = [], None
+    while True:
+        query = "games=2" + (f"&cursor={cursor}" if cursor else "")
+        page = api.call("GET", f"/v1/players/me/mistakes?{query}", ana["token"]).get_json()
+        seen.extend(page["unanalysed"])
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert seen == played[::-1], "newest game first, each once"
+    for bad in ("games=0", "games=51", "label=awful", "cursor=f.1.g_x"):
+        refused = api.call("GET", f"/v1/players/me/mistakes?{bad}", ana["token"])
+        assert refused.status_code == 422 and refused.get_json()["code"] == "invalid_request", bad
+    assert api.call("GET", "/v1/players/me/mistakes").status_code == 401

@@ -145,6 +145,7 @@ PUBLIC = {
     ("GET", "/v1/ladders/{ladder}/leaderboard"),
     ("GET", "/v1/push/key"),  # the server's VAPID key: a page asks for it before anyone signs in
     ("GET", "/v1/games/{game_id}/analysis"),  # a finished game's analysis, as public as its export
+    ("GET", "/v1/replays/{replay_id}/analysis"),  # an imported replay's analysis, as public as the import
 }
 #: A token is optional here (without one: the spectator's view), so no requirement is declared: a generated client
 #: must not demand one (openapi-python-client makes every declared requirement mandatory).

@@ -254,10 +254,14 @@ def _imported_response(imported: Imported) -> Response:
 
 
 def _imported(replay_id: str) -> dict[str, Any]:
-    document = red7_runtime().imports.get(replay_id)
+    """An imported replay as served and viewed: with its decision analysis (``analysis``) once the workers have made
+    it, as a game's replay has (requestImportedAnalysis)."""
+    runtime = red7_runtime()
+    document = runtime.imports.get(replay_id)
     if document is None:
         raise ApiError("not_found", f"There is no imported replay {replay_id!r}: none was made, or it has expired.")
-    return document
+    analysis = runtime.imported_analyses.done(replay_id)
+    return document if analysis is None else {**document, "analysis": analysis}
 
 
 @v1.route("/replays/<replay_id>")

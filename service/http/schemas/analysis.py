@@ -6,9 +6,9 @@ What the numbers mean is :mod:`engine.analysis`'s: win chances in [0, 1], each f
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields
+from marshmallow import Schema, fields, validate
 
-from service.http.schemas.requests import StepSchema
+from service.http.schemas.requests import StepSchema, Strict
 from service.http.schemas.vocabulary import Choice, Ref
 
 
@@ -80,10 +80,45 @@ class AnalysisProgressSchema(Schema):
 
 
 class AnalysisSchema(Schema):
-    game_id = fields.String(required=True)
+    game_id = fields.String(required=True, metadata={"description": "the game analysed (an imported replay's: the file's)"})
+    replay_id = fields.String(
+        required=True, allow_none=True, metadata={"description": "the imported replay analysed; null for a game's analysis"}
+    )
     status = Choice("AnalysisStatus", required=True)
     progress = fields.Nested(AnalysisProgressSchema, required=True)
-    url = fields.String(required=True, metadata={"description": "where to read it (getAnalysis)"})
+    url = fields.String(required=True, metadata={"description": "where to read it (getAnalysis, getImportedAnalysis)"})
     # Not "analysis": openapi-python-client names the model's local variable after the model (Analysis), and a member
     # of that name shadows it.
     result = Ref("AnalysisResult", required=True, allow_none=True, metadata={"description": "the result once done; null before"})
+
+
+class MistakesQuerySchema(Strict):
+    label = Choice(
+        "DecisionLabel",
+        load_default="mistake",
+        metadata={"description": 'the least bad label listed: inaccuracy, mistake or blunder (default: "mistake")'},
+    )
+    games = fields.Integer(
+        load_default=20, validate=validate.Range(1, 50), metadata={"description": "finished games looked at by a page"}
+    )
+    cursor = fields.String(validate=validate.Length(1, 100), metadata={"description": "the next_cursor of the page before"})
+
+
+class MistakeSchema(Schema):
+    game_id = fields.String(required=True)
+    finished_at = fields.String(required=True, metadata={"description": "when the game ended (RFC 3339, UTC)"})
+    seat = fields.Integer(required=True, metadata={"description": "the player's seat in that game"})
+    decision = fields.Nested(AnalysedDecisionSchema, required=True, metadata={"description": "as the game's analysis has it"})
+    view_url = fields.String(required=True, metadata={"description": "the game's replay viewer at the decision's step"})
+
+
+class MistakeListSchema(Schema):
+    mistakes = fields.List(
+        fields.Nested(MistakeSchema), required=True, metadata={"description": "newest game first, in play order within one"}
+    )
+    unanalysed = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "the games of this page the player played that have no analysis yet (requestAnalysis)"},
+    )
+    next_cursor = fields.String(required=True, allow_none=True, metadata={"description": "the games after these; null: none"})

@@ -36,6 +36,7 @@ from red7_client.api.v1 import (
     get_replay,
     import_replay,
     list_events,
+    list_my_mistakes,
     request_analysis,
     stream_events,
 )
@@ -46,6 +47,8 @@ from red7_client.models import (
     AnalysisResult,
     AnalysisStatus,
     CardPlayedEvent,
+    DecisionBy,
+    DecisionLabel,
     EventPage,
     GameCreate,
     GameFinishedEvent,
@@ -63,6 +66,7 @@ from red7_client.models import (
     MatchTicketCreatePlayerCountsItem,
     MatchTicketCreateTurnSeconds,
     MatchTicketStatus,
+    MistakeList,
     Origin,
     Outcome,
     PlayerCreate,
@@ -179,7 +183,19 @@ def analysed(me: AuthenticatedClient, anonymous: Client, game_id: str) -> str:
     if not wins or not all(0.0 <= w <= 1.0 for w in wins):
         fail("our win chances", wins)
     accuracy = "none" if ours.accuracy is None else f"{ours.accuracy:.1f}"
-    return f"analysed: {len(result.decisions)} decisions, {labels} labelled, our accuracy {accuracy}"
+    # Our own labelled decisions across our games: this game's, as its analysis has them.
+    review = list_my_mistakes.sync(client=me, label=DecisionLabel.INACCURACY)
+    if not isinstance(review, MistakeList):
+        fail("listMyMistakes", review)
+    ours_labelled = [d for d in result.decisions if d.seat == 0 and d.label is not None and d.by is DecisionBy.PLAYER]
+    if [(m.game_id, m.decision.number) for m in review.mistakes if m.game_id == game_id] != [
+        (game_id, d.number) for d in ours_labelled
+    ]:
+        fail("listMyMistakes: our labelled decisions", review.mistakes)
+    return (
+        f"analysed: {len(result.decisions)} decisions, {labels} labelled, our accuracy {accuracy}, "
+        f"{len(review.mistakes)} of ours listed"
+    )
 
 
 def play(me: AuthenticatedClient, view: GameView) -> tuple[GameView, int]:

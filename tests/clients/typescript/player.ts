@@ -107,7 +107,13 @@ async function analysed(me: Client, anonymous: Client, gameId: string): Promise<
   if (wins.length === 0 || wins.some((w) => w < 0 || w > 1)) fail("our win chances", wins);
   const labelled = result.decisions.filter((d) => d.label !== null).length;
   const accuracy = ours.accuracy === null ? "none" : ours.accuracy.toFixed(1);
-  return `analysed: ${result.decisions.length} decisions, ${labelled} labelled, our accuracy ${accuracy}`;
+  // Our own labelled decisions across our games: this game's, as its analysis has them.
+  const review = await me.GET("/v1/players/me/mistakes", { params: { query: { label: "inaccuracy" } } });
+  if (review.data === undefined) fail("listMyMistakes", review.error);
+  const listed = review.data.mistakes.filter((m) => m.game_id === gameId).map((m) => m.decision.number);
+  const expected = result.decisions.filter((d) => d.seat === 0 && d.label !== null && d.by === "player").map((d) => d.number);
+  if (JSON.stringify(listed) !== JSON.stringify(expected)) fail("listMyMistakes: our labelled decisions", review.data.mistakes);
+  return `analysed: ${result.decisions.length} decisions, ${labelled} labelled, our accuracy ${accuracy}, ${listed.length} of ours listed`;
 }
 
 async function viewOf(client: Client, gameId: string): Promise<GameView> {
