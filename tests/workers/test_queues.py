@@ -13,7 +13,7 @@ from workers.runner import thread_worker
 
 def test_every_job_the_dispatcher_queues_is_in_the_registry_a_worker_runs():
     # analyse: queued by requestAnalysis (service.application.analysis), not by the dispatcher.
-    assert set(JOBS) == WATCHED | {"notify", "push", "analyse"}
+    assert set(JOBS) == WATCHED | {"notices", "notify", "push", "analyse"}
 
 
 def test_a_job_keeps_only_its_name_and_runs_from_the_registry(api):
