@@ -9,8 +9,10 @@ shares, each with a short timeout, and waits for them :data:`NOTICE_BUDGET` seco
 as a retry: ``notify`` in its receiver's line (``Dispatcher.line_of``: one delivery to a receiver on its way at a
 time, RQ's retries with backoff) or ``push`` on the push queue.  Its receiver is then *troubled* in this process for
 :data:`TROUBLED_FOR` seconds (or until a delivery of its line gets through): the next moves hand its deliveries to its
-line at once, without trying.  So a receiver that hangs costs the others one budget, once, in each worker process, and
-then its own line only, as before; the everyday move — every receiver answering — is one job.
+line at once, without trying; and so are they while a delivery to it has been under way for :data:`SLOW_AFTER`
+already (the moves that come while the first waits out its budget).  So a receiver that hangs costs the others a
+delivery thread for one budget, a few times at most, in each worker process, and then its own line only, as before;
+the everyday move — every receiver answering in milliseconds — is one job.
 
 What a hand-over gives up: a delivery that was late (not failed) may still get through after it was handed over, and
 then its receiver hears it twice (webhooks are at least once already: a retry after a timeout may repeat one; a push
@@ -57,7 +59,12 @@ TIMESTAMP_HEADER = "X-Red7-Timestamp"
 #: How long a ``notices`` job waits for its deliveries (seconds), and the longest each may take to connect and
 #: between two reads: then it is handed to its own job, in its receiver's line.  A receiver that answers at all
 #: answers a notice in milliseconds.
-NOTICE_BUDGET = 2.0
+NOTICE_BUDGET = 1.0
+
+#: A receiver with a delivery of a ``notices`` job under way this long (seconds) is passed over like a troubled one:
+#: the moves after the first to a receiver that hangs do not each wait out a budget in a delivery thread.  A
+#: receiver that answers (in milliseconds) is never under way that long, however many deliveries it gets at once.
+SLOW_AFTER = 0.2
 
 #: How long a receiver whose delivery failed or was late is passed over by ``notices`` jobs in this process
 #: (seconds): its deliveries go to its line at once meanwhile.  A delivery of its line that gets through ends it.
@@ -143,12 +150,39 @@ URGENT_WITHIN = 3600
 
 _troubled: dict[str, float] = {}
 _troubled_lock = threading.Lock()
+#: The deliveries of ``notices`` jobs under way in this process, by receiver: when each began (monotonic).
+_under_way: dict[str, dict[int, float]] = {}
 
 
 def troubled(who: str) -> bool:
-    """Whether ``who`` (a receiver: host and port) failed a ``notices`` job's delivery within :data:`TROUBLED_FOR`."""
+    """Whether ``who`` (a receiver: host and port) failed a ``notices`` job's delivery within :data:`TROUBLED_FOR`,
+    or has had one under way for :data:`SLOW_AFTER` already."""
+    at = time.monotonic()
     until = _troubled.get(who)
-    return until is not None and time.monotonic() < until
+    if until is not None and at < until:
+        return True
+    if who not in _under_way:
+        return False
+    with _troubled_lock:
+        oldest = min(_under_way.get(who, {}).values(), default=at)
+    return at - oldest >= SLOW_AFTER
+
+
+def _attempt(receivers: frozenset[str], send: Callable[[], object]) -> object:
+    """``send``, noted as under way to ``receivers`` while it is (see :func:`troubled`)."""
+    token = threading.get_ident()  # a pool thread makes one attempt at a time
+    with _troubled_lock:
+        for who in receivers:
+            _under_way.setdefault(who, {})[token] = time.monotonic()
+    try:
+        return send()
+    finally:
+        with _troubled_lock:
+            for who in receivers:
+                begun = _under_way.get(who, {})
+                begun.pop(token, None)
+                if not begun:
+                    _under_way.pop(who, None)
 
 
 def mark_troubled(who: str) -> None:
@@ -436,7 +470,7 @@ def notices(subject_id: str, version: int, digest: str, entries: Sequence[Sequen
     futures: dict[Future[object], _Delivery] = {}
     if tried:
         pool = _deliveries_pool()
-        futures = {pool.submit(d.send): d for d in tried}
+        futures = {pool.submit(_attempt, d.receivers, d.send): d for d in tried}
         wait(futures, timeout=NOTICE_BUDGET)
     delivered = refused = 0
     failed: list[_Delivery] = []

@@ -142,3 +142,27 @@ def test_a_hanging_receiver_costs_one_budget_and_delays_no_other(api, receiver, 
         release.set()
         hanging.shutdown()
         hanging.server_close()
+
+
+def test_a_receiver_with_a_delivery_under_way_too_long_is_passed_over(monkeypatch):
+    """The moves that come while a first delivery to a hanging receiver waits out its budget are handed to its line."""
+    monkeypatch.setattr(notices, "SLOW_AFTER", 0.05)
+    started, release = threading.Event(), threading.Event()
+
+    def hangs() -> str:
+        started.set()
+        release.wait(5)
+        return "late"
+
+    attempt = threading.Thread(target=notices._attempt, args=(frozenset({"hangs.example:443"}), hangs))
+    attempt.start()
+    try:
+        assert started.wait(5)
+        assert not notices.troubled("hangs.example:443"), "under way a moment: not yet passed over"
+        assert notices._attempt(frozenset({"quick.example:443"}), lambda: "ok") == "ok"
+        time.sleep(0.1)
+        assert notices.troubled("hangs.example:443") and not notices.troubled("quick.example:443")
+    finally:
+        release.set()
+        attempt.join(5)
+    assert not notices.troubled("hangs.example:443"), "no longer under way"
