@@ -2,6 +2,7 @@
 
     python -m bench.queue_cost_bench                       # greedy + random AIs, 40 moves
     python -m bench.queue_cost_bench --experts --moves 20  # two expert AIs
+    python -m bench.queue_cost_bench --push                # and a web push subscription on the human too
 
 The production split: the stores on a redis-server of their own, the queue on another (both AOF, ``appendfsync
 always`` unless told), gunicorn as the image runs it (one gevent process), one ``red7 worker``; the default rate
@@ -33,7 +34,9 @@ from rq import Queue  # noqa: E402
 from rq.registry import StartedJobRegistry  # noqa: E402
 
 from bench.cost_bench import DEFAULTS, PRODUCTION, Frontend, webhook_receiver  # noqa: E402
+from service.application.push import new_vapid_key, public_key_of  # noqa: E402
 from tests.deployment import Client, RedisServer, free_port, processes  # noqa: E402
+from tests.workers.push_service import PushService  # noqa: E402
 
 GREEDY_RANDOM = [{"kind": "human"}, {"kind": "ai", "level": "greedy"}, {"kind": "ai", "level": "random"}]
 EXPERTS = [{"kind": "human"}, {"kind": "ai", "level": "expert"}, {"kind": "ai", "level": "expert"}]
@@ -220,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--experts", action="store_true", help="two expert AIs instead of greedy + random")
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of idleness measured for the background")
     parser.add_argument("--trace", action="store_true", help="print one more human turn's round trips, command by command")
+    parser.add_argument("--push", action="store_true", help="the human has a web push subscription too (its own push service)")
     parser.add_argument("--appendfsync", default="always", choices=["always", "everysec", "no"], help="both Redis servers'")
     args = parser.parse_args(argv)
     seats = EXPERTS if args.experts else GREEDY_RANDOM
@@ -231,17 +235,22 @@ def main(argv: list[str] | None = None) -> int:
     stores.start()
     queue.start()
     proxy = CountingProxy(queue.port)
+    vapid = new_vapid_key() if args.push else ""
+    pushes = PushService(public_key_of(vapid)) if args.push else None
     try:
         with (
             webhook_receiver() as hook,
-            processes(directory / "run", stores.url, RED7_QUEUE_URL=proxy.url, **PRODUCTION) as deployment,
+            processes(
+                directory / "run", stores.url, RED7_QUEUE_URL=proxy.url, RED7_VAPID_PRIVATE_KEY=vapid, **PRODUCTION
+            ) as deployment,
         ):
             api = deployment.api(workers=1)
             deployment.worker()
             queue_redis = queue.client()
             print(
                 f"queue cost: stores and queue on two redis-servers (AOF {args.appendfsync}), gunicorn (gevent, 1 process), "
-                f"1 red7 worker, default rate limits, a webhook on every player, If-Match and Idempotency-Key; "
+                f"1 red7 worker, default rate limits, a webhook{' and a web push' if pushes else ''} on every player, "
+                f"If-Match and Idempotency-Key; "
                 f"1 human vs {' + '.join(s.get('level', '') for s in seats[1:])}, advanced, actions"
             )
             quiet(queue_redis)
@@ -252,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
             idle_seconds = time.monotonic() - started
             me = Client(api).sign_up("queuecost")
             assert me.json("PATCH", "/players/me", json={"webhook_url": hook})["webhook_url"] == hook
+            if pushes is not None:
+                me.json("POST", "/players/me/push-subscription", expect=201, json=pushes.device("phone").subscription())
             front = Frontend(me)
             moves, played, spent = 0, Tally(), 0.0
             while moves < args.moves:
@@ -286,7 +297,12 @@ def main(argv: list[str] | None = None) -> int:
             )
             if args.trace:
                 trace(front, queue_redis, proxy, seats)
+            if pushes is not None:
+                got = sum(1 for r in pushes.received if r.message["event"] == "your_turn")
+                print(f"web pushes: {got} your-turn pushes received, {len(pushes.refused)} refused")
     finally:
+        if pushes is not None:
+            pushes.close()
         proxy.close()
         queue.stop()
         stores.stop()

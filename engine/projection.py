@@ -21,8 +21,11 @@ from engine.views import TurnView as TurnView
 from engine.views import View as View
 
 
-def view(state: GameState, seat: int | None) -> View:
-    """What ``seat`` (``None``: a spectator) may see of ``state``."""
+def view(state: GameState, seat: int | None, *, legal: bool = True) -> View:
+    """What ``seat`` (``None``: a spectator) may see of ``state``.
+
+    ``legal=False``: without the steps the seat may take (``View.legal`` empty), for a bot that searches its own
+    turns from the view (``engine.legal.position_from_view``): flagged, they cost more than the rest of the view."""
     options = state.options
     if options is None:
         raise ValueError("a game that has not started has no view")
@@ -54,7 +57,7 @@ def view(state: GameState, seat: int | None) -> View:
         seats=seats,
         hand=tuple(cards_in(state.hands[seat])) if seat is not None else None,
         turn=TurnView(turn.seat, turn.played, turn.pending) if turn is not None else None,
-        legal=tuple(legal_steps(state)) if mine else (),
+        legal=tuple(legal_steps(state)) if mine and legal else (),
         round_winner=state.round_winner,
         winner=state.winner,
         finish=state.finish,

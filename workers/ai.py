@@ -23,7 +23,7 @@ def choose_steps(
 ) -> Sequence[Step]:
     """The steps ``seat`` plays now at ``level``; ``history`` is the game's stored envelopes (dicts)."""
     rng = random.Random(f"{game.id}:{game.version}:{seat}")  # independent of the secret seed
-    seen = view(game.state, seat)
+    seen = view(game.state, seat, legal=False)  # no level reads the flagged legal steps: each searches its own
     if level == "expert":
         events = [redact(engine_event(data), seat) for data in history if data["type"] not in LOBBY_TYPES]
         return ExpertBot(rng, seconds=expert_seconds).plan_view(seen, events)

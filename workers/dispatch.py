@@ -12,12 +12,15 @@ is how a game stalled by a lost job recovers on its next read.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import time
 import urllib.parse
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from service.application.followups import PUSHED, QUICK_LEVELS, WATCHED, Due, quick_turn
 from service.game import Game
@@ -27,6 +30,9 @@ from workers.queues import JobQueue, JobRecord, enqueue, find, find_and_claim, s
 from workers.shares import Shares
 
 log = logging.getLogger("red7.dispatch")
+
+#: The jobs that tell players: a move's ``notices`` (``workers.notices``), and the deliveries it hands over.
+NOTICES = frozenset({"notices", "notify", "push"})
 
 #: The longest a webhook delivery may take (seconds), however slowly its receiver trickles its answer: then it is
 #: retried, and its receiver's line moves on.
@@ -171,8 +177,13 @@ class Dispatcher:
     def notify(self, items: Sequence[Due]) -> None:
         """Queue the notifications among ``items`` that are due now (a reminder waits for its time, on the agenda), by
         webhook for players who have one and by web push for those with subscriptions (a game's, after its append; or
-        a challenge's, which comes with no game).  One sent once (``Due.once``: a reminder) is sent at most once."""
+        a challenge's, which comes with no game).  One sent once (``Due.once``: a reminder) is sent at most once.
+
+        Those of one game (or challenge) at one version go in one ``notices`` job (``workers.notices``: delivered at
+        once, each that fails handed to its receiver's line), not a job each: one job's life in the queue's Redis
+        for the move, whoever hears of it and however."""
         now = self.clock()
+        batches: dict[tuple[str, int], list[list[Any]]] = {}
         for item in items:
             if item.job != "notify" or (item.at is not None and item.at > now):
                 continue
@@ -181,10 +192,12 @@ class Dispatcher:
             push = self.push_of is not None and kind in PUSHED and self.push_of(player_id)
             if not (webhook or push) or (item.once is not None and not self._first_time(item)):
                 continue
-            if webhook:
-                self.enqueue(item)
-            if push:
-                self.enqueue(Due("push", item.game_id, item.version, item.args))
+            game_id = item.args[2] if len(item.args) > 2 else None
+            channels = ("w" if webhook else "") + ("p" if push else "")
+            batches.setdefault((item.game_id, item.version), []).append([player_id, kind, game_id, channels])
+        for (subject_id, version), entries in batches.items():
+            digest = hashlib.blake2b(json.dumps(entries, separators=(",", ":")).encode(), digest_size=8).hexdigest()
+            self.enqueue(Due("notices", subject_id, version, (digest,)), extra=(entries,))
 
     def _first_time(self, item: Due) -> bool:
         """Claim a notification sent once (``Due.once``); ``False``: it was sent (or is on its way) already."""
@@ -287,9 +300,11 @@ class Dispatcher:
         return self._on_its_way(record, self.queue)
 
     def queue_of(self, item: Due) -> JobQueue:
+        """The push queue for a push (a ``notices`` job's handed over), the webhook queue for every other notice: a
+        slow receiver delays no game."""
         if item.job == "push" and self.push_queue is not None:
             return self.push_queue
-        return self.webhook_queue if item.job == "notify" and self.webhook_queue is not None else self.queue
+        return self.webhook_queue if item.job in NOTICES and self.webhook_queue is not None else self.queue
 
     def line_of(self, item: Due) -> tuple[str, int] | None:
         """A delivery's line: its receiver's, which lets ``per_receiver`` of them be on their way at once.
@@ -306,8 +321,9 @@ class Dispatcher:
         url = self.webhook_of(item.args[0])
         return (f"{self.namespace}-webhooks-{receiver(url)}", self.per_receiver) if url else None
 
-    def enqueue(self, item: Due) -> bool:
-        """Queue ``item`` now unless the same job is on its way already; ``True`` if queued now."""
+    def enqueue(self, item: Due, *, extra: Sequence[Any] = ()) -> bool:
+        """Queue ``item`` now unless the same job is on its way already; ``True`` if queued now.  ``extra``: arguments
+        after the item's own that do not name the job (a ``notices`` job's list, named by its digest)."""
         job_id = item.job_id(self.namespace)
         queue = self.queue_of(item)
         marker = f"{self.marker_prefix}jobs:{{{item.game_id}}}:{job_id}"
@@ -322,10 +338,9 @@ class Dispatcher:
         if existing is not None:
             log.info("job %s (%s) will not run as it is; queueing it again", job_id, existing.status)
             existing.delete()
-        timeout = NOTIFY_TIMEOUT if item.job in ("notify", "push") else None  # None: RQ's default (180 s)
-        enqueue(
-            queue, item.job, (item.game_id, item.version, *item.args), job_id=job_id, line=self.line_of(item), timeout=timeout
-        )
+        timeout = NOTIFY_TIMEOUT if item.job in NOTICES else None  # None: RQ's default (180 s)
+        args = (item.game_id, item.version, *item.args, *extra)
+        enqueue(queue, item.job, args, job_id=job_id, line=self.line_of(item), timeout=timeout)
         return True
 
     def _on_its_way(self, job: JobRecord, queue: JobQueue) -> bool:

@@ -33,7 +33,7 @@ class Due:
     the challenge ``game_id`` names, at that challenge's version (see :func:`challenge_notice`).
     """
 
-    job: str  # "ai_turn" | "score_round" | "turn_deadline" | "start_rematch" | "notify" | "push" | "rate" | "compact"
+    job: str  # "ai_turn" | "score_round" | "turn_deadline" | "start_rematch" | "notify" | "notices" | "push" | "rate" | "compact"
     game_id: str
     version: int
     args: tuple[Any, ...] = ()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import replace
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -47,7 +48,7 @@ from engine import (
     visible_cards,
 )
 from engine.cards import FULL_MASK, mask_of
-from engine.legal import position_of, simple_turns, turn_steps, walk
+from engine.legal import position_from_view, position_of, simple_turns, turn_steps, walk
 from engine.rules import qualifying_mask, strength, strengths
 from engine.steps import Step
 
@@ -216,6 +217,18 @@ def test_views_and_redacted_events_never_show_a_secret(game):
                     continue  # the card was on a palette, in plain sight, when it moved
                 shown = visible_cards(redact(event, seat))
                 assert not shown & secret, f"{event} shows {shown & secret} to seat {seat}"
+
+
+@GAME_SETTINGS
+@given(games)
+def test_a_view_without_legal_steps_is_the_view_less_them_and_the_bots_search_the_same_position(game):
+    for state, _, _ in random_game(*game):
+        if state.phase is not Phase.TURN:
+            continue
+        seat = state.turn.seat
+        full, bare = view(state, seat), view(state, seat, legal=False)
+        assert bare.legal == () and replace(full, legal=()) == bare
+        assert position_from_view(bare) == position_from_view(full) == position_of(state)
 
 
 @GAME_SETTINGS

@@ -14,7 +14,7 @@ from workers.runner import thread_worker
 def test_every_job_the_dispatcher_queues_is_in_the_registry_a_worker_runs():
     # analyse, analyse_import: queued by requestAnalysis and requestImportedAnalysis (service.application.analysis),
     # not by the dispatcher.
-    assert set(JOBS) == WATCHED | {"notify", "push", "analyse", "analyse_import"}
+    assert set(JOBS) == WATCHED | {"notices", "notify", "push", "analyse", "analyse_import"}
 
 
 def test_a_job_keeps_only_its_name_and_runs_from_the_registry(api):
@@ -96,3 +96,27 @@ def test_an_enqueue_and_its_marker_check_are_one_round_trip_each(api):
     found, claimed = queues.find_and_claim(runtime.queue, "probe", marker, 5)
     assert found is not None and found.status == "queued" and not claimed
     assert runtime.raw_redis.sismember("rq:queues", runtime.queue.key)
+
+
+def test_a_job_past_its_timeout_is_stopped_by_the_watchdog_and_retried_and_one_within_it_runs_on(api):
+    """The watchdog thread raises the timeout in the job's thread (no timer thread a job); the others are left be."""
+    import time
+
+    from rq.job import Job
+
+    def sleepy(seconds: float) -> str:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            time.sleep(0.01)
+        return "slept"
+
+    queue = api.runtime.queue
+    queues.enqueue(queue, "sleepy", (5.0,), job_id="sleepy-past", timeout=1)
+    queues.enqueue(queue, "sleepy", (0.1,), job_id="sleepy-within", timeout=1)
+    worker = queues.new_worker([queue], api.runtime.worker_redis, 60, {"sleepy": sleepy})
+    started = time.monotonic()
+    queues.work(worker, burst=True)
+    assert time.monotonic() - started < 4.0, "stopped at its timeout, not when its sleep was over"
+    past = Job.fetch("sleepy-past", connection=queue.connection, serializer=queue.serializer)
+    assert past.get_status() == "scheduled" and past.retries_left == len(queues.RETRY_PAUSES) - 1, "a timeout is retried"
+    assert Job.exists("sleepy-within", connection=queue.connection) is False, "it ran to its end (and was deleted)"

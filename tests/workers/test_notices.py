@@ -1,0 +1,168 @@
+"""A move's notices in one job (``workers/notices.py``): delivered at once, each that fails handed to its own line."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from service.application.followups import Due
+from tests.workers.test_jobs import Receiver, receiver, verify  # noqa: F401 (fixture)
+from workers import context, notices
+from workers.dispatch import receiver as receiver_of
+from workers.runner import thread_worker
+
+
+@pytest.fixture(autouse=True)
+def installed(runtime):
+    context.install(runtime)
+    notices._troubled.clear()
+    yield
+    notices._troubled.clear()
+    context._runtime = None
+
+
+def hooked(api, url: str) -> dict:
+    """A new player whose webhook is ``url``."""
+    token = api.player()["token"]
+    return api.call("PATCH", "/v1/players/me", token, json={"webhook_url": url}).get_json()
+
+
+def run_one(api) -> None:
+    """Run the first job of the webhook queue (and no other)."""
+    thread_worker(api.runtime, [api.runtime.webhook_queue]).work(burst=True, max_jobs=1, logging_level="CRITICAL")
+
+
+def queued(api) -> list[str]:
+    """The names of the jobs on the webhook queue."""
+    return [job.func_name for job in api.runtime.webhook_queue.jobs]
+
+
+def bodies() -> list[dict]:
+    return [json.loads(body) for _, body in Receiver.received]
+
+
+def test_the_notices_of_one_move_are_one_job_that_tells_everyone(api, receiver):  # noqa: F811 (the fixture)
+    ana, bo = hooked(api, receiver), hooked(api, receiver.replace("/hook", "/bo"))
+    dispatcher = api.runtime.dispatcher
+    dispatcher.notify([Due("notify", "g_a", 7, (ana["id"], "your_turn")), Due("notify", "g_a", 7, (bo["id"], "round_over"))])
+    assert queued(api) == ["notices"], "one job for the move, in no receiver's line"
+    dispatcher.notify([Due("notify", "g_a", 7, (ana["id"], "your_turn")), Due("notify", "g_a", 7, (bo["id"], "round_over"))])
+    assert queued(api) == ["notices"], "the same notices queued again are the same job"
+    run_one(api)
+    assert sorted((b["player_id"], b["event"], b["version"]) for b in bodies()) == sorted(
+        [(ana["id"], "your_turn", 7), (bo["id"], "round_over", 7)]
+    )
+    in_order = sorted(Receiver.received, key=_whose(ana))
+    assert all(verify(p["webhook_secret"], *r) for p, r in zip([ana, bo], in_order, strict=True)), "each signed for its player"
+    assert queued(api) == [] and api.runtime.webhook_queue.failed_job_registry.count == 0
+
+
+def _whose(first: dict):
+    return lambda received: json.loads(received[1])["player_id"] != first["id"]
+
+
+def test_a_failed_delivery_is_handed_to_its_receivers_line_and_the_next_moves_go_there_at_once(api, receiver):  # noqa: F811
+    ana = hooked(api, receiver)
+    dispatcher = api.runtime.dispatcher
+    Receiver.status = 503
+    dispatcher.notify([Due("notify", "g_a", 1, (ana["id"], "your_turn"))])
+    run_one(api)
+    assert len(Receiver.received) == 1
+    retry = Due("notify", "g_a", 1, (ana["id"], "your_turn")).job_id(dispatcher.namespace)
+    assert api.runtime.webhook_queue.job_ids == [retry], "its own job, in its receiver's line"
+    assert notices.troubled(receiver_of(receiver))
+
+    dispatcher.notify([Due("notify", "g_a", 2, (ana["id"], "your_turn"))])
+    run_one(api)  # the retry of version 1: the receiver still answers 503 (RQ retries it later)
+    run_one(api)  # the notices job of version 2: its receiver is troubled, so it is handed over without a try
+    assert len(Receiver.received) == 2
+    later = Due("notify", "g_a", 2, (ana["id"], "your_turn")).job_id(dispatcher.namespace)
+    assert later in api.runtime.webhook_queue.job_ids
+
+    Receiver.status = 204
+    run_one(api)  # the line's delivery gets through: the receiver is well again
+    assert not notices.troubled(receiver_of(receiver))
+    assert [b["version"] for b in bodies()] == [1, 1, 2]
+
+
+def test_a_refusal_no_retry_mends_is_not_handed_over(api, receiver):  # noqa: F811 (the fixture)
+    ana = hooked(api, receiver)
+    Receiver.status = 410
+    api.runtime.dispatcher.notify([Due("notify", "g_a", 1, (ana["id"], "your_turn"))])
+    run_one(api)
+    assert len(Receiver.received) == 1 and queued(api) == []
+    assert not notices.troubled(receiver_of(receiver))
+
+
+def test_a_hanging_receiver_costs_one_budget_and_delays_no_other(api, receiver, monkeypatch):  # noqa: F811
+    """Bo's receiver hears of the move while Ana's hangs; Ana's delivery goes to her line after the budget."""
+    monkeypatch.setattr(notices, "NOTICE_BUDGET", 0.5)
+    release = threading.Event()
+
+    class Hanging(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            release.wait(10)
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    hanging = ThreadingHTTPServer(("127.0.0.1", 0), Hanging)
+    hanging.daemon_threads = True
+    threading.Thread(target=hanging.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{hanging.server_port}/hook"
+        ana, bo = hooked(api, url), hooked(api, receiver)
+        dispatcher = api.runtime.dispatcher
+        finished = [Due("notify", "g_a", 1, (p["id"], "game_finished")) for p in (ana, bo)]
+        dispatcher.notify(finished)
+        started = time.monotonic()
+        run_one(api)
+        took = time.monotonic() - started
+        assert [b["player_id"] for b in bodies()] == [bo["id"]]
+        assert took < 0.5 + 1.0, f"the job waited {took:.1f} s"
+        handed = Due("notify", "g_a", 1, (ana["id"], "game_finished")).job_id(dispatcher.namespace)
+        assert api.runtime.webhook_queue.job_ids == [handed] and notices.troubled(receiver_of(url))
+
+        dispatcher.notify([Due("notify", "g_a", 2, (ana["id"], "your_turn")), Due("notify", "g_a", 2, (bo["id"], "round_over"))])
+        started = time.monotonic()
+        jobs = api.runtime.webhook_queue.job_ids
+        api.runtime.webhook_queue.remove(handed)  # leave the hanging line's job be: run the move's notices alone
+        run_one(api)
+        assert time.monotonic() - started < 0.5, "a troubled receiver is not tried: nothing to wait for"
+        assert [b["event"] for b in bodies()] == ["game_finished", "round_over"]
+        assert len(jobs) == 2
+    finally:
+        release.set()
+        hanging.shutdown()
+        hanging.server_close()
+
+
+def test_a_receiver_with_a_delivery_under_way_too_long_is_passed_over(monkeypatch):
+    """The moves that come while a first delivery to a hanging receiver waits out its budget are handed to its line."""
+    monkeypatch.setattr(notices, "SLOW_AFTER", 0.05)
+    started, release = threading.Event(), threading.Event()
+
+    def hangs() -> str:
+        started.set()
+        release.wait(5)
+        return "late"
+
+    attempt = threading.Thread(target=notices._attempt, args=(frozenset({"hangs.example:443"}), hangs))
+    attempt.start()
+    try:
+        assert started.wait(5)
+        assert not notices.troubled("hangs.example:443"), "under way a moment: not yet passed over"
+        assert notices._attempt(frozenset({"quick.example:443"}), lambda: "ok") == "ok"
+        time.sleep(0.1)
+        assert notices.troubled("hangs.example:443") and not notices.troubled("quick.example:443")
+    finally:
+        release.set()
+        attempt.join(5)
+    assert not notices.troubled("hangs.example:443"), "no longer under way"
