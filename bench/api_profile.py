@@ -1,0 +1,256 @@
+"""What one API request costs in this process: CPU per GET view and per POST action, and its Redis commands.
+
+    python -m bench.api_profile [--requests 400] [--rate-limits] [--profile get|post] [--top 25]
+
+Wall-clock benchmarks on a small shared machine are noisy; this measures each request alone, through Flask's test
+client (no HTTP server, no other process), on the real Redis (``REDIS_URL``, default ``redis://127.0.0.1:6379/14``,
+under a key prefix of its own, every key of the run deleted at the end), with the settings ``bench.api_bench`` gives
+the service (rate limits off, or with ``--rate-limits`` its budgets on).  The requests are ``bench.api_bench``'s: a
+seated player's view of an active two-human game (``GET /v1/games/{id}``, the same games in turn, as 16 clients
+poll them), and accepted steps of seeded games (``POST /v1/games/{id}/actions``, the engine's plan of each).
+
+Printed per kind: process CPU per request (µs, ``time.process_time``; the median of five batches), Redis commands
+and round trips per request (counted on the client's connections).  ``--profile`` runs the kind under cProfile
+after, and prints its ``--top`` functions by cumulative time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import pstats
+import statistics
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import partial
+from typing import Any
+
+import redis
+from redis.connection import Connection
+
+DEFAULT_REDIS = "redis://127.0.0.1:6379/14"
+
+
+class Counts:
+    commands = 0
+    round_trips = 0
+
+
+@contextmanager
+def counting() -> Iterator[type[Counts]]:
+    """Every command and every round trip the process's Redis connections send, counted while inside."""
+    send_command, pack_commands, send_packed = Connection.send_command, Connection.pack_commands, Connection.send_packed_command
+
+    def one(self: Connection, *args: Any, **kwargs: Any) -> Any:
+        Counts.commands += 1
+        return send_command(self, *args, **kwargs)
+
+    def many(self: Connection, commands: Any) -> Any:
+        commands = list(commands)
+        Counts.commands += len(commands)
+        return pack_commands(self, commands)
+
+    def send(self: Connection, command: Any, check_health: bool = True) -> Any:
+        Counts.round_trips += 1
+        return send_packed(self, command, check_health)
+
+    Connection.send_command = one  # type: ignore[method-assign]
+    Connection.pack_commands = many  # type: ignore[method-assign]
+    Connection.send_packed_command = send  # type: ignore[method-assign]
+    try:
+        yield Counts
+    finally:
+        Connection.send_command = send_command  # type: ignore[method-assign]
+        Connection.pack_commands = pack_commands  # type: ignore[method-assign]
+        Connection.send_packed_command = send_packed  # type: ignore[method-assign]
+
+
+def wsgi_call(app: Any, method: str, path: str, headers: dict[str, str], body: Any = None) -> tuple[int, bytes]:
+    """One request straight into the WSGI app, with an environ like gunicorn's (no test client in the figures)."""
+    data = b"" if body is None else json.dumps(body, separators=(",", ":")).encode()
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": method,
+        "SCRIPT_NAME": "",
+        "PATH_INFO": path,
+        "QUERY_STRING": "",
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "8000",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "127.0.0.1",
+        "REMOTE_PORT": "50000",
+        "RAW_URI": path,
+        "HTTP_HOST": "127.0.0.1:8000",
+        "HTTP_CONNECTION": "keep-alive",
+        "HTTP_ACCEPT_ENCODING": "identity",
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": "http",
+        "wsgi.input": io.BytesIO(data),
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+    }
+    if data:
+        environ["CONTENT_TYPE"] = "application/json"
+        environ["CONTENT_LENGTH"] = str(len(data))
+    for name, value in headers.items():
+        environ["HTTP_" + name.upper().replace("-", "_")] = value
+    status: list[str] = []
+
+    def start_response(line: str, _headers: Any, _exc: Any = None) -> Any:
+        status.append(line)
+        return lambda _: None
+
+    chunks = app(environ, start_response)
+    try:
+        payload = b"".join(chunks)
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
+    return int(status[0].split(" ", 1)[0]), payload
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.api_profile", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=400, help="requests of each kind per batch")
+    parser.add_argument("--rate-limits", action="store_true", help="bench.api_bench's --rate-limits budgets on")
+    parser.add_argument("--profile", choices=("get", "post"), action="append", default=[], help="cProfile this kind")
+    parser.add_argument("--top", type=int, default=25, help="functions printed per profile")
+    args = parser.parse_args(argv)
+
+    redis_url = os.environ.get("REDIS_URL") or DEFAULT_REDIS
+    run_id = uuid.uuid4().hex[:10]
+    prefix = f"red7-profile:{run_id}:"
+    queue = f"red7-profile-{run_id}_q"
+    try:
+        redis.Redis.from_url(redis_url, socket_connect_timeout=2).ping()
+    except redis.RedisError as exc:
+        print(f"api_profile: the Redis at {redis_url} does not answer: {exc}", file=sys.stderr)
+        return 2
+    env = {
+        "REDIS_URL": redis_url,
+        "RED7_KEY_PREFIX": prefix,
+        "RED7_QUEUE_NAME": queue,
+        "RED7_RATE_LIMIT_TOKEN": "",
+        "RED7_RATE_LIMIT_ADDRESS": "",
+        "RED7_RATE_LIMIT_SIGNUP": "",
+        "RED7_RATE_LIMIT_IMPORT": "",
+        "RED7_API_KEYS": "",
+        "RED7_MAX_GAMES_IN_PLAY": "1000000",
+    }
+    if args.rate_limits:
+        from service.config import Settings
+
+        defaults = Settings()
+        for name, limit in (("TOKEN", defaults.rate_limit_token), ("ADDRESS", defaults.rate_limit_address)):
+            env[f"RED7_RATE_LIMIT_{name}"] = f"{int(limit.split(' per ')[0]) * 10} per second"
+    os.environ.update(env)
+
+    from bench.api_load import plan_actions
+    from bench.api_serving import delete_keys
+    from service.http.app import create_app
+
+    app = create_app()
+
+    def call(method: str, path: str, token: str | None = None, body: Any = None, expect: int = 200) -> Any:
+        headers = {"Accept": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        status, payload = wsgi_call(app, method, path, headers, body)
+        if status != expect:
+            raise RuntimeError(f"{method} {path} -> {status}: {payload[:300]!r}")
+        return json.loads(payload)
+
+    batches = 5
+    try:
+        ana = call("POST", "/v1/players", body={"name": "Ana"}, expect=201)
+        bo = call("POST", "/v1/players", body={"name": "Bo"}, expect=201)
+        tokens = (ana["token"], bo["token"])
+
+        def new_game(seed: int) -> str:
+            created = call("POST", "/v1/games", tokens[0], {"seats": [{"kind": "human"}] * 2, "seed": seed}, expect=201)
+            call("POST", f"/v1/games/{created['id']}/join", tokens[1], {"code": created["join_code"]})
+            return str(created["id"])
+
+        views = [new_game(1_000_000 + i) for i in range(16)]
+        seed = 2_000_000
+        plans: list[tuple[str, list[tuple[int, dict[str, Any]]]]] = []
+
+        def actions(count: int) -> list[Callable[[], Any]]:
+            nonlocal seed
+            out: list[Callable[[], Any]] = []
+            while len(out) < count:
+                game_id, plan = new_game(seed), plan_actions(seed)
+                seed += 1
+                plans.append((game_id, plan))
+                for seat, step in plan:
+                    out.append(partial(call, "POST", f"/v1/games/{game_id}/actions", tokens[seat], {"steps": [step]}))
+            return out[:count]
+
+        def gets(count: int) -> list[Callable[[], Any]]:
+            return [partial(call, "GET", f"/v1/games/{views[i % len(views)]}", tokens[0]) for i in range(count)]
+
+        for send in gets(64):  # warm: imports, caches, connections
+            send()
+        for send in actions(32):
+            send()
+
+        from bench.api_serving import bare_app
+
+        for method, body in (("GET", None), ("POST", {"steps": [{"type": "play", "card": "R7"}]})):
+            cpu = []
+            for _ in range(batches):
+                started = time.process_time()
+                for _ in range(args.requests):
+                    wsgi_call(bare_app, method, "/bare", {"Accept": "application/json"}, body)
+                cpu.append((time.process_time() - started) / args.requests * 1e6)
+            print(f"{'bare ' + method + ' /bare':<28} CPU {statistics.median(cpu):7.0f} µs/request", flush=True)
+
+        kinds: dict[str, Callable[[int], list[Callable[[], Any]]]] = {"get": gets, "post": actions}
+        for kind, make in kinds.items():
+            cpu: list[float] = []
+            commands = trips = 0
+            for _ in range(batches):
+                requests = make(args.requests)
+                with counting() as counts:
+                    before = (counts.commands, counts.round_trips)
+                    started = time.process_time()
+                    for send in requests:
+                        send()
+                    cpu.append((time.process_time() - started) / len(requests) * 1e6)
+                    commands += counts.commands - before[0]
+                    trips += counts.round_trips - before[1]
+            total = batches * args.requests
+            label = "GET /v1/games/{id}" if kind == "get" else "POST /v1/games/{id}/actions"
+            print(
+                f"{label:<28} CPU {statistics.median(cpu):7.0f} µs/request (batches: "
+                + ", ".join(f"{c:.0f}" for c in cpu)
+                + f"); Redis {commands / total:.2f} commands, {trips / total:.2f} round trips per request",
+                flush=True,
+            )
+        for kind in args.profile:
+            requests = kinds[kind](args.requests)
+            profiler = cProfile.Profile(time.process_time)  # CPU, not the wait for Redis
+            profiler.enable()
+            for send in requests:
+                send()
+            profiler.disable()
+            out = io.StringIO()
+            pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(args.top)
+            pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(args.top)
+            print(f"\n--- cProfile of {args.requests} {kind.upper()} requests ---\n{out.getvalue()}")
+    finally:
+        deleted = delete_keys(redis_url, prefix, queue, queue)
+        print(f"api_profile: {deleted} Redis keys of this run deleted; rate limits {'on' if args.rate_limits else 'off'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
