@@ -9,7 +9,9 @@ the service (rate limits off, or with ``--rate-limits`` its budgets on).  The re
 seated player's view of an active two-human game (``GET /v1/games/{id}``, the same games in turn, as 16 clients
 poll them), and accepted steps of seeded games (``POST /v1/games/{id}/actions``, the engine's plan of each).
 
-Printed per kind: process CPU per request (µs, ``time.process_time``; the median of five batches), Redis commands
+``--concurrency``: that many requests at once (threads, or greenlets with ``--gevent``), as a server's workers take
+them: what switching between them costs shows.  Printed per kind: process CPU per request (µs,
+``time.process_time``; the median of five batches), Redis commands
 and round trips per request (counted on the client's connections).  ``--profile`` runs the kind under cProfile
 after, and prints its ``--top`` functions by cumulative time.
 """
@@ -26,6 +28,7 @@ import statistics
 import sys
 import time
 import uuid
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -117,13 +120,49 @@ def wsgi_call(app: Any, method: str, path: str, headers: dict[str, str], body: A
     return int(status[0].split(" ", 1)[0]), payload
 
 
+def run(requests: list[Callable[[], Any]], concurrency: int) -> None:
+    """The requests, ``concurrency`` at a time: each game's (its path) in one lane, in order."""
+    if concurrency <= 1:
+        for send in requests:
+            send()
+        return
+    import threading
+
+    lanes: list[list[Callable[[], Any]]] = [[] for _ in range(concurrency)]
+    for send in requests:
+        path = send.args[1] if isinstance(send, partial) else ""
+        lanes[zlib.crc32(path.encode()) % concurrency].append(send)
+    threads = [threading.Thread(target=lambda lane=lane: [send() for send in lane]) for lane in lanes]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.api_profile", description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=400, help="requests of each kind per batch")
     parser.add_argument("--rate-limits", action="store_true", help="bench.api_bench's --rate-limits budgets on")
     parser.add_argument("--profile", choices=("get", "post"), action="append", default=[], help="cProfile this kind")
     parser.add_argument("--top", type=int, default=25, help="functions printed per profile")
+    parser.add_argument(
+        "--concurrency", type=int, default=1, help="requests at once (threads; greenlets with --gevent), each game's in order"
+    )
+    parser.add_argument(
+        "--gevent", action="store_true", help="gevent's monkey-patching first, as production's gunicorn workers run the app"
+    )
+    parser.add_argument(
+        "--hub-checks", action="store_true", help="with --gevent: leave redis-py's readiness checks on gevent's hub"
+    )
     args = parser.parse_args(argv)
+    if args.gevent:
+        from gevent import monkey
+
+        monkey.patch_all()
+        if not args.hub_checks:
+            from service.gunicorn_worker import quick_readiness_checks
+
+            quick_readiness_checks()
 
     redis_url = os.environ.get("REDIS_URL") or DEFAULT_REDIS
     run_id = uuid.uuid4().hex[:10]
@@ -222,8 +261,7 @@ def main(argv: list[str] | None = None) -> int:
                 with counting() as counts:
                     before = (counts.commands, counts.round_trips)
                     started = time.process_time()
-                    for send in requests:
-                        send()
+                    run(requests, args.concurrency)
                     cpu.append((time.process_time() - started) / len(requests) * 1e6)
                     commands += counts.commands - before[0]
                     trips += counts.round_trips - before[1]
@@ -237,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         for kind in args.profile:
             requests = kinds[kind](args.requests)
-            profiler = cProfile.Profile(time.process_time)  # CPU, not the wait for Redis
+            profiler = cProfile.Profile(time.perf_counter if os.environ.get("API_PROFILE_WALL") else time.process_time)
             profiler.enable()
             for send in requests:
                 send()
