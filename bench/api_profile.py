@@ -1,19 +1,22 @@
-"""What one API request costs in this process: CPU per GET view and per POST action, and its Redis commands.
+"""What one API request costs in this process: CPU per GET view, POST action and long-poll, and its Redis commands.
 
-    python -m bench.api_profile [--requests 400] [--rate-limits] [--profile get|post] [--top 25]
+    python -m bench.api_profile [--requests 400] [--rate-limits] [--gevent] [--concurrency N] [--profile get|post|feed]
 
-Wall-clock benchmarks on a small shared machine are noisy; this measures each request alone, through Flask's test
-client (no HTTP server, no other process), on the real Redis (``REDIS_URL``, default ``redis://127.0.0.1:6379/14``,
-under a key prefix of its own, every key of the run deleted at the end), with the settings ``bench.api_bench`` gives
-the service (rate limits off, or with ``--rate-limits`` its budgets on).  The requests are ``bench.api_bench``'s: a
-seated player's view of an active two-human game (``GET /v1/games/{id}``, the same games in turn, as 16 clients
-poll them), and accepted steps of seeded games (``POST /v1/games/{id}/actions``, the engine's plan of each).
+Wall-clock benchmarks on a small shared machine are noisy; this measures each request alone, straight through the
+WSGI app with an environ like gunicorn's (no HTTP server, no test client, no other process), on the real Redis
+(``REDIS_URL``, default ``redis://127.0.0.1:6379/14``, under a key prefix of its own, every key of the run deleted at
+the end), with the settings ``bench.api_bench`` gives the service (rate limits off, or with ``--rate-limits`` its
+budgets on).  The requests are ``bench.api_bench``'s: a seated player's view of an active two-human game (``GET
+/v1/games/{id}``, the same games in turn, as 16 clients poll them), accepted steps of seeded games (``POST
+/v1/games/{id}/actions``, the engine's plan of each), and a long-poll of those games answered at once (``GET
+/v1/games/{id}/events?after=<version - 1>&wait=10``); the bare endpoint of ``bench.api_serving`` beside them.
 
-``--concurrency``: that many requests at once (threads, or greenlets with ``--gevent``), as a server's workers take
-them: what switching between them costs shows.  Printed per kind: process CPU per request (µs,
-``time.process_time``; the median of five batches), Redis commands
-and round trips per request (counted on the client's connections).  ``--profile`` runs the kind under cProfile
-after, and prints its ``--top`` functions by cumulative time.
+``--gevent``: monkey-patched first, as production's gunicorn workers run the app (with their quick readiness checks;
+``--hub-checks`` leaves those on gevent's hub).  ``--concurrency``: that many requests at once (threads, or greenlets
+with ``--gevent``), each game's in order.  Printed per kind: process CPU per request (µs, ``time.process_time``; the
+median of five batches), Redis commands and round trips per request (counted on the client's connections).
+``--profile`` runs the kind under cProfile (on the CPU clock; ``API_PROFILE_WALL=1``: the wall clock) after, and
+prints its ``--top`` functions by cumulative and by own time.
 """
 
 from __future__ import annotations
@@ -77,11 +80,12 @@ def counting() -> Iterator[type[Counts]]:
 def wsgi_call(app: Any, method: str, path: str, headers: dict[str, str], body: Any = None) -> tuple[int, bytes]:
     """One request straight into the WSGI app, with an environ like gunicorn's (no test client in the figures)."""
     data = b"" if body is None else json.dumps(body, separators=(",", ":")).encode()
+    path, _, query = path.partition("?")
     environ: dict[str, Any] = {
         "REQUEST_METHOD": method,
         "SCRIPT_NAME": "",
         "PATH_INFO": path,
-        "QUERY_STRING": "",
+        "QUERY_STRING": query,
         "SERVER_NAME": "127.0.0.1",
         "SERVER_PORT": "8000",
         "SERVER_PROTOCOL": "HTTP/1.1",
@@ -143,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.api_profile", description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=400, help="requests of each kind per batch")
     parser.add_argument("--rate-limits", action="store_true", help="bench.api_bench's --rate-limits budgets on")
-    parser.add_argument("--profile", choices=("get", "post"), action="append", default=[], help="cProfile this kind")
+    parser.add_argument("--profile", choices=("get", "post", "feed"), action="append", default=[], help="cProfile this kind")
     parser.add_argument("--top", type=int, default=25, help="functions printed per profile")
     parser.add_argument(
         "--concurrency", type=int, default=1, help="requests at once (threads; greenlets with --gevent), each game's in order"
@@ -233,6 +237,17 @@ def main(argv: list[str] | None = None) -> int:
                     out.append(partial(call, "POST", f"/v1/games/{game_id}/actions", tokens[seat], {"steps": [step]}))
             return out[:count]
 
+        versions = {game_id: call("GET", f"/v1/games/{game_id}", tokens[0])["version"] for game_id in views}
+
+        def feeds(count: int) -> list[Callable[[], Any]]:
+            """A long-poll answered at once: the last event, as a client that saw the one before asks for it."""
+            out = []
+            for i in range(count):
+                game_id = views[i % len(views)]
+                path = f"/v1/games/{game_id}/events?after={versions[game_id] - 1}&wait=10"
+                out.append(partial(call, "GET", path, tokens[0]))
+            return out
+
         def gets(count: int) -> list[Callable[[], Any]]:
             return [partial(call, "GET", f"/v1/games/{views[i % len(views)]}", tokens[0]) for i in range(count)]
 
@@ -252,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
                 cpu.append((time.process_time() - started) / args.requests * 1e6)
             print(f"{'bare ' + method + ' /bare':<28} CPU {statistics.median(cpu):7.0f} µs/request", flush=True)
 
-        kinds: dict[str, Callable[[int], list[Callable[[], Any]]]] = {"get": gets, "post": actions}
+        kinds: dict[str, Callable[[int], list[Callable[[], Any]]]] = {"get": gets, "post": actions, "feed": feeds}
         for kind, make in kinds.items():
             cpu: list[float] = []
             commands = trips = 0
@@ -266,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
                     commands += counts.commands - before[0]
                     trips += counts.round_trips - before[1]
             total = batches * args.requests
-            label = "GET /v1/games/{id}" if kind == "get" else "POST /v1/games/{id}/actions"
+            label = {"get": "GET /v1/games/{id}", "post": "POST /v1/games/{id}/actions", "feed": "GET .../events (at once)"}[kind]
             print(
                 f"{label:<28} CPU {statistics.median(cpu):7.0f} µs/request (batches: "
                 + ", ".join(f"{c:.0f}" for c in cpu)

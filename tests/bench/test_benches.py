@@ -120,7 +120,7 @@ def test_api_profile_prints_cpu_and_redis_commands_per_request_and_cleans_up() -
     out = run_bench("api_profile", "--requests", "5", "--rate-limits", "--profile", "get", "--top", "3", redis_url=REAL_REDIS_URL)
     for label in ("bare GET /bare", "bare POST /bare", "GET /v1/games/{id}", "POST /v1/games/{id}/actions"):
         assert label in out
-    assert out.count("commands,") == 2 and "cProfile of 5 GET requests" in out
+    assert out.count("commands,") == 3 and "cProfile of 5 GET requests" in out
     assert not list(redis.Redis.from_url(REAL_REDIS_URL).scan_iter(match="red7-profile*"))
 
 
