@@ -143,6 +143,10 @@ class GameService(GameWrites):
     def load(self, game_id: str) -> Game:
         return self.loader.load(game_id)
 
+    def load_reading(self, game_id: str) -> tuple[Game, list[tuple[int, str]]]:
+        """The game, with the stored events its load read (:meth:`GameLoader.load_reading`): hand them to :meth:`feed`."""
+        return self.loader.load_reading(game_id)
+
     @property
     def snapshot_every(self) -> int:
         return self.loader.snapshot_every
@@ -158,8 +162,10 @@ class GameService(GameWrites):
         """A page of the listed games with a human seat open, newest first (see :mod:`service.application.tables`)."""
         return self.tables.page(filters, limit, cursor)
 
-    def feed(self, game: Game, viewer: str | None, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
-        return self.feeds.feed(game, viewer, after, limit)
+    def feed(
+        self, game: Game, viewer: str | None, after: int = 0, limit: int = 100, read: Sequence[tuple[int, str]] = ()
+    ) -> list[dict[str, Any]]:
+        return self.feeds.feed(game, viewer, after, limit, read)
 
     def replay(self, game: Game, viewer: str | None) -> dict[str, Any]:
         return self.feeds.replay(game, viewer)
