@@ -27,6 +27,7 @@ import io
 import json
 import os
 import pstats
+import re
 import statistics
 import sys
 import time
@@ -171,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     redis_url = os.environ.get("REDIS_URL") or DEFAULT_REDIS
     run_id = uuid.uuid4().hex[:10]
     prefix = f"red7-profile:{run_id}:"
-    queue = f"red7-profile-{run_id}_q"
+    namespace = re.sub(r"[^A-Za-z0-9_-]", "_", prefix).strip("_")  # the queue's jobs are named by it (as api_bench's)
+    queue = f"{namespace}_q"
     try:
         redis.Redis.from_url(redis_url, socket_connect_timeout=2).ping()
     except redis.RedisError as exc:
@@ -300,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
             pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(args.top)
             print(f"\n--- cProfile of {args.requests} {kind.upper()} requests ---\n{out.getvalue()}")
     finally:
-        deleted = delete_keys(redis_url, prefix, queue, queue)
+        deleted = delete_keys(redis_url, prefix, namespace, queue)
         print(f"api_profile: {deleted} Redis keys of this run deleted; rate limits {'on' if args.rate_limits else 'off'}")
     return 0
 
