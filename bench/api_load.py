@@ -118,6 +118,13 @@ class Result:
     other: Counter = field(default_factory=Counter)
     seconds: float = 0.0
     latencies: list[float] = field(default_factory=list)
+    #: The server's CPU (all its processes) over the measured seconds, in ms; ``None``: not measured.
+    cpu_ms: float | None = None
+
+    @property
+    def cpu_us_per_request(self) -> float:
+        answered = self.ok + sum(self.other.values())
+        return math.nan if self.cpu_ms is None or not answered else self.cpu_ms * 1000 / answered
 
     @property
     def rate(self) -> float:
@@ -139,8 +146,20 @@ class ThreadState:
     game: PlannedGame | None = None
 
 
-def measure(label: str, method: str, port: int, clients: int, seconds: float, warmup: float, send: Request) -> Result:
-    """``clients`` threads, each on its own keep-alive connection, for ``warmup`` + ``seconds``; only the latter counts."""
+def measure(
+    label: str,
+    method: str,
+    port: int,
+    clients: int,
+    seconds: float,
+    warmup: float,
+    send: Request,
+    cpu: Callable[[], float] | None = None,
+) -> Result:
+    """``clients`` threads, each on its own keep-alive connection, for ``warmup`` + ``seconds``; only the latter counts.
+
+    ``cpu``: the server's CPU so far (ms), read as the measured seconds start and once every client is done: CPU per
+    request does not depend on what else the machine runs, as requests per second do."""
     result = Result(label, method, clients)
     lock = threading.Lock()
     start_barrier = threading.Barrier(clients + 1)
@@ -185,8 +204,13 @@ def measure(label: str, method: str, port: int, clients: int, seconds: float, wa
     window["start"] = now + warmup
     stop_at[0] = window["start"] + seconds
     start_barrier.wait()
+    if cpu is not None:
+        time.sleep(max(0.0, window["start"] - time.perf_counter()))
+        before = cpu()
     for t in threads:
         t.join()
+    if cpu is not None:
+        result.cpu_ms = cpu() - before
     # A POST run may end early when the game pool runs dry: count the time the clients really ran.
     result.seconds = max(0.001, min(stop_at[0], max(finished_at)) - window["start"])
     return result

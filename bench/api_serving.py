@@ -1,7 +1,7 @@
 """Serving for the API benchmark (``python -m bench.api_bench``): gunicorn, the bare endpoint, a client, cleanup.
 
 - ``bare_app``: the bare Flask app that answers a small JSON, the benchmark's yardstick;
-- ``start_gunicorn`` / ``stop`` / ``servers_running``: a ``gthread`` gunicorn serving a WSGI app
+- ``start_gunicorn`` / ``stop`` / ``servers_running``: a gunicorn (production's gevent, or ``gthread``) serving a WSGI app
   on a free local port, waited on until it answers, stopped gracefully at the end;
 - ``Client``: one keep-alive ``http.client`` connection;
 - ``delete_keys``: every Redis key of a run deleted once it is over.
@@ -61,19 +61,33 @@ class Server:
     log: Path
 
 
+#: The worker classes the benchmark serves with: production's (``service/gunicorn_config.py``: gevent, the problem+json
+#: worker, its keep-alive and timeouts), or gunicorn's threads.
+WORKER_CLASSES = ("gevent", "gthread")
+
+
 def start_gunicorn(
-    name: str, target: str, env: dict[str, str], workers: int, threads: int, ready_path: str, logdir: Path
+    name: str,
+    target: str,
+    env: dict[str, str],
+    workers: int,
+    threads: int,
+    ready_path: str,
+    logdir: Path,
+    worker_class: str = "gevent",
 ) -> Server:
+    """gunicorn serving ``target`` on a free local port: with ``gevent``, production's settings file (the command line
+    overrides its address and its number of workers); with ``gthread``, ``threads`` threads a worker."""
     port = free_port()
     log = logdir / f"{name}.log"
+    shape = ["--config", "python:service.gunicorn_config"] if worker_class == "gevent" else ["--worker-class", "gthread"]
     args = [
         sys.executable,
         "-m",
         "gunicorn",
+        *shape,
         "--bind",
         f"127.0.0.1:{port}",
-        "--worker-class",
-        "gthread",
         "--workers",
         str(workers),
         "--threads",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -91,6 +92,8 @@ class GameService(GameWrites):
         self.quotas = Quotas(players, self.lists.in_play, max_games_in_play, max_ai_seats_in_play)
         self.tables = OpenTables(TableIndex(store.redis, players.prefix), self.loader.load, max_listed=max_listed_tables)
         self.in_play = GamesInPlay(store.redis, players.prefix)
+        #: The games this process re-offered on a read, with the version and when (monotonic s): see ensure_progress.
+        self._reoffered: dict[str, tuple[int, float]] = {}
 
     # --- time ----------------------------------------------------------------------------
 
@@ -140,6 +143,10 @@ class GameService(GameWrites):
     def load(self, game_id: str) -> Game:
         return self.loader.load(game_id)
 
+    def load_reading(self, game_id: str) -> tuple[Game, list[tuple[int, str]]]:
+        """The game, with the stored events its load read (:meth:`GameLoader.load_reading`): hand them to :meth:`feed`."""
+        return self.loader.load_reading(game_id)
+
     @property
     def snapshot_every(self) -> int:
         return self.loader.snapshot_every
@@ -155,8 +162,10 @@ class GameService(GameWrites):
         """A page of the listed games with a human seat open, newest first (see :mod:`service.application.tables`)."""
         return self.tables.page(filters, limit, cursor)
 
-    def feed(self, game: Game, viewer: str | None, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
-        return self.feeds.feed(game, viewer, after, limit)
+    def feed(
+        self, game: Game, viewer: str | None, after: int = 0, limit: int = 100, read: Sequence[tuple[int, str]] = ()
+    ) -> list[dict[str, Any]]:
+        return self.feeds.feed(game, viewer, after, limit, read)
 
     def replay(self, game: Game, viewer: str | None) -> dict[str, Any]:
         return self.feeds.replay(game, viewer)
@@ -575,6 +584,11 @@ class GameService(GameWrites):
         be waiting on a job that was lost, killed with its worker or never
         queued (the dispatcher queues again only what is not on its way).
         Never fails the read: the ticker's sweep does the same a moment later.
+
+        A process re-offers a version of a game at most once every ``recover_after`` seconds, however often it is
+        read: a quiet game is polled many times a second, and what a re-offer queued a moment ago is on its way (a
+        timed game's re-offer writes the agenda each time).  A job lost just after a re-offer is queued again by a
+        read at most ``recover_after`` seconds later (the ticker's look does the same meanwhile).
         """
         if game.rematch is not None and not game.rematch_started:
             try:
@@ -584,6 +598,10 @@ class GameService(GameWrites):
             return
         if game.status != "active" or not game.updated_at:
             return
+        now = time.monotonic()
+        offered = self._reoffered.get(game.id)
+        if offered is not None and offered[0] == game.version and now - offered[1] < self.recover_after:
+            return
         updated = datetime.fromisoformat(game.updated_at.replace("Z", "+00:00"))
         if (datetime.now(UTC) - updated).total_seconds() < self.recover_after:
             return
@@ -591,6 +609,10 @@ class GameService(GameWrites):
             self.followups.reoffer(game, self.needs(game))
         except Exception:
             log.exception("could not re-offer what game %s needs at version %s", game.id, game.version)
+            return
+        if len(self._reoffered) > 10_000:
+            self._reoffered.clear()  # only spares repeats: forgetting costs one more re-offer a game
+        self._reoffered[game.id] = (game.version, now)
 
 
 def _turn_timeout(request: NewGame) -> int | None:

@@ -86,6 +86,12 @@ class GameLoader:
         The game returned may be shared with the cache: never change it in place
         (writers fold into ``game.copy()``).
         """
+        return self.load_reading(game_id)[0]
+
+    def load_reading(self, game_id: str) -> tuple[Game, list[tuple[int, str]]]:
+        """:meth:`load`, with the stored events its read brought: (number, payload), in order, from where the fold it
+        started from ends (or the first event) up to the game's version, the game's head among them.  A feed of the
+        game after a version among them needs no read of its own."""
         start = cached = self._cache.get(game_id)
         if start is None:
             snapshot = self.store.snapshot(game_id)
@@ -94,25 +100,26 @@ class GameLoader:
                 if start is not None:
                     self._snapshot_at[game_id] = start.version
         tail: list[tuple[int, str]] = []
+        read: list[tuple[int, str]] = []
         if start is not None:
             stored = [(e.number, e.payload) for e in self.store.read_all(game_id, after=start.version - 1)]
             if not stored or stored[0][0] != start.version or (start.head and stored[0][1] != start.head):
                 self._drop_lost(game_id, start, from_cache=cached is not None)
                 start = cached = None
             else:
-                base, tail = stored[0], stored[1:]
+                read, (base, tail) = stored, (stored[0], stored[1:])
                 if not start.head:  # a snapshot written before games kept their head
                     start = start.copy() if cached is not None else start
                     start.head = base[1]
         if start is None:
-            tail = [(e.number, e.payload) for e in self.store.read_all(game_id)]
+            read = tail = [(e.number, e.payload) for e in self.store.read_all(game_id)]
             if not tail:
                 raise NotFound("game_not_found", f"There is no game {game_id!r}.")
         if cached is not None and not tail:
-            return cached  # shared with the cache: callers that change a game work on a copy
+            return cached, read  # shared with the cache: callers that change a game work on a copy
         game = load(game_id, tail, start.copy() if cached is not None and start is not None else start)
         self.remember(game)
-        return game
+        return game, read
 
     def _from_snapshot(self, game_id: str, data: str) -> Game | None:
         """The stored snapshot as a game, or ``None`` for one this version cannot read (written by an older one that

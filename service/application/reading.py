@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Any
 
 from replays.build import FULL, Perspective, build_replay
@@ -30,15 +31,21 @@ class GameFeeds:
         self._replays: OrderedDict[tuple[str, int, str, str], tuple[dict[str, Any], set[str], frozenset[str]]] = OrderedDict()
         self._replays_lock = threading.Lock()
 
-    def feed(self, game: Game, viewer: str | None, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
+    def feed(
+        self, game: Game, viewer: str | None, after: int = 0, limit: int = 100, read: Sequence[tuple[int, str]] = ()
+    ) -> list[dict[str, Any]]:
         """Stored events above ``after`` as the viewer may see them, up to ``game``'s version.
 
         What the viewer may see is decided on ``game``; events appended since
-        it was loaded (a resignation among them) wait for the next read.
+        it was loaded (a resignation among them) wait for the next read.  ``read``: the events the game's load read
+        (:meth:`GameLoader.load_reading`); when they hold every event above ``after``, they are the feed's, read once.
         """
         seat = game.sight_of(viewer)
         finished = game.status == "finished"
-        stored = [(e.number, decode(e.payload)) for e in self.store.read(game.id, after, limit) if e.number <= game.version]
+        if read and read[0][0] <= after + 1 and read[-1][0] == game.version:
+            stored = [(number, decode(payload)) for number, payload in read if after < number][:limit]
+        else:
+            stored = [(e.number, decode(e.payload)) for e in self.store.read(game.id, after, limit) if e.number <= game.version]
         deleted = self._deleted(seated_in(data for _, data in stored))
         out = []
         for number, data in stored:

@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Callable
 from http import HTTPStatus
+from types import FunctionType, MethodType
 from typing import Any
 
 import flask_smorest
@@ -289,6 +291,25 @@ class _Flask(Flask):
         response = super().make_default_options_response()
         response.status_code = 204
         return response
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        """Flask's, with its answer kept per function: Flask asks ``inspect.iscoroutinefunction`` of every hook and
+        view on every request (a dozen times a request here, some 5 % of a view's CPU), and a function's answer never
+        changes.  Kept for plain functions and methods only (by the function a method binds: a view's method is bound
+        anew each request); anything else is asked each time, as Flask does."""
+        target = func.__func__ if isinstance(func, MethodType) else func
+        if not isinstance(target, FunctionType):
+            return super().ensure_sync(func)
+        synchronous = _SYNCHRONOUS.get(target)
+        if synchronous is None:
+            if len(_SYNCHRONOUS) > 10_000:  # functions made per request (after_this_request's): forget, never grow
+                _SYNCHRONOUS.clear()
+            synchronous = _SYNCHRONOUS[target] = super().ensure_sync(func) is func
+        return func if synchronous else super().ensure_sync(func)
+
+
+#: Functions Flask may call as they are (not coroutine functions), by :meth:`_Flask.ensure_sync`.
+_SYNCHRONOUS: dict[FunctionType, bool] = {}
 
 
 def create_app(runtime: Runtime | None = None) -> Flask:

@@ -142,10 +142,8 @@ NO_STORE = {"Vary": "Authorization", "Cache-Control": "no-store"}
 
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     text = body if isinstance(body, str) else json.dumps(body, separators=(",", ":"))
-    response = Response(text, status=status, mimetype="application/json")
-    for name, value in (headers or {}).items():
-        response.headers[name] = value
-    return response
+    # the headers given in the constructor (a new response has none of them: no need to replace one by one)
+    return Response(text, status=status, headers=headers, mimetype="application/json")
 
 
 # --- what the OpenAPI document says beyond the schemas -------------------------------------
@@ -327,11 +325,6 @@ class RenderCache:
             text = json.dumps(game_json(game, player_id, tags, clock, lang), separators=(",", ":"))
             self._remember(key, text)
         return text
-
-    def remember(self, game: Game, player_id: str | None, text: str) -> None:
-        tags, clock = seat_tags(game), game_service().clock_of(game)
-        key = (game.id, game.version, game.head, player_id, tuple(sorted(tags.items())), clock.key(), language())
-        self._remember(key, text)
 
     def _remember(self, key: tuple[object, ...], text: str) -> None:
         with self._lock:

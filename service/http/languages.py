@@ -1,7 +1,7 @@
 """The language of a request's answer: ``?lang=``, then the player's setting, then ``Accept-Language``, then English.
 
-Flask-Babel holds the choice for the request (``Babel(app, locale_selector=...)``; ``get_locale()`` asks
-:func:`choose` once per request and keeps the answer).  The texts themselves come from :mod:`service.texts`, whose
+:func:`service.http.locale.chosen` asks :func:`choose` once per request and keeps the answer on ``g`` (Flask-Babel's
+selector is the same function, for anything that asks Flask-Babel).  The texts themselves come from :mod:`service.texts`, whose
 catalogs the workers and the replays share.  An answer that holds text (a problem, a view, a replay, the rules, a
 page) says its language in ``Content-Language``; when ``?lang=`` did not decide it, the answer depends on
 ``Accept-Language`` and says so in ``Vary``.
@@ -10,17 +10,19 @@ page) says its language in ``Content-Language``; when ``?lang=`` did not decide 
 from __future__ import annotations
 
 from flask import Flask, Response, g, request
-from flask_babel import Babel, get_locale
+from flask_babel import Babel
 
 from service.http.auth import bearer_token
 from service.http.common import player_service
-from service.http.locale import QUERY
+from service.http.locale import QUERY, SELECTOR, chosen
 from service.http.problems import PROBLEM_JSON
 from service.texts import DEFAULT, LANGUAGES
 
 
 def from_query() -> str | None:
     """``?lang=`` when it names a language the service speaks (``pl``, ``pl-PL``); anything else is ignored."""
+    if not request.environ.get("QUERY_STRING"):  # the usual request: no query to parse
+        return None
     asked = request.args.get(QUERY)
     if not asked:
         return None
@@ -42,6 +44,8 @@ def choose() -> str:
             player = None
     if player is not None and player.language in LANGUAGES:
         return str(player.language)
+    if not request.environ.get("HTTP_ACCEPT_LANGUAGE"):
+        return DEFAULT
     best = request.accept_languages.best_match(LANGUAGES)
     return best if best in LANGUAGES else DEFAULT
 
@@ -51,13 +55,19 @@ def _mark(response: Response) -> Response:
     has_text = g.get("texts_language") or response.mimetype == PROBLEM_JSON
     if not has_text:
         return response
-    response.headers["Content-Language"] = str(get_locale() or DEFAULT)
+    headers = response.headers
+    headers["Content-Language"] = chosen()
     if from_query() is None:
-        response.vary.add("Accept-Language")
+        vary = headers.get("Vary")
+        if vary == "Authorization":  # a private view's, the usual answer: no need to parse it
+            headers["Vary"] = "Authorization, Accept-Language"
+        else:
+            response.vary.add("Accept-Language")
     return response
 
 
 def init_app(app: Flask) -> None:
     """Flask-Babel's selector, and the headers every answer with text carries."""
     Babel(app, locale_selector=choose, default_locale=DEFAULT)
+    app.extensions[SELECTOR] = choose
     app.after_request(_mark)

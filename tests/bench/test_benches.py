@@ -110,6 +110,21 @@ def test_api_bench_serves_both_endpoints_under_gunicorn_and_cleans_up() -> None:
     assert "Redis keys of this run deleted" in out
 
 
+@pytest.mark.real_redis
+def test_api_profile_prints_cpu_and_redis_commands_per_request_and_cleans_up() -> None:
+    if REAL_REDIS_SKIP:
+        pytest.skip(REAL_REDIS_SKIP)
+    assert REAL_REDIS_URL is not None
+    import redis
+
+    out = run_bench("api_profile", "--requests", "5", "--rate-limits", "--profile", "get", "--top", "3", redis_url=REAL_REDIS_URL)
+    for label in ("bare GET /bare", "bare POST /bare", "GET /v1/games/{id}", "POST /v1/games/{id}/actions"):
+        assert label in out
+    assert out.count("commands,") == 3 and "cProfile of 5 GET requests" in out
+    client = redis.Redis.from_url(REAL_REDIS_URL)
+    assert not list(client.scan_iter(match="red7-profile*")) and not list(client.scan_iter(match="*red7-profile_*"))
+
+
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server is not on PATH (apt-get install redis-server)")
 def test_load_bench_prints_actions_per_second_latencies_and_cpu_per_process_kind() -> None:
     out = run_bench("load_bench", "--clients", "3", "--seconds", "2", "--warmup", "1")

@@ -250,3 +250,46 @@ def test_a_match_found_is_a_notice_pushed_as_well():
 
     notice = match_found("g_1", 3, "p_1")
     assert notice == Due("notify", "g_1", 3, ("p_1", "match_found")) and "match_found" in PUSHED
+
+
+def test_reads_of_a_quiet_game_re_offer_each_version_once_a_while_per_process(monkeypatch):
+    """A quiet game polled many times a second is re-offered once per ``recover_after`` seconds and version in a
+    process (what the last re-offer queued is on its way); a new version, or the time gone by, re-offers again, and a
+    re-offer that failed is tried by the next read."""
+    recording = Recording()
+    games = service(recording)
+    ana = games.players.create("Ana", AT)[0]
+    game = games.create(ana, NewGame([SeatRequest("human"), SeatRequest("ai", "greedy")], seed=5)).game
+    quiet = game.copy()
+    quiet.updated_at = "2020-01-01T00:00:00.000Z"
+    now = [1000.0]
+    monkeypatch.setattr("service.application.games.time.monotonic", lambda: now[0])
+
+    def reoffers() -> int:
+        return sum(1 for kind, _ in recording.calls if kind == "reoffer")
+
+    for _ in range(5):
+        games.ensure_progress(quiet)
+    assert reoffers() == 1
+    now[0] += games.recover_after - 0.1
+    games.ensure_progress(quiet)
+    assert reoffers() == 1
+    now[0] += 0.2  # recover_after since the last re-offer
+    games.ensure_progress(quiet)
+    assert reoffers() == 2
+    later = quiet.copy()
+    later.version += 1
+    games.ensure_progress(later)  # another version: re-offered at once
+    assert reoffers() == 3
+
+    class Down(Recording):
+        def reoffer(self, game, items, seen=None):
+            raise RuntimeError("the queue's Redis is down")
+
+    games.followups = Down()
+    other = quiet.copy()
+    other.id = "another"
+    games.ensure_progress(other)  # logged, not remembered
+    games.followups = recording
+    games.ensure_progress(other)
+    assert reoffers() == 4

@@ -56,7 +56,7 @@ class Events(MethodView):
         """
         player = feed_reader(game_id, query.get("ticket"))
         games = game_service()
-        game = games.load(game_id)
+        game, read = games.load_reading(game_id)  # the events the load read serve the page too, when they cover it
         games.ensure_progress(game)
         after = query["after"]
         # Wait only when caught up: over, nothing more will come; behind `after`, Redis lost events the
@@ -66,8 +66,8 @@ class Events(MethodView):
                 # Until an event comes, or the wait is over; or sooner, when the client left or a newer wait of its
                 # token took the slot (the page then says what there is).
                 games.wait(game_id, after, min(query["wait"], red7_runtime().settings.long_poll_max), wait)
-            game = games.load(game_id)
-        events = games.feed(game, player.id if player else None, after, query["limit"])
+            game, read = games.load_reading(game_id)
+        events = games.feed(game, player.id if player else None, after, query["limit"], read)
         page = {
             "events": events,
             "next": events[-1]["n"] if events else min(after, game.version),
@@ -122,11 +122,11 @@ class Stream(MethodView):
                     if wait.replaced:  # a newer wait of this token took the slot: say so, so the client can tell
                         yield "event: replaced\ndata: {}\n\n"
                         return
-                    game = games.load(game_id)
+                    game, read = games.load_reading(game_id)
                     if game.version < after:  # Redis lost events this client was sent: it reloads, then goes on
                         after = game.version
                         yield f"id: {after}\nevent: reset\ndata: {json.dumps({'version': after}, separators=(',', ':'))}\n\n"
-                    for event in games.feed(game, viewer, after, 500):
+                    for event in games.feed(game, viewer, after, 500, read):
                         after = event["n"]
                         yield f"id: {event['n']}\nevent: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
                     if game.over and after >= game.version:

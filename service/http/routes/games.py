@@ -285,6 +285,5 @@ class Actions(MethodView):
             return json_response(render_view(then, player.id), 200, headers)
         game = outcome.game
         assert game is not None  # not a replayed answer: the steps were appended
-        rendered = render_view(game, player.id)
-        RENDERED.remember(game, player.id, rendered)
+        rendered = RENDERED.render(game, player.id)  # rendered once, and kept for the polls of this version
         return json_response(rendered, 200, {"ETag": f'"{game.version}"', **PRIVATE})
