@@ -32,6 +32,8 @@ standalone Redis servers (or Sentinel groups), and this module's routing.
   shard lets their games have ``RED7_AI_TURNS_PER_PLAYER`` AI turns on their way, so a player has at most that times
   the number of shards at once.  Every worker serves every shard, so the fairness that matters — one player's games
   never fill the queue another's table waits in — holds on each shard.
+- *A receiver's line of webhook deliveries* (``Dispatcher.line_of``, RQ's rate limit) is kept per shard too: a
+  receiver gets at most ``RED7_WEBHOOKS_PER_RECEIVER`` deliveries at once from each shard.
 - *A shard lost* stalls only its games: its runners, pulse and ticker in every worker back off and reconnect (as
   after a Redis restart), while the other shards' go on; it comes back empty or not, and its ticker reseeds its games.
 - *What no game keys*: the matchmaker's role is held on the first shard that answers (:mod:`workers.matchmaker`), so
