@@ -233,3 +233,25 @@ def test_a_shard_away_stalls_its_games_alone(key_prefix):
     assert matchmaker.holds_role() and matchmaker._on == 0
     drain(runtime)  # the second shard back: its games move on
     assert all(api.view(g, token)["status"] == "finished" for ids in by_shard.values() for g in ids)
+
+
+def test_a_runtime_has_a_shard_per_url_each_with_its_own_clients():
+    """From the settings (no client handed in): a shard per URL of RED7_QUEUE_URL, in order, each with its own pool
+    and a pool of its own for RQ's workers' blocking wait; one URL makes one shard and routes nothing."""
+    from service.config import Settings
+
+    urls = "redis://127.0.0.1:1/3,redis://127.0.0.1:2/4"
+    settings = Settings(redis_url="redis://127.0.0.1:1/0", queue_url=urls, key_prefix="red7-test:shards:")
+    runtime = build_runtime(settings)  # redis-py connects on the first command: nothing is reached here
+    found = [
+        (shard.index, shard.connection.connection_pool.connection_kwargs, shard.worker_connection.connection_pool)
+        for shard in runtime.shards
+    ]
+    assert [(index, kwargs["port"], kwargs["db"]) for index, kwargs, _ in found] == [(0, 1, 3), (1, 2, 4)]
+    assert all(pool is not shard.connection.connection_pool for (_, _, pool), shard in zip(found, runtime.shards, strict=True))
+    assert all(pool.connection_kwargs["socket_timeout"] > 60 for _, _, pool in found)  # outlasts RQ's blocking wait
+    assert runtime.raw_redis is runtime.shards[0].connection and runtime.queue is runtime.shards[0].queue
+    assert runtime.games.followups is runtime.followups and runtime.followups is not runtime.dispatcher
+    assert {runtime.shard_of(f"g_{n}").index for n in range(20)} == {0, 1}
+    single = build_runtime(Settings(redis_url="redis://127.0.0.1:1/0", key_prefix="red7-test:shards:"))
+    assert len(single.shards) == 1 and single.followups is single.dispatcher
