@@ -23,10 +23,13 @@ import fakeredis
 import pytest
 import redis
 
+from service.application.followups import Due
 from service.http.app import create_app
 from service.runtime import build_runtime
 from tests.slots import SlotCheckedRedis
 from tests.support import HUMAN, REAL_REDIS_SKIP, REAL_REDIS_URL, Api, ai, clean_real_redis, settings_for
+from tests.workers.test_jobs import Receiver, receiver  # noqa: F401 (fixture)
+from workers import context, notices
 from workers.matchmaker import Matchmaker
 from workers.queues import work
 from workers.runner import drain, thread_worker
@@ -255,3 +258,26 @@ def test_a_runtime_has_a_shard_per_url_each_with_its_own_clients():
     assert {runtime.shard_of(f"g_{n}").index for n in range(20)} == {0, 1}
     single = build_runtime(Settings(redis_url="redis://127.0.0.1:1/0", key_prefix="red7-test:shards:"))
     assert len(single.shards) == 1 and single.followups is single.dispatcher
+
+
+def test_a_moves_notices_and_a_failed_deliverys_retry_are_on_the_games_shard(sharded, receiver):  # noqa: F811
+    """The notices job of a game on the second shard is queued there, and the delivery it hands to its receiver's line
+    (the receiver answers 503) is queued there too: nothing on the first shard."""
+    api, runtime = sharded.api, sharded.api.runtime
+    context.install(runtime)
+    notices._troubled.clear()
+    try:
+        token = api.player()["token"]
+        ana = api.call("PATCH", "/v1/players/me", token, json={"webhook_url": receiver}).get_json()
+        game_id = next(g for g in (f"g_{n}" for n in range(100)) if shard_of(g, 2) == 1)
+        first, second = runtime.shards
+        Receiver.status = 503
+        runtime.followups.notify([Due("notify", game_id, 1, (ana["id"], "your_turn"))])
+        assert [job.func_name for job in second.webhook_queue.jobs] == ["notices"] and first.webhook_queue.count == 0
+        thread_worker(runtime, [second.webhook_queue], second).work(burst=True, max_jobs=1, logging_level="CRITICAL")
+        assert len(Receiver.received) == 1
+        retry = Due("notify", game_id, 1, (ana["id"], "your_turn")).job_id(second.dispatcher.namespace)
+        assert second.webhook_queue.job_ids == [retry] and first.webhook_queue.count == 0
+    finally:
+        notices._troubled.clear()
+        context._runtime = None
