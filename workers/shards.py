@@ -27,7 +27,8 @@ standalone Redis servers (or Sentinel groups), and this module's routing.
   its :class:`~workers.dispatch.Dispatcher` (with that shard's agenda, job markers, AI shares and pulses).
 - *The application's follow-ups* go to :class:`ShardedFollowUps`, which sends each call to the dispatcher of the
   game's shard; a job queued on a shard makes its follow-ups on the same shard, as they are keyed by the same id.
-  Notifications of a challenge (no game) go to its id's shard; an analysis to its game's.
+  A move's notices job, and each delivery it hands to its receiver's line, go to the game's shard; a challenge's
+  (no game) to its id's; a game's analysis to its game's, an imported replay's to its id's.
 - *Fair shares* (``workers.shares``) are per player *per shard*: a player's games spread over the shards, and each
   shard lets their games have ``RED7_AI_TURNS_PER_PLAYER`` AI turns on their way, so a player has at most that times
   the number of shards at once.  Every worker serves every shard, so the fairness that matters — one player's games
