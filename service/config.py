@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import re
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -28,7 +29,8 @@ class Settings:
     redis_url: str = ""
     #: The queue's Redis (RQ, job markers, the agenda, AI shares, pulses, the ticker's role): ``redis://…`` or
     #: ``redis+sentinel://host:port[,host:port…]/service_name``.  Empty: ``redis_url`` serves both (not a cluster:
-    #: RQ cannot run on one).
+    #: RQ cannot run on one).  Several, comma-separated (``redis://q0:6379/0,redis://q1:6379/0``): the queue's
+    #: shards, each game's jobs on one of them (``workers/shards.py``); see :func:`queue_urls`.
     queue_url: str = ""
     key_prefix: str = "red7:"
     queue_name: str = "red7"
@@ -159,6 +161,14 @@ class Settings:
     def embedded(self) -> bool:
         return not self.redis_url
 
+    @property
+    def queue_urls(self) -> tuple[str, ...]:
+        """The queue's shards, in order (a game's shard is its place in this list): ``queue_url``'s URLs, or
+        ``redis_url`` alone; none when embedded.  Raises :class:`SettingsError` for a list that cannot work."""
+        if not self.queue_url:
+            return (self.redis_url,) if self.redis_url else ()
+        return queue_urls(self.queue_url)
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:
         """The settings the environment gives: each field from ``RED7_<FIELD NAME>``, the rest their defaults.
@@ -183,6 +193,8 @@ class Settings:
             values[item.name] = _parse(chosen, env[chosen], hints[item.name])
         if "webhook_private_hosts" not in values:  # a developer's embedded server calls receivers on their machine
             values["webhook_private_hosts"] = not values.get("redis_url")
+        if isinstance(values.get("queue_url"), str) and values["queue_url"]:
+            queue_urls(str(values["queue_url"]))  # a list that cannot work stops the start, naming the variable
         if isinstance(values.get("public_url"), str):
             values["public_url"] = str(values["public_url"]).rstrip("/")
         values.update(overrides)
@@ -242,3 +254,35 @@ def _parse(name: str, raw: str, kind: object) -> object:
             raise SettingsError(f"{name}={raw!r}: expected {form}")
         return number
     raise TypeError(f"no parser for settings of type {kind!r}")  # a field added with a type this does not know
+
+
+#: The schemes a queue shard's URL may have (a Redis Cluster is none of them: RQ cannot run on one).
+QUEUE_SCHEMES = ("redis://", "rediss://", "unix://", "redis+sentinel://")
+
+#: Where one shard's URL ends and the next begins: a comma followed by a scheme (or by nothing: an empty item).  A
+#: Sentinel URL's own commas (between its sentinels' ``host:port``) are followed by neither, so they stay inside it.
+_NEXT_URL = re.compile(r",(?=\s*(?:[A-Za-z][A-Za-z0-9+.-]*://|,|$))")
+
+
+def queue_urls(raw: str) -> tuple[str, ...]:
+    """``RED7_QUEUE_URL`` as the queue's shards: one URL (today's form), or several separated by commas, each
+    ``redis://``, ``rediss://``, ``unix://`` or ``redis+sentinel://host:port[,host:port…]/service_name[/db]``.
+
+    Refused, naming the variable: an empty item, another scheme (a Redis Cluster: RQ cannot run on one), and the same
+    URL twice (two shards on one Redis database would share RQ's keys: each shard is a server, or a database, of its
+    own).  The order matters: a game's shard is its place in the list (``workers.shards.shard_of``).
+    """
+    name = variable("queue_url")
+    items = [item.strip() for item in _NEXT_URL.split(raw.strip())]
+    for item in items:
+        if not item:
+            raise SettingsError(f"{name}={raw!r}: an empty URL in the list (URLs are separated by commas)")
+        if not item.startswith(QUEUE_SCHEMES):
+            raise SettingsError(
+                f"{name}={raw!r}: {item!r} is not a queue's Redis; each URL starts with one of {', '.join(QUEUE_SCHEMES)}"
+                " (RQ cannot run on a Redis Cluster)"
+            )
+    twice = sorted({item for item in items if items.count(item) > 1})
+    if twice:
+        raise SettingsError(f"{name}={raw!r}: {', '.join(twice)} named twice (each shard is a Redis, or a database, of its own)")
+    return tuple(items)

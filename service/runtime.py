@@ -8,7 +8,7 @@ same code path decides what is due next").
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -19,7 +19,7 @@ from redis import Redis  # for Runtime's fields: in its body, ``redis`` is the f
 from service.application.analysis import AnalysisService, game_subjects, imported_subjects
 from service.application.challenges import ChallengeService
 from service.application.departures import GameDepartures
-from service.application.followups import play_on_levels
+from service.application.followups import FollowUps, play_on_levels
 from service.application.games import GameService
 from service.application.imports import ImportedReplays
 from service.application.matching import MatchService
@@ -44,6 +44,7 @@ from service.storage.tickets import TicketStore
 from workers.agenda import Agenda
 from workers.dispatch import RECHECK_AFTER, Dispatcher
 from workers.queues import JobQueue, enqueue, new_queue
+from workers.shards import QueueShard, ShardedFollowUps, shard_of
 from workers.shares import Shares
 
 
@@ -51,14 +52,14 @@ from workers.shares import Shares
 class Runtime:
     settings: Settings
     redis: Redis  # text responses: the stores (a RedisCluster when REDIS_URL names a cluster)
-    raw_redis: Redis  # bytes: the queue's Redis (RQ, job markers, agenda, shares, pulses, the ticker's role)
+    raw_redis: Redis  # bytes: the queue's Redis (RQ, job markers, agenda, shares, pulses, the ticker's role); shard 0's
     store: EventStore
     players: PlayerStore
     games: GameService
     replays: ReplayStore
-    queue: JobQueue  # the games' jobs: AI turns, scoring and dealing, deadlines
+    queue: JobQueue  # the games' jobs: AI turns, scoring and dealing, deadlines (shard 0's: see ``shards``)
     webhook_queue: JobQueue  # webhook deliveries, worked apart (see workers.runner)
-    dispatcher: Dispatcher
+    dispatcher: Dispatcher  # shard 0's; the application's follow-ups go to ``followups`` (the game's shard's)
     tickets: StreamTickets  # stream tickets: a browser's read-only pass to its own live feed
     imports: ImportedReplays  # replay files imported: verified, their facts kept a while, told when read
     #: bytes: the queue's Redis for RQ's workers (workers.runner), whose blocking wait for a job outlasts the socket
@@ -78,6 +79,14 @@ class Runtime:
     #: What time it is, for everything that keeps time (the application, the dispatcher, the ticker, the jobs): a test
     #: moves it to play days in seconds.
     clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+    #: The queue's shards (``RED7_QUEUE_URL`` naming several: workers/shards.py), shard 0 the one the fields above name.
+    shards: list[QueueShard] = field(default_factory=list)
+    #: The application's follow-ups: the dispatcher itself for one shard, else each game's shard's (ShardedFollowUps).
+    followups: FollowUps | None = None
+
+    def shard_of(self, game_id: str) -> QueueShard:
+        """The queue shard that serves this game (or challenge)."""
+        return self.shards[shard_of(game_id, len(self.shards))]
 
 
 def _iso(clock: Callable[[], datetime]) -> Callable[[], str]:
@@ -103,7 +112,7 @@ def connect(settings: Settings) -> tuple[redis.Redis, redis.Redis]:
     connections = settings.redis_max_connections
     return (
         store_client(settings.redis_url, connections),
-        queue_client(settings.queue_url or settings.redis_url, connections),
+        queue_client(settings.queue_urls[0], connections),  # the first shard's (shard_clients: the others)
     )
 
 
@@ -111,21 +120,31 @@ def connect(settings: Settings) -> tuple[redis.Redis, redis.Redis]:
 BLOCKING_MARGIN = 10
 
 
-def worker_client(settings: Settings, raw: redis.Redis) -> redis.Redis:
-    """The client of RQ's workers: the queue's Redis, on connections that outlast their blocking wait for a job
-    (RQ's ``dequeue_timeout``: the worker TTL less 15 s, at least 1 s)."""
+def worker_client(settings: Settings, raw: redis.Redis, url: str | None = None) -> redis.Redis:
+    """The client of RQ's workers: the queue's Redis (``url``: a shard's; default the first), on connections that
+    outlast their blocking wait for a job (RQ's ``dequeue_timeout``: the worker TTL less 15 s, at least 1 s)."""
     if settings.embedded:
         return raw  # in memory: no socket, no timeout
     wait = max(1, settings.worker_ttl - 15)
-    return blocking_client(settings.queue_url or settings.redis_url, settings.redis_max_connections, wait + BLOCKING_MARGIN)
+    return blocking_client(url or settings.queue_urls[0], settings.redis_max_connections, wait + BLOCKING_MARGIN)
+
+
+def shard_clients(settings: Settings, first: redis.Redis) -> list[redis.Redis]:
+    """Every queue shard's bytes client, ``first`` (what :func:`connect` made) for the first."""
+    return [first, *(queue_client(url, settings.redis_max_connections) for url in settings.queue_urls[1:])]
 
 
 def build_runtime(
     settings: Settings | None = None,
     clients: tuple[redis.Redis, redis.Redis] | None = None,
     clock: Callable[[], datetime] | None = None,
+    queues: Sequence[redis.Redis] | None = None,
 ) -> Runtime:
-    """Everything wired up; ``clock``: what time it is for all of it (a test's, to move; default: the wall clock)."""
+    """Everything wired up; ``clock``: what time it is for all of it (a test's, to move; default: the wall clock).
+
+    ``queues``: the queue shards' bytes clients (a test's; default: ``clients``' queue client alone when given, else
+    one per URL of ``RED7_QUEUE_URL``), each served by a dispatcher of its own (workers/shards.py).
+    """
     settings = settings or Settings.from_env()
     now = clock or (lambda: datetime.now(UTC))
     text, raw = clients or connect(settings)
@@ -133,10 +152,6 @@ def build_runtime(
         text, settings.key_prefix, replicas=settings.wait_replicas, replica_timeout_ms=settings.wait_replicas_timeout_ms
     )
     players = PlayerStore(text, settings.key_prefix)
-    queue = new_queue(settings.queue_name, raw)
-    webhook_queue = new_queue(settings.webhook_queue_name, raw)
-    push_queue = new_queue(settings.push_queue_name, raw)
-    analysis_queue = new_queue(settings.analysis_queue_name, raw)
     push = PushService(
         PushSubscriptions(text, settings.key_prefix),
         settings.vapid_private_key,
@@ -144,21 +159,45 @@ def build_runtime(
         clock=_iso(now),
     )
     namespace = re.sub(r"[^A-Za-z0-9_-]", "_", settings.key_prefix).strip("_") or "red7"
-    dispatcher = Dispatcher(
-        queue,
-        Agenda(raw, settings.key_prefix),
-        webhook_queue=webhook_queue,
-        marker_prefix=settings.key_prefix,
-        namespace=namespace,
-        ai_delay=settings.ai_delay,
-        webhook_of=players.webhook_url,
-        per_receiver=settings.webhooks_per_receiver,
-        shares=Shares(raw, settings.key_prefix, settings.ai_turns_per_player) if settings.ai_turns_per_player else None,
-        push_of=push.has if settings.vapid_private_key else None,
-        push_queue=push_queue,
-        clock=now,
-        play_on_levels=play_on_levels(settings.expert_seconds, RECHECK_AFTER),
-    )
+
+    def shard(index: int, connection: redis.Redis, worker_connection: redis.Redis) -> QueueShard:
+        queue = new_queue(settings.queue_name, connection)
+        webhook_queue = new_queue(settings.webhook_queue_name, connection)
+        push_queue = new_queue(settings.push_queue_name, connection)
+        dispatcher = Dispatcher(
+            queue,
+            Agenda(connection, settings.key_prefix),
+            webhook_queue=webhook_queue,
+            marker_prefix=settings.key_prefix,
+            namespace=namespace,
+            ai_delay=settings.ai_delay,
+            webhook_of=players.webhook_url,
+            per_receiver=settings.webhooks_per_receiver,
+            shares=Shares(connection, settings.key_prefix, settings.ai_turns_per_player)
+            if settings.ai_turns_per_player
+            else None,
+            push_of=push.has if settings.vapid_private_key else None,
+            push_queue=push_queue,
+            clock=now,
+            play_on_levels=play_on_levels(settings.expert_seconds, RECHECK_AFTER),
+        )
+        analysis_queue = new_queue(settings.analysis_queue_name, connection)
+        return QueueShard(index, connection, worker_connection, queue, webhook_queue, push_queue, analysis_queue, dispatcher)
+
+    if queues is not None:
+        shards = [shard(n, client, client) for n, client in enumerate(queues)]
+    elif clients is not None or settings.embedded:
+        shards = [shard(0, raw, raw)]
+    else:
+        urls = settings.queue_urls
+        shards = [
+            shard(n, client, worker_client(settings, client, url))
+            for n, (client, url) in enumerate(zip(shard_clients(settings, raw), urls, strict=True))
+        ]
+    first = shards[0]
+    raw, dispatcher = first.connection, first.dispatcher
+    queue, webhook_queue, push_queue, analysis_queue = first.queue, first.webhook_queue, first.push_queue, first.analysis_queue
+    followups: FollowUps = dispatcher if len(shards) == 1 else ShardedFollowUps(shards)
     calendars = Calendars(
         CalendarStreams(
             text, settings.key_prefix, replicas=settings.wait_replicas, replica_timeout_ms=settings.wait_replicas_timeout_ms
@@ -172,7 +211,7 @@ def build_runtime(
         allow_custom_decks=settings.allow_custom_decks,
         snapshot_every=settings.snapshot_every,
         recover_after=settings.recover_after,
-        followups=dispatcher,
+        followups=followups,
         max_games_in_play=settings.max_games_in_play,
         max_ai_seats_in_play=settings.max_ai_seats_in_play,
         max_listed_tables=settings.max_listed_tables,
@@ -184,7 +223,7 @@ def build_runtime(
     accounts = PlayerService(players, load=games.load, handle_hold_seconds=settings.handle_hold_seconds)
     tickets = StreamTickets(TicketStore(text, settings.key_prefix, settings.stream_ticket_seconds), accounts, games.load)
     imports = ImportedReplays(replays, players, settings.imported_replay_ttl, max_events=settings.max_replay_events)
-    worker_redis = raw if clients else worker_client(settings, raw)
+    worker_redis = first.worker_connection
     challenges = ChallengeService(
         ChallengeStreams(
             text, settings.key_prefix, replicas=settings.wait_replicas, replica_timeout_ms=settings.wait_replicas_timeout_ms
@@ -193,14 +232,15 @@ def build_runtime(
         players,
         accounts,
         games,
-        followups=dispatcher,
+        followups=followups,
         max_open=settings.max_open_challenges,
         expiry=settings.challenge_expiry,
         max_expiry=settings.max_challenge_expiry,
     )
     ratings = RatingService(RatingStore(text, settings.key_prefix), store, games.load)
-    dispatcher.rated = ratings.applied
-    dispatcher.compact_after, dispatcher.compacted = settings.compact_after, games.compacted
+    for each in shards:
+        each.dispatcher.rated = ratings.applied
+        each.dispatcher.compact_after, each.dispatcher.compacted = settings.compact_after, games.compacted
     games.tables.rating = ratings.rating  # the open tables' and quick match's rating ranges compare players' ratings
     pools = PoolStreams(
         text, settings.key_prefix, replicas=settings.wait_replicas, replica_timeout_ms=settings.wait_replicas_timeout_ms
@@ -217,14 +257,24 @@ def build_runtime(
     analyses = AnalysisService(
         AnalysisStore(text, settings.key_prefix),
         game_subjects(games.load, lambda game: games.replay(game, None)),
-        lambda game_id: enqueue(analysis_queue, "analyse", [game_id], job_id=f"analyse-{namespace}-{game_id}", timeout=600),
+        lambda game_id: enqueue(
+            shards[shard_of(game_id, len(shards))].analysis_queue,
+            "analyse",
+            [game_id],
+            job_id=f"analyse-{namespace}-{game_id}",
+            timeout=600,
+        ),
         now,
     )
     imported_analyses = AnalysisService(
         AnalysisStore(text, settings.key_prefix, kind="replay"),
         imported_subjects(imports.get, imports.seconds_left),
         lambda replay_id: enqueue(
-            analysis_queue, "analyse_import", [replay_id], job_id=f"analyse-import-{namespace}-{replay_id}", timeout=600
+            shards[shard_of(replay_id, len(shards))].analysis_queue,  # on its id's shard, as a game's is
+            "analyse_import",
+            [replay_id],
+            job_id=f"analyse-import-{namespace}-{replay_id}",
+            timeout=600,
         ),
         now,
     )
@@ -259,4 +309,6 @@ def build_runtime(
         MistakeReview(players, games.load, analyses.done),
         analysis_queue,
         now,
+        shards,
+        followups,
     )

@@ -312,3 +312,53 @@ def test_the_cluster_files_api_and_worker_run_as_the_main_files_do(scaled, servi
         assert cluster[name]["build"] == services[name]["build"] and cluster[name].get("image") == services[name].get("image")
     assert argv(cluster["api"]["healthcheck"]["test"]) == argv(services["api"]["healthcheck"]["test"])
     assert "container_name" not in cluster["worker"] and "ports" not in cluster["worker"], "--scale worker=N"
+
+
+# --- docker-compose.shards.yml: the queue on two Redis servers, each game's jobs on one ------------------------------
+
+SHARDS_COMPOSE = ROOT / "docker-compose.shards.yml"
+
+
+@pytest.fixture(scope="module")
+def sharded() -> dict[str, Any]:
+    data = yaml.safe_load(SHARDS_COMPOSE.read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def test_the_sharded_files_queue_is_two_redis_servers_each_persisted_on_a_volume_of_its_own(sharded):
+    services = sharded["services"]
+    volumes = []
+    for name in ("redis", "queue-0", "queue-1"):
+        service = services[name]
+        args = argv(service["command"])
+        assert str(service["image"]).startswith("redis:7") and args[:1] == ["redis-server"], name
+        fsync = "always" if name == "redis" else "everysec"  # the stores keep every acknowledged write (README)
+        assert option(args, "--appendonly") == "yes" and option(args, "--appendfsync") == fsync, (name, args)
+        assert "redis-cli" in argv(service["healthcheck"]["test"]), name
+        (mount,) = service["volumes"]
+        volume, target = str(mount).split(":")
+        assert target == "/data" and volume in (sharded.get("volumes") or {}), (name, mount)
+        volumes.append(volume)
+    assert len(set(volumes)) == len(volumes), "each Redis has its own data"
+
+
+def test_the_sharded_files_api_and_workers_name_both_shards_and_wait_for_them(sharded):
+    from service.config import Settings
+
+    services = sharded["services"]
+    for name in ("api", "worker"):
+        settings = Settings.from_env(environment(services[name]))
+        assert settings.redis_url == "redis://redis:6379/0", name
+        assert settings.queue_urls == ("redis://queue-0:6379/0", "redis://queue-1:6379/0"), name
+        for other in ("redis", "queue-0", "queue-1"):
+            assert depends_on_healthy(services[name], other), f"{name} must wait for a healthy {other}"
+
+
+def test_the_sharded_files_api_and_worker_run_as_the_main_files_do(sharded, services):
+    shards = sharded["services"]
+    for name in ("api", "worker"):
+        assert argv(shards[name]["command"]) == argv(services[name]["command"]), name
+        assert shards[name]["build"] == services[name]["build"] and shards[name].get("image") == services[name].get("image")
+    assert argv(shards["api"]["healthcheck"]["test"]) == argv(services["api"]["healthcheck"]["test"])
+    assert "container_name" not in shards["worker"] and "ports" not in shards["worker"], "--scale worker=N"

@@ -120,7 +120,7 @@ def turn_deadline(game_id: str, version: int, deadline_ms: int | None = None) ->
     due_at = deadline(turn)
     remaining = (due_at - rt.clock()).total_seconds()
     if remaining > EARLY_WAIT_MAX:
-        rt.dispatcher.reoffer(game, rt.games.needs(game))  # the agenda looks at it at its deadline as it is now
+        rt.shard_of(game_id).dispatcher.reoffer(game, rt.games.needs(game))  # the agenda looks at it at its deadline as it is now
         return f"not yet due: the deadline is {remaining:.0f} s away"
     if remaining > 0:
         time.sleep(remaining)

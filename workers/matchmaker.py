@@ -12,6 +12,11 @@ Every ``red7 worker`` runs a matchmaker, as it runs a ticker, and one holds the 
 own with the ticker's short TTL (:mod:`workers.ticker`'s scripts), renewed while it passes.  Two at once (a holder
 too slow to renew) would only lose appends to each other: the role saves work, the versions keep it right.  A
 matchmaker that loses Redis keeps trying, with a pause, and never dies of it.
+
+With several queue shards (:mod:`workers.shards`) the role is held on the first shard that answers, asked in order:
+quick match is no game's, and must go on while any shard does.  While the first is away a matchmaker holds the role
+on the next; when it is back, a matchmaker still passing there may overlap one on the first for a second (the role's
+TTL), which the versions keep right.
 """
 
 from __future__ import annotations
@@ -38,16 +43,28 @@ class Matchmaker:
     def __init__(self, runtime: Runtime, identity: str) -> None:
         self.runtime = runtime
         self.identity = identity
-        connection = runtime.dispatcher.queue.connection  # the queue's Redis, beside the ticker's role
+        # The queue's Redis, beside the ticker's role: each shard's, asked in order (see above).
+        connections = [shard.connection for shard in runtime.shards]
         self.role_key = f"{runtime.settings.key_prefix}matchmaker"
-        self._hold_role = connection.register_script(HOLD_ROLE_SCRIPT)
-        self._release_role = connection.register_script(RELEASE_ROLE_SCRIPT)
+        self._hold_roles = [connection.register_script(HOLD_ROLE_SCRIPT) for connection in connections]
+        self._release_roles = [connection.register_script(RELEASE_ROLE_SCRIPT) for connection in connections]
         self._held_at = 0.0
+        #: The shard whose role it asked for last.
+        self._on = 0
 
     def holds_role(self) -> bool:
-        held = bool(self._hold_role(keys=[self.role_key], args=[self.identity, int(ROLE_TTL * 1000)]))
-        self._held_at = time.monotonic() if held else 0.0
-        return held
+        """Take or renew the role on the first shard that answers (the only one without shards)."""
+        for index, hold in enumerate(self._hold_roles):
+            try:
+                held = bool(hold(keys=[self.role_key], args=[self.identity, int(ROLE_TTL * 1000)]))
+            except (redis.ConnectionError, redis.TimeoutError):
+                if index == len(self._hold_roles) - 1:
+                    raise  # no shard answers
+                continue
+            self._on = index
+            self._held_at = time.monotonic() if held else 0.0
+            return held
+        return False  # no shards at all (never: a runtime has one at least)
 
     def still_holds_role(self) -> bool:
         """Between two pools of a pass: renewed when due, else taken as still held."""
@@ -55,7 +72,7 @@ class Matchmaker:
 
     def release(self) -> None:
         """Give the role up (a worker that stops lets another take it at once)."""
-        self._release_role(keys=[self.role_key], args=[self.identity])
+        self._release_roles[self._on](keys=[self.role_key], args=[self.identity])
 
     def tick(self) -> int:
         """One pass, if this matchmaker holds the role: how many games it made."""

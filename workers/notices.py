@@ -489,5 +489,5 @@ def notices(subject_id: str, version: int, digest: str, entries: Sequence[Sequen
             mark_troubled(who)  # passed over from now on (not again for those passed over already: see TROUBLED_FOR)
     handed += failed
     for delivery in handed:
-        rt.dispatcher.enqueue(delivery.retry)
+        rt.shard_of(delivery.retry.game_id).dispatcher.enqueue(delivery.retry)  # its line on its game's queue shard
     return f"{delivered} delivered, {len(handed)} handed to their lines, {refused} refused, {skipped} no longer due"

@@ -9,6 +9,11 @@ stalled games, one process at a time) and a matchmaker
 Redis goes away, mid-job or idle, it waits with backoff and works again once
 Redis answers, where a plain RQ worker exits.
 
+With several queue shards (:mod:`workers.shards`) a supervisor serves every shard: the runners, the pulse and the
+ticker are started once per shard, each on that shard's Redis alone, so a shard that goes away stalls only its own
+threads (they back off and reconnect as after a Redis restart) while the other shards' go on.  The thread counts
+(``RED7_WORKER_THREADS`` and the others) are per shard.
+
 ``red7 worker`` is a supervisor in the main thread, which owns SIGTERM and
 SIGINT: the first stops the runners taking jobs and waits for the jobs they
 run; a second does not wait.  The embedded server runs one runner a queue
@@ -25,7 +30,7 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
 
@@ -37,6 +42,7 @@ from workers.jobs import JOBS
 from workers.liveness import start_pulse
 from workers.matchmaker import start_matchmaker
 from workers.queues import JobQueue, JobWorker, new_worker, work
+from workers.shards import QueueShard
 from workers.ticker import Ticker, start_ticker
 
 log = logging.getLogger("red7.worker")
@@ -56,16 +62,17 @@ JOB_STOP_WAIT = 30.0
 EMBEDDED_IDLE = 2
 
 
-def thread_worker(runtime: Runtime, queues: list[JobQueue] | None = None) -> JobWorker:
-    """A worker for this process on ``queues`` (the games' and the webhooks', games first, unless told), its jobs
-    finding ``runtime`` (installed for the whole process).
+def thread_worker(runtime: Runtime, queues: list[JobQueue] | None = None, shard: QueueShard | None = None) -> JobWorker:
+    """A worker for this process on ``queues`` of ``shard`` (default: the first; every queue of it, games first,
+    unless told), its jobs finding ``runtime`` (installed for the whole process).
 
-    RQ's bookkeeping and its blocking wait for a job go through ``runtime.worker_redis``, whose connections outlast
-    that wait (``RED7_WORKER_TTL`` less 15 s); the jobs use the runtime's clients.
+    RQ's bookkeeping and its blocking wait for a job go through the shard's worker connection (``runtime.worker_redis``
+    for the first), whose connections outlast that wait (``RED7_WORKER_TTL`` less 15 s); the jobs use the runtime's
+    clients.
     """
     context.install(runtime)
-    queues = queues or [runtime.queue, runtime.webhook_queue, runtime.push_queue, runtime.analysis_queue]
-    return new_worker(queues, runtime.worker_redis, runtime.settings.worker_ttl, JOBS)
+    shard = shard or runtime.shards[0]
+    return new_worker(queues or shard.queues, shard.worker_connection, runtime.settings.worker_ttl, JOBS)
 
 
 class JobRunner:
@@ -78,9 +85,17 @@ class JobRunner:
     """
 
     def __init__(
-        self, runtime: Runtime, stop: threading.Event, name: str, queues: list[JobQueue], *, idle: int | None = None
+        self,
+        runtime: Runtime,
+        stop: threading.Event,
+        name: str,
+        queues: list[JobQueue],
+        *,
+        idle: int | None = None,
+        shard: QueueShard | None = None,
     ) -> None:
         self.runtime, self.stop, self.queues, self.idle = runtime, stop, queues, idle
+        self.shard = shard or runtime.shards[0]
         self.current: JobWorker | None = None
         self.thread = threading.Thread(target=self._run, name=name, daemon=True)
         self.thread.start()
@@ -89,7 +104,7 @@ class JobRunner:
         failures = 0
         while not self.stop.is_set():
             try:
-                self.current = worker = thread_worker(self.runtime, self.queues)
+                self.current = worker = thread_worker(self.runtime, self.queues, self.shard)
                 work(worker, idle=self.idle)  # returns when idle that long, when asked to stop, or when Redis is lost
                 failures = 0
                 continue
@@ -110,6 +125,11 @@ class JobRunner:
                 self.thread.join(max(0.0, deadline - time.monotonic()))
 
 
+def _running(runners: list[JobRunner]) -> Callable[[], list[JobWorker | None]]:
+    """What a pulse speaks for: the workers these runners run now (one is built again after Redis comes back)."""
+    return lambda: [runner.current for runner in runners]
+
+
 class Supervisor:
     """A process's job runners, with the pulse that speaks for them, and the ticker and the matchmaker beside them."""
 
@@ -127,18 +147,25 @@ class Supervisor:
         idle: int | None = None,
     ) -> None:
         """Runners named ``games`` on the games' queue, ``deliveries`` on the webhooks', ``pushes`` on the web
-        pushes' and ``analyses`` on the decision analyses', then the pulse, the ticker and the matchmaker."""
+        pushes' and ``analyses`` on the decision analyses', then the pulse and the ticker: each once per queue shard
+        (a shard's runners named with ``@<shard>`` after the first's); then the matchmaker."""
         runtime = self.runtime
-        lines = (
-            (games, runtime.queue),
-            (deliveries, runtime.webhook_queue),
-            (list(pushes), runtime.push_queue),
-            (list(analyses), runtime.analysis_queue),
-        )
-        for names, queue in lines:
-            self.runners += [JobRunner(runtime, self.stop, name, [queue], idle=idle) for name in names]
-        start_pulse(runtime.raw_redis, runtime.settings.key_prefix, lambda: [r.current for r in self.runners], self.stop)
-        start_ticker(runtime, self.identity, self.stop)
+        for shard in runtime.shards:
+            lines = (
+                (games, shard.queue),
+                (deliveries, shard.webhook_queue),
+                (list(pushes), shard.push_queue),
+                (list(analyses), shard.analysis_queue),
+            )
+            suffix = f"@{shard.index}" if shard.index else ""
+            mine = [
+                JobRunner(runtime, self.stop, name + suffix, [queue], idle=idle, shard=shard)
+                for names, queue in lines
+                for name in names
+            ]
+            self.runners += mine
+            start_pulse(shard.connection, runtime.settings.key_prefix, _running(mine), self.stop)
+            start_ticker(runtime, self.identity, self.stop, shard)
         start_matchmaker(runtime, self.identity, self.stop)
 
     def finish(self, within: float = JOB_STOP_WAIT) -> None:
@@ -190,11 +217,13 @@ def run_forever(runtime: Runtime, *, burst: bool = False, threads: int | None = 
             [f"red7-analysis-{n}" for n in range(1, analyses + 1)],
         )
         log.info(
-            "red7 worker %s on queues %s, %s and %s, %d job(s), %d webhook delivery(ies) and %d push(es) at once",
+            "red7 worker %s on queues %s, %s and %s of %d queue shard(s), %d job(s), %d webhook delivery(ies) and %d "
+            "push(es) at once on each",
             identity,
             runtime.queue.name,
             runtime.webhook_queue.name,
             runtime.push_queue.name,
+            len(runtime.shards),
             count,
             deliveries,
             pushes,
@@ -221,11 +250,12 @@ def settle_heap() -> None:
 
 
 def _burst(runtime: Runtime) -> None:
-    """Work in this thread until the queues are empty, waiting for Redis if it is not there yet."""
+    """Work in this thread until every shard's queues are empty, waiting for Redis if it is not there yet."""
     attempt = 0
     while True:
         try:
-            work(thread_worker(runtime), burst=True)
+            for shard in runtime.shards:
+                work(thread_worker(runtime, shard=shard), burst=True)
             return
         except redis.RedisError as error:
             pause = RECONNECT_PAUSES[min(attempt, len(RECONNECT_PAUSES) - 1)]
@@ -253,18 +283,21 @@ def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
 
 
 def drain(runtime: Runtime, *, rounds: int = 10_000) -> int:
-    """Run every queued job (and whatever the ticker finds due now) in this thread until none is left."""
-    worker = thread_worker(runtime)
-    ticker = Ticker(runtime, f"drain-{os.getpid()}-{threading.get_ident()}")
+    """Run every queued job (and whatever the tickers find due now) in this thread until none is left, on every shard."""
+    workers = [thread_worker(runtime, shard=shard) for shard in runtime.shards]
+    tickers = [Ticker(runtime, f"drain-{os.getpid()}-{threading.get_ident()}", shard=shard) for shard in runtime.shards]
     ran = 0
     try:
         for _ in range(rounds):
-            ticker.tick()
-            waiting = runtime.queue.count + runtime.webhook_queue.count + runtime.push_queue.count + runtime.analysis_queue.count
+            for ticker in tickers:
+                ticker.tick()
+            waiting = sum(queue.count for shard in runtime.shards for queue in shard.queues)
             if waiting == 0:
                 return ran
-            work(worker, burst=True)
+            for worker in workers:
+                work(worker, burst=True)
             ran += waiting
     finally:
-        ticker.release()
+        for ticker in tickers:
+            ticker.release()
     raise RuntimeError("the queue did not drain")

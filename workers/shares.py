@@ -18,6 +18,9 @@ and the dispatcher finds the holder is no longer on its way (its worker stopped
 pulsing, or it fell out of RQ: the same test that queues a lost job again), and
 at the latest when its hold lapses (:data:`HOLD_MS`).
 
+With several queue shards (:mod:`workers.shards`) each shard keeps its own shares, of the player's games it serves:
+a player then has at most ``per_player`` turns on their way on each shard.
+
 Keys, hash-tagged by player so that each script touches one slot:
 ``<prefix>ai-turns:{<player>}`` (a sorted set: the ids of the player's AI-turn
 jobs on their way, scored by when their hold lapses, so that a job whose worker

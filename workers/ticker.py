@@ -18,6 +18,10 @@ every :data:`RUN_CHECK_EVERY` seconds that it names the server's run; else it
 puts every game the stores hold as in play back on the agenda, due now, before
 it sweeps.  So every game, read or not, is on its way again within a tick or
 two of a queue Redis that came back empty, or a new one.
+
+With several queue shards (:mod:`workers.shards`) every worker runs a ticker per shard: each holds that shard's role
+on that shard's Redis, sweeps that shard's agenda, queues its retries, and rebuilds its agenda from the games in play
+that hash to it alone; a shard that is away stalls its own ticker only.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import redis
 from service.errors import NotFound, Refused
 from service.runtime import Runtime
 from workers.queues import queue_due_retries
+from workers.shards import QueueShard, layout, shard_of
 
 log = logging.getLogger("red7.ticker")
 
@@ -76,11 +81,16 @@ return 0
 
 
 class Ticker:
-    def __init__(self, runtime: Runtime, identity: str, *, batch: int = 100) -> None:
+    def __init__(self, runtime: Runtime, identity: str, *, batch: int = 100, shard: QueueShard | None = None) -> None:
         self.runtime = runtime
         self.identity = identity
         self.batch = batch
-        connection = runtime.dispatcher.queue.connection
+        #: The queue shard it keeps time for (default: the first, the only one without shards).
+        self.shard = shard or runtime.shards[0]
+        self.dispatcher = self.shard.dispatcher
+        #: How its logs name it: which shard's, when there are several.
+        self.name = f"ticker (queue shard {self.shard.index})" if len(runtime.shards) > 1 else "ticker"
+        connection = self.shard.connection
         self.role_key = f"{runtime.settings.key_prefix}ticker"
         self._hold_role = connection.register_script(HOLD_TICKER_ROLE_SCRIPT)
         self._release_role = connection.register_script(RELEASE_ROLE_SCRIPT)
@@ -94,7 +104,7 @@ class Ticker:
         self.seeded = 0
 
     def _hold(self, pipe: Any = None) -> tuple[bool, str]:
-        keys = [self.role_key, self.runtime.dispatcher.agenda.marker_key]
+        keys = [self.role_key, self.dispatcher.agenda.marker_key]
         args: list[str | int] = [self.identity, int(ROLE_TTL * 1000)]
         if pipe is not None:
             # EVALSHA itself: a Script run in a pipeline makes redis-py ask SCRIPT EXISTS first, a round trip more.
@@ -112,12 +122,17 @@ class Ticker:
 
     def run_id(self) -> str:
         """Which run of the queue's Redis this is (``INFO``'s ``run_id``: new at every start, and on another server);
-        a Redis that does not say (the in-memory one) is one run for good."""
+        a Redis that does not say (the in-memory one) is one run for good.  With shards, the shard's place among how
+        many follows it (``workers.shards.layout``): a change of the list of shards rebuilds every shard's agenda."""
         try:
             found = self.connection.info("server").get("run_id")
         except redis.ResponseError:
             found = None
-        return str(found) if found else "unknown"
+        return (str(found) if found else "unknown") + layout(self.shard.index, len(self.runtime.shards))
+
+    def mine(self, game_id: str) -> bool:
+        """Whether the game is served by this ticker's shard."""
+        return shard_of(game_id, len(self.runtime.shards)) == self.shard.index
 
     def agenda_lost(self, marker: str) -> bool:
         """Whether the agenda may have lost games: its marker is missing, or names another run of the queue's Redis
@@ -135,11 +150,13 @@ class Ticker:
         this run of the queue's Redis; how many games.  Given up (and done again by whoever holds the role next) if
         the role is lost meanwhile."""
         run_id = self.run_id()  # before: a restart during the rebuild leaves a marker that names the run before
-        agenda = self.runtime.dispatcher.agenda
+        agenda = self.dispatcher.agenda
         now_ms = int(self.runtime.clock().timestamp() * 1000)
         batch: list[str] = []
         count = 0
         for game_id in self.runtime.games.games_in_play():
+            if not self.mine(game_id):
+                continue  # another shard's ticker puts it back on that shard's agenda
             batch.append(game_id)
             if len(batch) >= SEED_BATCH:
                 agenda.seed(batch, now_ms)
@@ -153,7 +170,7 @@ class Ticker:
         self._run_id, self._run_checked = run_id, time.monotonic()
         self.seeded += 1
         said = log.warning if count else log.info  # nothing to put back: a new queue Redis for a new store
-        said("ticker: the queue's Redis (run %s) had no agenda or lost some: %d games in play put back on it", run_id, count)
+        said("%s: the queue's Redis (run %s) had no agenda or lost some: %d games in play put back", self.name, run_id, count)
         return count
 
     def release(self) -> None:
@@ -162,7 +179,7 @@ class Ticker:
 
     def tick(self) -> int:
         """One tick, if this ticker holds the role: how many games it looked at."""
-        agenda = self.runtime.dispatcher.agenda
+        agenda = self.dispatcher.agenda
         now_ms = int(self.runtime.clock().timestamp() * 1000)
         with self.connection.pipeline(transaction=False) as pipe:  # one round trip: the role, and what is due
             self._hold(pipe)
@@ -187,14 +204,13 @@ class Ticker:
 
     def enqueue_scheduled(self) -> None:
         """Queue RQ's scheduled jobs whose time has come (retries waiting out their pause), one ticker at a time."""
-        runtime = self.runtime
-        queue_due_retries(runtime.queue, runtime.webhook_queue, runtime.push_queue, runtime.analysis_queue)
+        queue_due_retries(*self.shard.queues)
 
     def sweep(self, due: list[tuple[str, int]] | None = None) -> int:
         """Look at every game on the agenda whose time has come (``due``, if read already), giving up if the role is
         lost meanwhile."""
         if due is None:
-            due = self.runtime.dispatcher.agenda.due(int(self.runtime.clock().timestamp() * 1000), self.batch)
+            due = self.dispatcher.agenda.due(int(self.runtime.clock().timestamp() * 1000), self.batch)
         looked = 0
         for game_id, seen_ms in due:
             if looked and looked % ROLE_CHECK_EVERY == 0 and not self.holds_role():
@@ -205,8 +221,11 @@ class Ticker:
 
     def look_at(self, game_id: str, seen_ms: int) -> None:
         """Offer one game what it needs; a game that cannot be folded or offered must not stop the others' clock."""
-        dispatcher = self.runtime.dispatcher
+        dispatcher = self.dispatcher
         games = self.runtime.games
+        if not self.mine(game_id):  # another shard's since the list of shards changed: that shard's ticker has it
+            dispatcher.agenda.reschedule(game_id, seen_ms, None)
+            return
         try:
             game = games.load(game_id)
             dispatcher.reoffer(game, games.needs(game), seen_ms)
@@ -231,11 +250,11 @@ class Ticker:
             try:
                 self.tick()
                 if pause > every:
-                    log.info("ticker: Redis is reachable again")
+                    log.info("%s: Redis is reachable again", self.name)
                 pause = every
             except redis.RedisError as error:
                 if pause == every:
-                    log.warning("ticker: Redis is unreachable (%s); trying again with backoff", error)
+                    log.warning("%s: Redis is unreachable (%s); trying again with backoff", self.name, error)
                 pause = min(max(pause * 2, 0.5), OUTAGE_PAUSE_MAX)
             except Exception:
                 log.exception("ticker: unexpected error; going on")
@@ -245,7 +264,9 @@ class Ticker:
             self.release()
 
 
-def start_ticker(runtime: Runtime, identity: str, stop: threading.Event) -> threading.Thread:
-    thread = threading.Thread(target=Ticker(runtime, identity).run, args=(stop,), name="red7-ticker", daemon=True)
+def start_ticker(runtime: Runtime, identity: str, stop: threading.Event, shard: QueueShard | None = None) -> threading.Thread:
+    ticker = Ticker(runtime, identity, shard=shard)
+    name = "red7-ticker" if ticker.shard.index == 0 else f"red7-ticker-{ticker.shard.index}"
+    thread = threading.Thread(target=ticker.run, args=(stop,), name=name, daemon=True)
     thread.start()
     return thread

@@ -14,7 +14,8 @@ stores scale out on one:
   ``redis+sentinel://[[user]:password@]host:port[,host:port…]/service_name[/db]``.
   These are sorted sets and lists read across games, which a cluster could not
   serve without a scan of every node; one standalone Redis (or a Sentinel-watched
-  primary) holds them.
+  primary) holds them — or several, each serving its share of the games
+  (``RED7_QUEUE_URL`` naming a comma-separated list: ``workers/shards.py``).
 """
 
 from __future__ import annotations

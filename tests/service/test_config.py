@@ -29,6 +29,8 @@ def sample(field: dataclasses.Field) -> tuple[str, object]:
         return str(default + 2.5), default + 2.5
     if kind == tuple[str, ...]:
         return " a, b ,c", ("a", "b", "c")
+    if field.name == "queue_url":  # a list of URLs, checked as it is read
+        return "redis://q0:6379/0, redis://q1:6379/0", "redis://q0:6379/0, redis://q1:6379/0"
     return f"{field.name}-value", f"{field.name}-value"
 
 
@@ -106,3 +108,36 @@ def test_the_readme_settings_table_names_every_variable_and_no_other():
             named.add(name)
     wanted = {variable(f.name) for f in dataclasses.fields(Settings)} - {"RED7_REDIS_URL"} | {"REDIS_URL"}
     assert named == wanted, (sorted(wanted - named), sorted(named - wanted))
+
+
+def test_the_queue_url_names_one_redis_or_several_shards():
+    """One URL works as it always did; several, comma-separated, are the queue's shards in order (workers/shards.py),
+    a Sentinel URL's own commas (between its sentinels) kept inside it."""
+    assert Settings(redis_url="redis://s:1/0").queue_urls == ("redis://s:1/0",)
+    assert Settings(redis_url="redis://s:1/0", queue_url="redis://q:2/0").queue_urls == ("redis://q:2/0",)
+    assert Settings().queue_urls == ()  # embedded: the in-memory Redis
+    listed = "redis://q0:6379/0, redis+sentinel://u:pw@a:26379,b:26379/q1/2,rediss://q2:6380/1 ,unix:///run/q3.sock?db=1"
+    assert Settings.from_env({"REDIS_URL": "redis://s:1/0", "RED7_QUEUE_URL": listed}).queue_urls == (
+        "redis://q0:6379/0",
+        "redis+sentinel://u:pw@a:26379,b:26379/q1/2",
+        "rediss://q2:6380/1",
+        "unix:///run/q3.sock?db=1",
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("redis://q0:6379/0,,redis://q1:6379/0", "an empty URL"),
+        ("redis://q0:6379/0,", "an empty URL"),
+        ("redis://q0:6379/0,redis+cluster://c:7000", "RQ cannot run on a Redis Cluster"),
+        ("q0:6379", "is not a queue's Redis"),
+        ("redis://q0:6379/0,redis://q0:6379/0", "named twice"),
+    ],
+)
+def test_a_queue_url_list_that_cannot_work_is_refused_naming_the_variable(value, said):
+    with pytest.raises(SettingsError, match="RED7_QUEUE_URL") as refused:
+        Settings.from_env({"REDIS_URL": "redis://s:1/0", "RED7_QUEUE_URL": value})
+    assert said in str(refused.value)
+    with pytest.raises(SettingsError, match="RED7_QUEUE_URL"):  # built directly, it is refused when first connected
+        assert not Settings(redis_url="redis://s:1/0", queue_url=value).queue_urls
