@@ -23,7 +23,6 @@ whether it should stop.
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import signal
@@ -36,6 +35,7 @@ from types import FrameType
 
 import redis
 
+from service.heap import settle_heap
 from service.runtime import Runtime
 from workers import context
 from workers.jobs import JOBS
@@ -49,11 +49,6 @@ log = logging.getLogger("red7.worker")
 
 #: Pauses between attempts to reach Redis again (seconds), the last one repeated.
 RECONNECT_PAUSES = (0.25, 0.5, 1.0, 2.0)
-
-#: Allocations (less deallocations) between two collections of the young generation in a ``red7 worker`` (CPython's
-#: default: 700).  An AI's turn allocates thousands of objects that live for the turn: at 700, most jobs paid for
-#: several collections; the generations above are collected as often as before relative to it.
-GC_YOUNG = 7000
 
 #: How long a stopping ``red7 worker`` waits for its runners' running jobs to finish (seconds).
 JOB_STOP_WAIT = 30.0
@@ -232,21 +227,6 @@ def run_forever(runtime: Runtime, *, burst: bool = False, threads: int | None = 
             pass
         log.info("red7 worker %s: stopping; waiting for the jobs it runs", identity)
         supervisor.finish()
-
-
-def settle_heap() -> None:
-    """The collector's settings for a ``red7 worker``, once it has imported everything and built its runtime.
-
-    What is there at start (modules, the engine's tables, the expert's, the runtime) lives as long as the process:
-    it is frozen out of the collector's sight (``gc.freeze``), so a full collection walks only what jobs made since,
-    not those ~150,000 objects again (in-process, 600 human moves against greedy and random AIs: the collector's time
-    0.97 ms per move before, 0.22 ms frozen, 0.13 ms with :data:`GC_YOUNG` too).  Nothing is kept that would have
-    been freed: a frozen object stays as long as the process, as these do anyway.
-    """
-    gc.collect()
-    gc.freeze()
-    _, middle, old = gc.get_threshold()
-    gc.set_threshold(GC_YOUNG, middle, old)
 
 
 def _burst(runtime: Runtime) -> None:
