@@ -45,17 +45,21 @@ player scored a higher accuracy than a stronger one.  So the same fresh deals
 also measure the *place share* (:func:`place_share`): the expected share of the
 other seats the mover finishes the match ahead of — the standing the ladders
 rate (service/ratings.py), which a player who can no longer win still plays
-for.  Its drop ΔP is the best measured turn's lead in it (0 if none).  With two
-players it is ΔW exactly.  Labels stay in win chance; accuracy reads the larger
-of ΔW and ΔP (:attr:`Evaluation.loss`): the leader is judged mostly by what it
-gives away of winning, a trailing player by the places it gives away.
+for.  Its drop ΔP is the best measured turn's lead in it (0 if none; the turns
+measured are the leaders in win chance, so a turn best only for the place can
+be missed).  With two players, and in the basic game, it is ΔW exactly.  Labels
+stay in win chance, as a chess engine's do; accuracy reads ΔP
+(:attr:`Evaluation.loss`): a first place given away for a second costs half what
+a first given away for a last does, as the ladders' places have it.  (Reading
+the larger of ΔW and ΔP instead ordered the levels less clearly: a contender's
+accuracy then fell by its ΔW, a trailing player's only by its ΔP.)
 
-Per player: accuracy by Lichess's formulas (``103.1668·e^(−0.04354·L)− 3.1669``
-per decision with L = max(ΔW, ΔP), clamped 0–100; the game's the mean of a
-volatility-weighted mean and a harmonic mean), counts per label, and luck: the
-change in the player's win chance between the end of one of their decisions
-and the start of their next (cards drawn, what the others did, what came to
-light), and from their last decision to the result.  So
+Per player: accuracy by Lichess's formulas (``103.1668·e^(−0.04354·ΔP) − 3.1669``
+per decision, clamped 0–100; the game's the mean of a volatility-weighted mean
+and a harmonic mean, the volatility that of the win chance), counts per label,
+and luck: the change in the player's win chance between the end of one of their
+decisions and the start of their next (cards drawn, what the others did, what
+came to light), and from their last decision to the result.  So
 ``result − first win chance = luck − Σ ΔW``.
 
 Deterministic: each decision's deals come from ``random.Random`` seeded with the
@@ -335,8 +339,8 @@ class Evaluation:
 
     @property
     def loss(self) -> float:
-        """What the decision lost, for accuracy: ΔW, or the drop in place share where that is larger."""
-        return max(0.0, self.delta, self.place_delta)
+        """What the decision lost, for accuracy: the drop in place share, ΔP (ΔW with two players)."""
+        return self.place_delta
 
     def to_dict(self) -> dict[str, Any]:
         return {

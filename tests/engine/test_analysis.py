@@ -252,7 +252,7 @@ def test_a_three_player_game_measures_drops_in_place_share() -> None:
     analysis = analyse(_game(3, 12), 4, SMALL)
     assert all(d.place_delta >= 0 and d.place_se >= 0 for d in analysis.decisions)
     assert any(d.place_delta > 0 for d in analysis.decisions)
-    assert all(d.loss == max(d.delta, d.place_delta) for d in analysis.decisions)
+    assert all(d.loss == d.place_delta for d in analysis.decisions)
 
 
 def test_accuracy_counts_a_drop_in_place_share_where_the_win_chance_hardly_moves() -> None:

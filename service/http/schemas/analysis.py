@@ -30,8 +30,8 @@ class AnalysedPlayerSchema(Schema):
         required=True,
         allow_none=True,
         metadata={
-            "description": "Lichess's game accuracy, 0-100, each decision by the larger of ΔW and the drop in place share;"
-            " null: no decision"
+            "description": "Lichess's game accuracy, 0-100, each decision by its drop in place share (ΔW with two"
+            " players); null: no decision"
         },
     )
     counts = fields.Nested(LabelCountsSchema, required=True)
