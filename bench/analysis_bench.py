@@ -18,11 +18,13 @@ Discrimination: 3-player games (advanced, with the action rules), one expert,
 one greedy and one random player, the seats rotated (``--tables mixed``), or
 each level at tables of its own (``--tables own``), each analysed whole.
 Target: mean accuracy expert > greedy > random.  At mixed tables a player whose
-win chance is near zero can lose few points of it, which flatters the random
-player's accuracy.
+win chance is near zero can lose few points of it, which flattered the random
+player's accuracy while accuracy read ΔW; it reads the drop in place share now
+(engine/analysis.py).
 
 Stability: the first ``--stability-games`` of those analysed again with another
-seed.  Target: labels agree on at least 95% of decisions.
+seed.  Target: labels agree on at least 95% of decisions.  The labels each seed
+gave are counted too: stability bought by labelling less would show there.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import statistics
 import time
 from collections.abc import Sequence
 
-from engine.analysis import DEFAULT_BUDGET, Analysis, analyse, decision_points, evaluate
+from engine.analysis import DEFAULT_BUDGET, LABELS, Analysis, analyse, decision_points, evaluate
 from engine.bots import GreedyBot, RandomBot
 from engine.events import Event, GameFinished, Variant
 from engine.expert import ExpertBot
@@ -139,16 +141,22 @@ def discrimination(games: int, stability_games: int, tables: str = "mixed") -> N
 
 def stability(analysed: Sequence[tuple[list[Event], Analysis]]) -> None:
     same = total = labelled = 0
+    counts = ({label: 0 for label in LABELS}, {label: 0 for label in LABELS})
     for events, first in analysed:
         second = analyse(events, 2)
         for a, b in zip(first.decisions, second.decisions, strict=True):
             total += 1
             same += a.label == b.label
             labelled += a.label is not None or b.label is not None
+            for count, label in zip(counts, (a.label, b.label), strict=True):
+                if label is not None:
+                    count[label] += 1
     print(
         f"stability: labels agree on {same} of {total} decisions ({100 * same / total:.1f}%, target >= 95%) "
         f"across analysis seeds 1 and 2, {len(analysed)} games; {labelled} decisions labelled by either"
     )
+    for seed, count in enumerate(counts, 1):
+        print(f"  labels with seed {seed}: " + ", ".join(f"{count[label]} {label}" for label in LABELS))
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -16,14 +16,20 @@ and the best ``candidates`` of the turns that keep the mover in the round, as
 the expert ranks them (:func:`engine.expert.plan_value`) — is played on the same
 deals (paired) and the round is played out by the expert's rollout policy (the
 playout the expert's own search uses, :mod:`engine.expert.rollout`).  The end of
-the round is valued as the chance to win the match (:func:`win_chance`).  The
-mean over the deals is the candidate's win chance, and the best mean picks the
-best turn (candidates clearly behind the leader are dropped as the expert drops
-them, except the played one).  ΔW is then measured on ``worlds`` *fresh* deals,
-the played and the best turn paired on each: on the deals that picked it, the
-best turn's lead is biased upwards (the winner's curse).  While ΔW is within two
-standard errors of a label's threshold, more fresh deals are added, up to
-``refine`` times as many.  A best turn that does no better on the fresh deals
+the round is valued as the chance to win the match (:func:`win_chance`).  These
+selection deals only choose which turns to measure (candidates clearly behind
+the leader are dropped as the expert drops them, except the played one): the
+two best besides the played turn, *even when the played turn leads there*.
+They and the played turn are then measured on ``worlds`` *fresh* deals, paired
+on each: on the deals that chose them, the leaders' lead is biased upwards (the
+winner's curse), and a played turn that led there by luck would hide a better
+one — the two analysis seeds then disagreed on which turn was best, and a label
+flipped with it.  The best turn is the one of the two that does best on the
+fresh deals (the larger of two fresh means: a small upward bias, at most about
+half a standard error when the two are equal); ΔW is its lead over the played
+turn.  While ΔW is within two standard errors of a label's threshold, more
+fresh deals are added, up to ``refine`` times as many: a close call is where a
+label depends on the seed.  A best turn that does no better on the fresh deals
 is the played one (ΔW 0).
 
 Labels (docs/rules.md has no word on them; they are the review's own): an
@@ -31,12 +37,30 @@ inaccuracy, mistake or blunder when ΔW is at least 5, 10 or 15 percentage
 points *and* more than twice its standard error; a turn that went out of the
 round (docs/rules.md 15, 17) when a turn staying in existed is always a blunder.
 
-Per player: accuracy by Lichess's formulas (``103.1668·e^(−0.04354·ΔW) − 3.1669``
+The place share beside the win chance.  A trailing seat's chance to win the
+match is the product of its chances against every other seat, so it shrinks
+towards zero, and every drop of it with it: a player who is far behind could
+play anything at 100% accuracy, and at tables of mixed strength the weakest
+player scored a higher accuracy than a stronger one.  So the same fresh deals
+also measure the *place share* (:func:`place_share`): the expected share of the
+other seats the mover finishes the match ahead of — the standing the ladders
+rate (service/ratings.py), which a player who can no longer win still plays
+for.  Its drop ΔP is the best measured turn's lead in it (0 if none; the turns
+measured are the leaders in win chance, so a turn best only for the place can
+be missed).  With two players, and in the basic game, it is ΔW exactly.  Labels
+stay in win chance, as a chess engine's do; accuracy reads ΔP
+(:attr:`Evaluation.loss`): a first place given away for a second costs half what
+a first given away for a last does, as the ladders' places have it.  (Reading
+the larger of ΔW and ΔP instead ordered the levels less clearly: a contender's
+accuracy then fell by its ΔW, a trailing player's only by its ΔP.)
+
+Per player: accuracy by Lichess's formulas (``103.1668·e^(−0.04354·ΔP) − 3.1669``
 per decision, clamped 0–100; the game's the mean of a volatility-weighted mean
-and a harmonic mean), counts per label, and luck: the change in the player's win
-chance between the end of one of their decisions and the start of their next
-(cards drawn, what the others did, what came to light), and from their last
-decision to the result.  So ``result − first win chance = luck − Σ ΔW``.
+and a harmonic mean, the volatility that of the win chance), counts per label,
+and luck: the change in the player's win chance between the end of one of their
+decisions and the start of their next (cards drawn, what the others did, what
+came to light), and from their last decision to the result.  So
+``result − first win chance = luck − Σ ΔW``.
 
 Deterministic: each decision's deals come from ``random.Random`` seeded with the
 analysis seed and the decision's number, so the same events and seed give the
@@ -89,8 +113,10 @@ LABELS = ("inaccuracy", "mistake", "blunder")
 #: Dropping candidates: as the expert's search does (engine.expert.search), never the played one.
 _PRUNE_FROM = 8
 _PRUNE_EVERY = 4
+#: How many turns besides the played one are measured on fresh deals: the leaders of the selection deals.
+_MEASURED = 2
 #: The version of the analysis' method and shape: part of a cached result's key.
-VERSION = 1
+VERSION = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,13 +124,16 @@ class Budget:
     """How hard each decision is looked at.
 
     ``worlds`` deals for every candidate, ``candidates`` turns besides the played
-    one, and up to ``refine`` times the deals for the played and the best turn
-    when ΔW is close to a label's threshold.
+    one, and up to ``refine`` times the fresh deals for the played turn and the
+    two it is measured against when ΔW is close to a label's threshold.  A close
+    call that ends at the limit keeps a standard error, and another seed labels
+    it the other way about half the time: 64 halves that error against 16 (and
+    the flips with it) for about a third more time per game.
     """
 
     worlds: int = 48
     candidates: int = 8
-    refine: int = 16
+    refine: int = 64
 
     def __post_init__(self) -> None:
         if self.worlds < 2:
@@ -149,6 +178,55 @@ def win_chance(me: int, winner: int, rule: int, palettes: Sequence[int], scored:
         strengths.append(value)
     total = sum(strengths)
     return strengths[me] / total if total > 0 else 1.0 / players
+
+
+def place_share(me: int, winner: int, rule: int, palettes: Sequence[int], scored: Sequence[int], advanced: bool) -> float:
+    """The expected share of the other seats ``me`` finishes the match ahead of, from the end of a round.
+
+    1 is first, 0 last; with two players it is :func:`win_chance`.  It is the
+    standing the ladders rate (service/ratings.py), read as a score: a seat that
+    can no longer win still plays for its place, and this still moves when the
+    chance to win no longer does.  Advanced: a game that ends here is ranked as
+    docs/rules.md 25 ranks it (a tie counts half); otherwise each other seat is
+    raced with the game-odds table (:func:`engine.expert.game_odds`), the
+    chance to finish ahead of it being the chance to reach the target first.
+    Basic: the round's winner wins; the order the others left the round in is
+    not kept by the rollout, so the share is the win chance there too.
+    """
+    if not advanced:
+        return 1.0 if winner == me else 0.0
+    piles = list(scored)
+    piles[winner] |= qualifying_mask(palettes[winner], _COLORS[rule])
+    players = len(piles)
+    scores = [_sum_numbers(pile) for pile in piles]
+    target = TARGET_SCORE[players]
+    left = (FULL_MASK & ~sum(piles)).bit_count()
+    others = [seat for seat in range(players) if seat != me]
+    if max(scores) >= target or left < CARDS_PER_PLAYER * players:
+        keys = [(scores[s], piles[s].bit_length()) for s in range(players)]
+        return sum(1.0 if keys[me] > keys[o] else 0.5 if keys[me] == keys[o] else 0.0 for o in others) / len(others)
+    row = game_odds(target)[scores[me]]
+    return sum(row[scores[o]] for o in others) / len(others)
+
+
+class _Judge:
+    """The rollout's value at the end of a round: the win chance, with the place share kept beside it."""
+
+    __slots__ = ("place",)
+
+    def __init__(self) -> None:
+        self.place: float | None = None
+
+    def __call__(self, me: int, winner: int, rule: int, palettes: Sequence[int], scored: Sequence[int], advanced: bool) -> float:
+        self.place = place_share(me, winner, rule, palettes, scored, advanced)
+        return win_chance(me, winner, rule, palettes, scored, advanced)
+
+    def measure(self, rollout: _Rollout, base: _Sim, plan: Plan) -> tuple[float, float]:
+        """``plan`` played on ``base`` and the round played out: the win chance and the place share."""
+        self.place = None
+        won = rollout.evaluate(base, plan)
+        # The basic game's rollout stops without a value once the mover is out: both are 0 then.
+        return won, won if self.place is None else self.place
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,7 +318,7 @@ def _played(state: GameState, events: Sequence[Event], start: int) -> tuple[tupl
 
 @dataclass(frozen=True, slots=True)
 class Evaluation:
-    """One decision judged: win chances in [0, 1], ΔW and its standard error in percentage points."""
+    """One decision judged: win chances in [0, 1]; ΔW, ΔP (place share) and their standard errors in percentage points."""
 
     number: int
     event: int
@@ -256,6 +334,13 @@ class Evaluation:
     went_out: bool
     candidates: int
     forced: bool
+    place_delta: float = 0.0
+    place_se: float = 0.0
+
+    @property
+    def loss(self) -> float:
+        """What the decision lost, for accuracy: the drop in place share, ΔP (ΔW with two players)."""
+        return self.place_delta
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -273,6 +358,8 @@ class Evaluation:
             "went_out": self.went_out,
             "candidates": self.candidates,
             "forced": self.forced,
+            "place_delta": round(self.place_delta, 2),
+            "place_se": round(self.place_se, 2),
         }
 
 
@@ -297,13 +384,14 @@ def evaluate(point: DecisionPoint, seed: int, budget: Budget = DEFAULT_BUDGET) -
     went_out = played.outcome is Outcome.LOSE and bool(staying)
     rng = random.Random(f"red7-analysis:{seed}:{point.number}")
     belief = read_belief(seen, point.history)
+    judge = _Judge()
     rollout = _Rollout(
         me,
         seen.players,
         seen.variant is Variant.ADVANCED,
         seen.action_rules,
         [mask_of(s.scored) for s in seen.seats],
-        win_chance,
+        judge,
     )
     alive = list(range(len(candidates)))
     values: list[list[float]] = [[] for _ in candidates]
@@ -313,23 +401,35 @@ def evaluate(point: DecisionPoint, seed: int, budget: Budget = DEFAULT_BUDGET) -
             values[index].append(rollout.evaluate(base, candidates[index]))
         if len(alive) > 2 and done >= _PRUNE_FROM and (done - _PRUNE_FROM) % _PRUNE_EVERY == 0:
             alive = prune(alive, values, always=(0,))
-    best = max(alive, key=lambda i: (sum(values[i]), i == 0, -i))
+    # The selection deals only choose which turns to measure: the best ``_MEASURED`` besides the played one,
+    # even when the played turn leads on them (a turn that leads there by luck must not hide a better one).
+    leaders = sorted((i for i in alive if i != 0), key=lambda i: (-sum(values[i]), i))[:_MEASURED]
     win = statistics.fmean(values[0])
-    delta = se = 0.0
-    if best != 0:
-        # Measure ΔW on fresh deals: on the deals that chose the best turn its lead is biased upwards
-        # (the winner's curse).  More deals while the label is a close call, up to the budget.
-        fresh: tuple[list[float], list[float]] = ([], [])
+    best, delta, se, place_delta, place_se = 0, 0.0, 0.0, 0.0, 0.0
+    if leaders:
+        # ΔW on fresh deals, the played turn and the leaders paired on each: on the deals that chose them
+        # their lead is biased upwards (the winner's curse).  More deals while the label is a close call.
+        measured = [0, *leaders]
+        wins: list[list[float]] = [[] for _ in measured]
+        places: list[list[float]] = [[] for _ in measured]
         limit = budget.worlds * budget.refine
-        while len(fresh[0]) < budget.worlds or (_close(delta, se) and len(fresh[0]) < limit):
-            for _ in range(budget.worlds if not fresh[0] else min(budget.worlds, limit - len(fresh[0]))):
+        while not wins[0] or (_close(delta, se) and len(wins[0]) < limit):
+            for _ in range(min(budget.worlds, limit - len(wins[0]))):
                 base = _Sim.of(sample_state(seen, belief, rng))
-                fresh[0].append(rollout.evaluate(base, candidates[0]))
-                fresh[1].append(rollout.evaluate(base, candidates[best]))
-            delta, se = _difference(fresh[1], fresh[0])
-        win = statistics.fmean(values[0] + fresh[0])
+                for at, index in enumerate(measured):
+                    won, placed = judge.measure(rollout, base, candidates[index])
+                    wins[at].append(won)
+                    places[at].append(placed)
+            lead = max(range(1, len(measured)), key=lambda at: (sum(wins[at]), -at))
+            best = measured[lead]
+            delta, se = _difference(wins[lead], wins[0])
+        win = statistics.fmean(values[0] + wins[0])
         if delta <= 0:  # on fresh deals the played turn did as well: it is the best found
             best, delta, se = 0, 0.0, 0.0
+        ahead = max(range(1, len(measured)), key=lambda at: (sum(places[at]), -at))
+        place_delta, place_se = _difference(places[ahead], places[0])
+        if place_delta <= 0:
+            place_delta, place_se = 0.0, 0.0
     label = "blunder" if went_out else _label(delta, se)
     return Evaluation(
         number=point.number,
@@ -346,6 +446,8 @@ def evaluate(point: DecisionPoint, seed: int, budget: Budget = DEFAULT_BUDGET) -
         went_out=went_out,
         candidates=len(candidates),
         forced=len(candidates) == 1,
+        place_delta=place_delta,
+        place_se=place_se,
     )
 
 
@@ -445,7 +547,7 @@ def summarise(players: int, winner: int | None, decisions: Sequence[Evaluation])
                 summary.counts[d.label] += 1
         if mine:
             wins = [100 * d.best_win for d in mine] + [100 * mine[-1].win]
-            summary.accuracy = game_accuracy(wins, [max(0.0, d.delta) for d in mine])
+            summary.accuracy = game_accuracy(wins, [d.loss for d in mine])
             luck = sum(100 * (nxt.best_win - prev.win) for prev, nxt in itertools.pairwise(mine))
             if winner is not None:
                 luck += 100 * ((1.0 if winner == seat else 0.0) - mine[-1].win)

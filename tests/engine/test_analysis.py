@@ -13,11 +13,14 @@ from hypothesis import strategies as st
 from engine.analysis import (
     DEFAULT_BUDGET,
     Budget,
+    Evaluation,
     analyse,
     decision_points,
     evaluate,
     game_accuracy,
     move_accuracy,
+    place_share,
+    summarise,
     win_chance,
 )
 from engine.bots import GreedyBot, RandomBot
@@ -200,21 +203,64 @@ def test_game_accuracy_is_100_for_no_drops_and_lower_with_one() -> None:
     assert game_accuracy([50.0], []) is None
 
 
-@given(
-    players=st.integers(2, 4),
-    data=st.data(),
-)
-def test_the_win_chances_of_all_seats_sum_to_one(players: int, data: st.DataObject) -> None:
+def _round_end(players: int, data: st.DataObject, most: int = 6) -> tuple[int, int, list[int], list[int]]:
+    """A round's end drawn by hypothesis: its winner, the final rule, the palettes and the score piles before it."""
     cards = data.draw(st.permutations(list(iter_cards(FULL_MASK))))
     scored = [0] * players
     at = 0
     for seat in range(players):
-        take = data.draw(st.integers(0, 6))
+        take = data.draw(st.integers(0, most))
         for card in cards[at : at + take]:
             scored[seat] |= 1 << card
         at += take
     palettes = [1 << cards[at + seat] for seat in range(players)]
-    winner = data.draw(st.integers(0, players - 1))
-    rule = data.draw(st.integers(0, 6))
+    return data.draw(st.integers(0, players - 1)), data.draw(st.integers(0, 6)), palettes, scored
+
+
+@given(players=st.integers(2, 4), data=st.data())
+def test_the_win_chances_of_all_seats_sum_to_one(players: int, data: st.DataObject) -> None:
+    winner, rule, palettes, scored = _round_end(players, data)
     total = sum(win_chance(me, winner, rule, palettes, scored, True) for me in range(players))
     assert abs(total - 1) < 1e-9
+
+
+@given(players=st.integers(2, 4), most=st.sampled_from((6, 12)), data=st.data())
+def test_place_shares_are_a_standing_every_pair_of_seats_splits(players: int, most: int, data: st.DataObject) -> None:
+    """Each pair of seats shares one "finished ahead": the shares lie in [0, 1] and sum to half the seats."""
+    winner, rule, palettes, scored = _round_end(players, data, most)
+    shares = [place_share(me, winner, rule, palettes, scored, True) for me in range(players)]
+    assert all(-1e-9 <= share <= 1 + 1e-9 for share in shares)
+    assert abs(sum(shares) - players / 2) < 1e-9
+
+
+@given(data=st.data(), advanced=st.booleans())
+def test_with_two_players_the_place_share_is_the_win_chance(data: st.DataObject, advanced: bool) -> None:
+    winner, rule, palettes, scored = _round_end(2, data, 12)
+    for me in range(2):
+        share = place_share(me, winner, rule, palettes, scored, advanced)
+        assert abs(share - win_chance(me, winner, rule, palettes, scored, advanced)) < 1e-9
+
+
+def test_with_two_players_the_drop_in_place_share_is_the_drop_in_win_chance() -> None:
+    analysis = analyse(_game(2, 8), 4, SMALL)
+    assert analysis.decisions
+    for d in analysis.decisions:
+        assert abs(d.place_delta - d.delta) < 1e-9 and abs(d.place_se - d.se) < 1e-9
+
+
+def test_a_three_player_game_measures_drops_in_place_share() -> None:
+    analysis = analyse(_game(3, 12), 4, SMALL)
+    assert all(d.place_delta >= 0 and d.place_se >= 0 for d in analysis.decisions)
+    assert any(d.place_delta > 0 for d in analysis.decisions)
+    assert all(d.loss == d.place_delta for d in analysis.decisions)
+
+
+def test_accuracy_counts_a_drop_in_place_share_where_the_win_chance_hardly_moves() -> None:
+    """A seat that can no longer win still plays for its place: throwing that away costs accuracy."""
+    seat = 1
+    flat = [Evaluation(n, n, seat, 1, (Fold(),), (Fold(),), 0.01, 0.01, 0.0, 0.0, None, False, 3, False) for n in range(6)]
+    careless = [dataclasses.replace(d, place_delta=20.0, place_se=2.0) if d.number % 2 else d for d in flat]
+    assert summarise(3, None, flat)[seat].accuracy == 100
+    careless_accuracy = summarise(3, None, careless)[seat].accuracy
+    assert careless_accuracy is not None and careless_accuracy < 80
+    assert summarise(3, None, careless)[seat].counts == dict.fromkeys(("inaccuracy", "mistake", "blunder"), 0)

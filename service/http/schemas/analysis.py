@@ -1,7 +1,7 @@
 """A finished game's decision analysis (issue 23): its progress while it runs, its result when done.
 
 What the numbers mean is :mod:`engine.analysis`'s: win chances in [0, 1], each from what the mover knew at the time;
-ΔW and its standard error in percentage points.
+ΔW and its standard error in percentage points, and beside them the drop in place share that accuracy also reads.
 """
 
 from __future__ import annotations
@@ -27,7 +27,12 @@ class LabelCountsSchema(Schema):
 class AnalysedPlayerSchema(Schema):
     seat = fields.Integer(required=True)
     accuracy = fields.Float(
-        required=True, allow_none=True, metadata={"description": "Lichess's game accuracy, 0-100; null: no decision"}
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "Lichess's game accuracy, 0-100, each decision by its drop in place share (ΔW with two"
+            " players); null: no decision"
+        },
     )
     counts = fields.Nested(LabelCountsSchema, required=True)
     luck = fields.Float(
@@ -57,6 +62,14 @@ class AnalysedDecisionSchema(Schema):
     went_out = fields.Boolean(required=True, metadata={"description": "left the round although a turn staying in existed"})
     candidates = fields.Integer(required=True)
     forced = fields.Boolean(required=True, metadata={"description": "only one turn to judge"})
+    place_delta = fields.Float(
+        required=True,
+        metadata={
+            "description": "the drop in place share (the expected share of the others finished ahead of; the win chance"
+            " with two players), in percentage points, 0 if none"
+        },
+    )
+    place_se = fields.Float(required=True, metadata={"description": "its standard error, in percentage points"})
     by = Choice("DecisionBy", required=True)
 
 
