@@ -60,7 +60,10 @@ and a harmonic mean, the volatility that of the win chance), counts per label,
 and luck: the change in the player's win chance between the end of one of their
 decisions and the start of their next (cards drawn, what the others did, what
 came to light), and from their last decision to the result.  So
-``result − first win chance = luck − Σ ΔW``.
+``result − first win chance = luck − Σ ΔW``.  Beside accuracy, ``win_accuracy``
+is the same formulas on ΔW alone (the issue's first reading, and Lichess's):
+with two players the two are equal; with more it shows what a player gave away
+of winning the match, which for a seat that can no longer win is next to nothing.
 
 Deterministic: each decision's deals come from ``random.Random`` seeded with the
 analysis seed and the decision's number, so the same events and seed give the
@@ -498,6 +501,7 @@ def game_accuracy(wins: Sequence[float], deltas: Sequence[float]) -> float | Non
 class PlayerSummary:
     seat: int
     accuracy: float | None = None
+    win_accuracy: float | None = None  # the same formulas on ΔW alone: what a player gave away of winning
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LABELS, 0))
     luck: float = 0.0
     decisions: int = 0
@@ -506,6 +510,7 @@ class PlayerSummary:
         return {
             "seat": self.seat,
             "accuracy": None if self.accuracy is None else round(self.accuracy, 1),
+            "win_accuracy": None if self.win_accuracy is None else round(self.win_accuracy, 1),
             "counts": dict(self.counts),
             "luck": round(self.luck, 2),
             "decisions": self.decisions,
@@ -548,6 +553,7 @@ def summarise(players: int, winner: int | None, decisions: Sequence[Evaluation])
         if mine:
             wins = [100 * d.best_win for d in mine] + [100 * mine[-1].win]
             summary.accuracy = game_accuracy(wins, [d.loss for d in mine])
+            summary.win_accuracy = game_accuracy(wins, [max(0.0, d.delta) for d in mine])
             luck = sum(100 * (nxt.best_win - prev.win) for prev, nxt in itertools.pairwise(mine))
             if winner is not None:
                 luck += 100 * ((1.0 if winner == seat else 0.0) - mine[-1].win)

@@ -33,7 +33,8 @@ from engine.selfplay import play_game
 from engine.state import fold
 from engine.steps import EndTurn, Fold, Step
 
-SMALL = Budget(worlds=8, candidates=3)
+#: The tests' budget: small, and refining a close call at most 4 times (the default's 64 is the bench's business).
+SMALL = Budget(worlds=8, candidates=3, refine=4)
 
 
 def _game(players: int, seed: int, *, action_rules: bool = True, variant: Variant = Variant.ADVANCED) -> list[Event]:
@@ -150,7 +151,7 @@ def test_every_planted_went_out_turn_is_labelled_a_blunder() -> None:
 def test_a_random_player_is_labelled_more_often_than_a_greedy_one() -> None:
     rng = random.Random(4)
     record = play_game([RandomBot(rng), GreedyBot(rng)], action_rules=True, seed=4)
-    analysis = analyse(record.events, 2, Budget(worlds=16, candidates=4))
+    analysis = analyse(record.events, 2, Budget(worlds=16, candidates=4, refine=4))
     random_seat, greedy_seat = analysis.summaries
     assert sum(random_seat.counts.values()) > sum(greedy_seat.counts.values())
     assert random_seat.accuracy is not None and greedy_seat.accuracy is not None
@@ -246,6 +247,7 @@ def test_with_two_players_the_drop_in_place_share_is_the_drop_in_win_chance() ->
     assert analysis.decisions
     for d in analysis.decisions:
         assert abs(d.place_delta - d.delta) < 1e-9 and abs(d.place_se - d.se) < 1e-9
+    assert all(s.accuracy == s.win_accuracy for s in analysis.summaries)
 
 
 def test_a_three_player_game_measures_drops_in_place_share() -> None:
@@ -263,4 +265,5 @@ def test_accuracy_counts_a_drop_in_place_share_where_the_win_chance_hardly_moves
     assert summarise(3, None, flat)[seat].accuracy == 100
     careless_accuracy = summarise(3, None, careless)[seat].accuracy
     assert careless_accuracy is not None and careless_accuracy < 80
+    assert summarise(3, None, careless)[seat].win_accuracy == 100, "of winning it gave away nothing"
     assert summarise(3, None, careless)[seat].counts == dict.fromkeys(("inaccuracy", "mistake", "blunder"), 0)

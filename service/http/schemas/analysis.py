@@ -34,6 +34,14 @@ class AnalysedPlayerSchema(Schema):
             " players); null: no decision"
         },
     )
+    win_accuracy = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "the same formulas on ΔW alone, what was given away of winning the match (equal to accuracy"
+            " with two players); null: no decision"
+        },
+    )
     counts = fields.Nested(LabelCountsSchema, required=True)
     luck = fields.Float(
         required=True, metadata={"description": "percentage points of win chance from draws and the others' turns"}
