@@ -150,6 +150,55 @@ class Budget:
 DEFAULT_BUDGET = Budget()
 
 
+@dataclass(frozen=True, slots=True)
+class _RoundEnd:
+    """The match as an advanced round ends: each seat's scored cards (the winner's qualifying cards added), their
+    scores, the target, and whether the game ends here (docs/rules.md 24).  What both values of a rollout read."""
+
+    piles: list[int]
+    scores: list[int]
+    target: int
+    over: bool
+
+    @classmethod
+    def of(cls, winner: int, rule: int, palettes: Sequence[int], scored: Sequence[int]) -> _RoundEnd:
+        piles = list(scored)
+        piles[winner] |= qualifying_mask(palettes[winner], _COLORS[rule])
+        players = len(piles)
+        scores = [_sum_numbers(pile) for pile in piles]
+        target = TARGET_SCORE[players]
+        left = (FULL_MASK & ~sum(piles)).bit_count()
+        return cls(piles, scores, target, max(scores) >= target or left < CARDS_PER_PLAYER * players)
+
+    def key(self, seat: int) -> tuple[int, int]:
+        """Who leads a game that ends here (docs/rules.md 25): the score, then the highest card."""
+        return self.scores[seat], self.piles[seat].bit_length()
+
+    def win_chance(self, me: int) -> float:
+        players = len(self.piles)
+        if self.over:
+            return 1.0 if max(range(players), key=self.key) == me else 0.0
+        odds = game_odds(self.target)
+        strengths = []
+        for seat in range(players):
+            row = odds[self.scores[seat]]
+            value = 1.0
+            for other in range(players):
+                if other != seat:
+                    value *= row[self.scores[other]]
+            strengths.append(value)
+        total = sum(strengths)
+        return strengths[me] / total if total > 0 else 1.0 / players
+
+    def place_share(self, me: int) -> float:
+        others = [seat for seat in range(len(self.piles)) if seat != me]
+        if self.over:
+            mine = self.key(me)
+            return sum(1.0 if mine > self.key(o) else 0.5 if mine == self.key(o) else 0.0 for o in others) / len(others)
+        row = game_odds(self.target)[self.scores[me]]
+        return sum(row[self.scores[o]] for o in others) / len(others)
+
+
 def win_chance(me: int, winner: int, rule: int, palettes: Sequence[int], scored: Sequence[int], advanced: bool) -> float:
     """The chance that ``me`` wins the match from the end of a round ``winner`` won under ``rule``.
 
@@ -161,26 +210,7 @@ def win_chance(me: int, winner: int, rule: int, palettes: Sequence[int], scored:
     """
     if not advanced:
         return 1.0 if winner == me else 0.0
-    piles = list(scored)
-    piles[winner] |= qualifying_mask(palettes[winner], _COLORS[rule])
-    players = len(piles)
-    scores = [_sum_numbers(pile) for pile in piles]
-    target = TARGET_SCORE[players]
-    left = (FULL_MASK & ~sum(piles)).bit_count()
-    if max(scores) >= target or left < CARDS_PER_PLAYER * players:
-        leader = max(range(players), key=lambda s: (scores[s], piles[s].bit_length()))
-        return 1.0 if leader == me else 0.0
-    odds = game_odds(target)
-    strengths = []
-    for seat in range(players):
-        row = odds[scores[seat]]
-        value = 1.0
-        for other in range(players):
-            if other != seat:
-                value *= row[scores[other]]
-        strengths.append(value)
-    total = sum(strengths)
-    return strengths[me] / total if total > 0 else 1.0 / players
+    return _RoundEnd.of(winner, rule, palettes, scored).win_chance(me)
 
 
 def place_share(me: int, winner: int, rule: int, palettes: Sequence[int], scored: Sequence[int], advanced: bool) -> float:
@@ -198,18 +228,7 @@ def place_share(me: int, winner: int, rule: int, palettes: Sequence[int], scored
     """
     if not advanced:
         return 1.0 if winner == me else 0.0
-    piles = list(scored)
-    piles[winner] |= qualifying_mask(palettes[winner], _COLORS[rule])
-    players = len(piles)
-    scores = [_sum_numbers(pile) for pile in piles]
-    target = TARGET_SCORE[players]
-    left = (FULL_MASK & ~sum(piles)).bit_count()
-    others = [seat for seat in range(players) if seat != me]
-    if max(scores) >= target or left < CARDS_PER_PLAYER * players:
-        keys = [(scores[s], piles[s].bit_length()) for s in range(players)]
-        return sum(1.0 if keys[me] > keys[o] else 0.5 if keys[me] == keys[o] else 0.0 for o in others) / len(others)
-    row = game_odds(target)[scores[me]]
-    return sum(row[scores[o]] for o in others) / len(others)
+    return _RoundEnd.of(winner, rule, palettes, scored).place_share(me)
 
 
 class _Judge:
@@ -221,8 +240,12 @@ class _Judge:
         self.place: float | None = None
 
     def __call__(self, me: int, winner: int, rule: int, palettes: Sequence[int], scored: Sequence[int], advanced: bool) -> float:
-        self.place = place_share(me, winner, rule, palettes, scored, advanced)
-        return win_chance(me, winner, rule, palettes, scored, advanced)
+        if not advanced:
+            self.place = 1.0 if winner == me else 0.0
+            return self.place
+        end = _RoundEnd.of(winner, rule, palettes, scored)  # read once for both values
+        self.place = end.place_share(me)
+        return end.win_chance(me)
 
     def measure(self, rollout: _Rollout, base: _Sim, plan: Plan) -> tuple[float, float]:
         """``plan`` played on ``base`` and the round played out: the win chance and the place share."""
