@@ -48,12 +48,10 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import re
 import signal
 import statistics
 import sys
 import time
-import uuid
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -74,12 +72,13 @@ from bench.api_load import (
     send_get,
 )
 from bench.api_serving import (
+    DEFAULT_REDIS,
     ROOT,
     WORKER_CLASSES,
+    BenchRun,
     Client,
     Server,
     bare_app,
-    delete_keys,
     free_port,
     servers_running,
     start_gunicorn,
@@ -99,7 +98,6 @@ __all__ = [
     "Server",
     "ThreadState",
     "bare_app",
-    "delete_keys",
     "free_port",
     "main",
     "make_games",
@@ -116,7 +114,6 @@ __all__ = [
     "tail",
 ]
 
-DEFAULT_REDIS = "redis://127.0.0.1:6379/14"
 TARGETS = {"GET": 0.80, "POST": 0.40}
 
 # --- the report -------------------------------------------------------------------------------------------------
@@ -177,38 +174,11 @@ def main(argv: list[str] | None = None) -> int:
         print("api_bench: gunicorn is not installed (pip install '.[deploy]')", file=sys.stderr)
         return 2
 
-    redis_url = os.environ.get("REDIS_URL") or DEFAULT_REDIS
-    run_id = uuid.uuid4().hex[:10]
-    prefix = f"red7-bench:{run_id}:"
-    namespace = re.sub(r"[^A-Za-z0-9_-]", "_", prefix).strip("_")
-    queue = f"{namespace}_q"
-    import redis
-
-    try:
-        redis.Redis.from_url(redis_url, socket_connect_timeout=2).ping()
-    except redis.RedisError as exc:
-        print(f"api_bench: the Redis at {redis_url} does not answer: {exc}", file=sys.stderr)
+    run = BenchRun.new("red7-bench")
+    if not run.answers("api_bench"):
         return 2
-
-    env = {
-        "REDIS_URL": redis_url,
-        "RED7_KEY_PREFIX": prefix,
-        "RED7_QUEUE_NAME": queue,
-        "RED7_RATE_LIMIT_TOKEN": "",
-        "RED7_RATE_LIMIT_ADDRESS": "",
-        "RED7_RATE_LIMIT_SIGNUP": "",
-        "RED7_RATE_LIMIT_IMPORT": "",
-        "RED7_API_KEYS": "",
-        # One player makes the whole pool of games: the per-player quota of games in play is not what is measured.
-        "RED7_MAX_GAMES_IN_PLAY": "1000000",
-    }
-    if args.rate_limits:
-        from service.config import Settings
-
-        defaults = Settings()
-        for name, limit in (("TOKEN", defaults.rate_limit_token), ("ADDRESS", defaults.rate_limit_address)):
-            amount = limit.split(" per ")[0]
-            env[f"RED7_RATE_LIMIT_{name}"] = f"{int(amount) * 10} per second"  # the default's budgets, never spent here
+    run_id = run.run_id
+    env = run.service_env(rate_limits=args.rate_limits)
     logdir = Path(os.environ.get("TMPDIR", "/tmp")) / f"red7-bench-{run_id}"
     logdir.mkdir(parents=True, exist_ok=True)
     servers: list[Server] = []
@@ -241,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
                     if args.worker_class == "gevent"
                     else f"gthread, {args.workers} workers x {args.threads} threads each"
                 )
-                + f"; Redis {redis_url} (prefix {prefix}); "
+                + f"; Redis {run.redis_url} (prefix {run.prefix}); "
                 f"{os.cpu_count()} CPUs; {args.seconds:g} s per figure after {args.warmup:g} s warm-up; rate limits "
                 + (
                     f"on ({env['RED7_RATE_LIMIT_TOKEN']} a token, {env['RED7_RATE_LIMIT_ADDRESS']} an address)"
@@ -299,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         interrupted = True
     finally:
-        deleted = delete_keys(redis_url, prefix, namespace, queue)
+        deleted = run.delete_keys()
         for server in servers:
             log = tail(server.log).strip()
             if log and ("Traceback" in log or "ERROR" in log):

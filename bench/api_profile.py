@@ -27,21 +27,16 @@ import io
 import json
 import os
 import pstats
-import re
 import statistics
 import sys
 import time
-import uuid
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
-import redis
 from redis.connection import Connection
-
-DEFAULT_REDIS = "redis://127.0.0.1:6379/14"
 
 
 class Counts:
@@ -169,37 +164,15 @@ def main(argv: list[str] | None = None) -> int:
 
             quick_readiness_checks()
 
-    redis_url = os.environ.get("REDIS_URL") or DEFAULT_REDIS
-    run_id = uuid.uuid4().hex[:10]
-    prefix = f"red7-profile:{run_id}:"
-    namespace = re.sub(r"[^A-Za-z0-9_-]", "_", prefix).strip("_")  # the queue's jobs are named by it (as api_bench's)
-    queue = f"{namespace}_q"
-    try:
-        redis.Redis.from_url(redis_url, socket_connect_timeout=2).ping()
-    except redis.RedisError as exc:
-        print(f"api_profile: the Redis at {redis_url} does not answer: {exc}", file=sys.stderr)
-        return 2
-    env = {
-        "REDIS_URL": redis_url,
-        "RED7_KEY_PREFIX": prefix,
-        "RED7_QUEUE_NAME": queue,
-        "RED7_RATE_LIMIT_TOKEN": "",
-        "RED7_RATE_LIMIT_ADDRESS": "",
-        "RED7_RATE_LIMIT_SIGNUP": "",
-        "RED7_RATE_LIMIT_IMPORT": "",
-        "RED7_API_KEYS": "",
-        "RED7_MAX_GAMES_IN_PLAY": "1000000",
-    }
-    if args.rate_limits:
-        from service.config import Settings
+    from bench.api_serving import BenchRun
 
-        defaults = Settings()
-        for name, limit in (("TOKEN", defaults.rate_limit_token), ("ADDRESS", defaults.rate_limit_address)):
-            env[f"RED7_RATE_LIMIT_{name}"] = f"{int(limit.split(' per ')[0]) * 10} per second"
+    keys = BenchRun.new("red7-profile")
+    if not keys.answers("api_profile"):
+        return 2
+    env = keys.service_env(rate_limits=args.rate_limits)
     os.environ.update(env)
 
     from bench.api_load import plan_actions
-    from bench.api_serving import delete_keys
     from service.http.app import create_app
 
     app = create_app()
@@ -302,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
             pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(args.top)
             print(f"\n--- cProfile of {args.requests} {kind.upper()} requests ---\n{out.getvalue()}")
     finally:
-        deleted = delete_keys(redis_url, prefix, namespace, queue)
+        deleted = keys.delete_keys()
         print(f"api_profile: {deleted} Redis keys of this run deleted; rate limits {'on' if args.rate_limits else 'off'}")
     return 0
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -182,6 +184,70 @@ class Client:
 
     def close(self) -> None:
         self.connection.close()
+
+
+# --- a run's keys and settings ---------------------------------------------------------------------------------
+
+#: The Redis a bench's service runs on, unless REDIS_URL names another.
+DEFAULT_REDIS = "redis://127.0.0.1:6379/14"
+
+
+@dataclass(frozen=True)
+class BenchRun:
+    """One run's place in Redis: a key prefix of its own, and the queue (and its jobs) named after it, which
+    :func:`delete_keys` finds again at the end."""
+
+    redis_url: str
+    prefix: str
+    namespace: str
+    queue: str
+
+    @classmethod
+    def new(cls, kind: str) -> BenchRun:
+        prefix = f"{kind}:{uuid.uuid4().hex[:10]}:"
+        namespace = re.sub(r"[^A-Za-z0-9_-]", "_", prefix).strip("_")  # the queue's jobs are named by it
+        return cls(os.environ.get("REDIS_URL") or DEFAULT_REDIS, prefix, namespace, f"{namespace}_q")
+
+    @property
+    def run_id(self) -> str:
+        return self.prefix.split(":")[1]
+
+    def answers(self, who: str) -> bool:
+        """Whether its Redis answers; if not, says so on stderr for ``who``."""
+        import redis
+
+        try:
+            redis.Redis.from_url(self.redis_url, socket_connect_timeout=2).ping()
+        except redis.RedisError as exc:
+            print(f"{who}: the Redis at {self.redis_url} does not answer: {exc}", file=sys.stderr)
+            return False
+        return True
+
+    def service_env(self, *, rate_limits: bool) -> dict[str, str]:
+        """The service's settings for the run: rate limits off, or the default limits' budgets at ten times their
+        amounts per second (charged as production charges them, never spent here)."""
+        env = {
+            "REDIS_URL": self.redis_url,
+            "RED7_KEY_PREFIX": self.prefix,
+            "RED7_QUEUE_NAME": self.queue,
+            "RED7_RATE_LIMIT_TOKEN": "",
+            "RED7_RATE_LIMIT_ADDRESS": "",
+            "RED7_RATE_LIMIT_SIGNUP": "",
+            "RED7_RATE_LIMIT_IMPORT": "",
+            "RED7_API_KEYS": "",
+            # One player makes the whole pool of games: the per-player quota of games in play is not what is measured.
+            "RED7_MAX_GAMES_IN_PLAY": "1000000",
+        }
+        if rate_limits:
+            from service.config import Settings
+
+            defaults = Settings()
+            for name, limit in (("TOKEN", defaults.rate_limit_token), ("ADDRESS", defaults.rate_limit_address)):
+                env[f"RED7_RATE_LIMIT_{name}"] = f"{int(limit.split(' per ')[0]) * 10} per second"
+        return env
+
+    def delete_keys(self) -> int:
+        return delete_keys(self.redis_url, self.prefix, self.namespace, self.queue)
 
 
 # --- cleanup ----------------------------------------------------------------------------------------------------
