@@ -66,3 +66,13 @@ class NotConfirmed(Refused):
             f"Your action was {stored}, but only {replicas} of {wanted} Redis replicas confirmed it in time, "
             "so it could still be lost; reload the game, or retry with the same Idempotency-Key.",
         )
+
+
+def bad_cursor(detail: str = "The cursor is not one this server gave out; pass next_cursor as it came.") -> Refused:
+    """A page's cursor no page gave out: one refusal wherever a list is paged (games, open tables, challenges,
+    players, mistakes)."""
+    return Refused(
+        "invalid_request",
+        detail,
+        errors=[{"field": "cursor", "message": "not a cursor from next_cursor", "location": "query"}],
+    )

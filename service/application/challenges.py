@@ -35,7 +35,7 @@ from service.application.games import GameService
 from service.application.players import PlayerService
 from service.challenges import Challenge, ChallengeCreated, ChallengeEvent, ChallengeStarted, Invitee, Terms
 from service.config import Settings
-from service.errors import Conflict, NotConfirmed, NotFound, Refused
+from service.errors import Conflict, NotConfirmed, NotFound, Refused, bad_cursor
 from service.lobby import SeatSpec
 from service.storage.challenges import ChallengeIndex, ChallengeStreams, TooManyOpen
 from service.storage.events import Idempotency, IdempotencyMismatch, NotReplicated, Replayed, VersionConflict
@@ -92,11 +92,7 @@ def _parse_cursor(cursor: str | None) -> tuple[int, str] | None:
         return None
     if match := re.fullmatch(r"([0-9]{1,15})\.(c_[0-9a-f]{16})", cursor):
         return int(match[1]), match[2]
-    raise Refused(
-        "invalid_request",
-        "The cursor is not one this server gave out; pass next_cursor as it came.",
-        errors=[{"field": "cursor", "message": "not a cursor from next_cursor", "location": "query"}],
-    )
+    raise bad_cursor()
 
 
 class ChallengeService:

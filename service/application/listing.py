@@ -9,7 +9,7 @@ from datetime import datetime
 
 from service.application.commands import GamePage
 from service.application.records import counted
-from service.errors import NotFound, Refused
+from service.errors import NotFound, bad_cursor
 from service.game import Game
 from service.storage.players import Player, PlayerStore
 
@@ -30,11 +30,7 @@ def _parse_cursor(cursor: str | None) -> tuple[str, OpenAfter | FinishedAfter | 
         return "open", (int(match[1]), -int(match[2]), match[3])
     if match := re.fullmatch(r"f\.([0-9]{1,15})\.([A-Za-z0-9_]{1,40})", cursor):
         return "finished", (int(match[1]), match[2])
-    raise Refused(
-        "invalid_request",
-        "The cursor is not one this server gave out; pass next_cursor as it came.",
-        errors=[{"field": "cursor", "message": "not a cursor from next_cursor", "location": "query"}],
-    )
+    raise bad_cursor()
 
 
 def _listed_by(game: Game) -> set[str]:

@@ -21,7 +21,7 @@ from typing import Protocol
 from service.application.commands import utc_now
 from service.application.handles import check_handle, is_handle, is_player_id
 from service.application.records import rebuild
-from service.errors import NotFound, Refused
+from service.errors import NotFound, Refused, bad_cursor
 from service.game import Game
 from service.storage.events import Idempotency, IdempotencyMismatch
 from service.storage.handles import Found, HandleTaken, fold
@@ -101,11 +101,7 @@ def _taken(handle: str) -> Refused:
 
 
 def _bad_cursor() -> Refused:
-    return Refused(
-        "invalid_request",
-        "The cursor is not one this server gave out for this prefix; pass next_cursor as it came.",
-        errors=[{"field": "cursor", "message": "not a cursor from next_cursor", "location": "query"}],
-    )
+    return bad_cursor("The cursor is not one this server gave out for this prefix; pass next_cursor as it came.")
 
 
 class PlayerService:

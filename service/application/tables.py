@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.application.commands import NewGame
-from service.errors import NotFound, Refused
+from service.errors import NotFound, Refused, bad_cursor
 from service.game import Game
 from service.ratings import NEW, ladder_of
 from service.storage.players import Player
@@ -113,11 +113,7 @@ def _parse_cursor(cursor: str | None) -> tuple[int, str] | None:
         return None
     if match := re.fullmatch(r"([0-9]{1,15})\.([A-Za-z0-9_]{1,40})", cursor):
         return int(match[1]), match[2]
-    raise Refused(
-        "invalid_request",
-        "The cursor is not one this server gave out; pass next_cursor as it came.",
-        errors=[{"field": "cursor", "message": "not a cursor from next_cursor", "location": "query"}],
-    )
+    raise bad_cursor()
 
 
 def _cursor(entry: TableEntry) -> str:
