@@ -81,7 +81,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.cards import FULL_MASK, mask_of
+from engine.cards import FULL_MASK
 from engine.decision import decide_steps
 from engine.events import (
     CardDiscarded,
@@ -95,7 +95,6 @@ from engine.events import (
     PlayerEliminated,
     RoundDealt,
     TurnStarted,
-    Variant,
 )
 from engine.expert.belief import read_belief
 from engine.expert.odds import _COLORS, _sum_numbers, game_odds
@@ -411,14 +410,7 @@ def evaluate(point: DecisionPoint, seed: int, budget: Budget = DEFAULT_BUDGET) -
     rng = random.Random(f"red7-analysis:{seed}:{point.number}")
     belief = read_belief(seen, point.history)
     judge = _Judge()
-    rollout = _Rollout(
-        me,
-        seen.players,
-        seen.variant is Variant.ADVANCED,
-        seen.action_rules,
-        [mask_of(s.scored) for s in seen.seats],
-        judge,
-    )
+    rollout = _Rollout.of_view(seen, me, judge)
     alive = list(range(len(candidates)))
     values: list[list[float]] = [[] for _ in candidates]
     for done in range(1, budget.worlds + 1):

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.events import Destination
+from engine.cards import mask_of
+from engine.events import Destination, Variant
 from engine.expert.odds import RoundValue, round_value
 from engine.expert.policy import (
     _EXTRA,
@@ -31,6 +32,7 @@ from engine.legal import Outcome, Plan
 from engine.rules import strengths
 from engine.state import GameState
 from engine.steps import Discard, EndTurn, Place, Play, Step, Take
+from engine.views import View
 
 
 class _Sim:
@@ -75,6 +77,19 @@ class _Rollout:
         # collector, whose full passes over a dict of tuples stalled decisions by 0.1 s.
         self.memo: dict[int, int] = {}
         self.action_memo: dict[int, int] = {}
+
+    @classmethod
+    def of_view(cls, seen: View, me: int, value: RoundValue = round_value) -> _Rollout:
+        """The rollout of ``me``'s round as its view shows the game: the seats, the variant, the action rules and
+        what each seat has scored (what the expert's search and the analysis both start from)."""
+        return cls(
+            me,
+            seen.players,
+            seen.variant is Variant.ADVANCED,
+            seen.action_rules,
+            [mask_of(s.scored) for s in seen.seats],
+            value,
+        )
 
     # -- outcome --
 

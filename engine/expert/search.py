@@ -17,8 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from engine.cards import mask_of
-from engine.events import Event, Variant
+from engine.events import Event
 from engine.expert.belief import check_inputs, read_belief
 from engine.expert.odds import RoundValue, round_value
 from engine.expert.policy import plan_value
@@ -100,14 +99,7 @@ class ExpertBot:
         belief = read_belief(seen, history)
         me = seen.viewer
         assert me is not None
-        rollout = _Rollout(
-            me,
-            seen.players,
-            seen.variant is Variant.ADVANCED,
-            seen.action_rules,
-            [mask_of(s.scored) for s in seen.seats],
-            self.objective,
-        )
+        rollout = _Rollout.of_view(seen, me, self.objective)
         timed = deadline is not None  # with an iteration budget the clock is never read: deterministic
         end = math.inf if deadline is None else deadline
         limit = _MAX_TIMED_ITERATIONS if self.iterations is None else self.iterations
