@@ -47,6 +47,11 @@ RETRY_AFTER = 1.0
 #: Games held unchanged at most (the process's cache of folds holds no more): past it, they are all let go.
 MOST_HELD = 20_000
 
+#: Messages one answer takes at most: a process that served nothing for a while on a busy deployment finds a backlog
+#: (Redis keeps up to 32 MB of it for a subscriber); rather than make one request parse it all, the watch lets the
+#: connection go (forgetting every game) and makes a new one.
+MOST_TAKEN = 2_000
+
 CHANNEL = "__redis__:invalidate"
 
 
@@ -140,8 +145,16 @@ class ChangeWatch:
             self._connect()
             return
         try:
+            taken = 0
             while connection.can_read(timeout=0):
+                if taken == MOST_TAKEN:
+                    log.info("the watch of game changes fell %d messages behind: starting it again", taken)
+                    self._reset(reconnect=True)
+                    self._next_try = 0.0
+                    self._connect()
+                    return
                 self._take(connection.read_response(disconnect_on_error=False, push_request=True))
+                taken += 1
         except (redis.RedisError, OSError) as error:
             log.info("the watch of game changes lost its connection (%s): reading every game until it is back", error)
             self._reset(reconnect=True)

@@ -203,3 +203,21 @@ def test_a_view_is_never_behind_a_move_another_process_made(
     assert moves >= 5
     assert viewer.loader.changes is not None
     viewer.loader.changes.close()
+
+
+@pytest.mark.real_redis
+def test_a_backlog_too_long_to_read_in_one_answer_starts_the_watch_again(
+    tracked: ChangeWatch, real: redis.Redis, key_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that served nothing while others moved many games: its next answer reads none of the backlog."""
+    monkeypatch.setattr("service.storage.changes.MOST_TAKEN", 5)
+    _read(tracked, "g1")
+    for n in range(20):
+        real.set(f"{key_prefix}game:{{other{n}}}:version", n)  # one message each (separate turns of Redis's loop)
+    before = tracked._connection
+    assert not tracked.unchanged("g1")  # forgotten with the backlog
+    assert tracked.watching and tracked._connection is not before  # a new connection, at once
+    _read(tracked, "g1")
+    assert tracked.unchanged("g1")
+    real.set(f"{key_prefix}game:{{g1}}:version", 1)
+    assert not tracked.unchanged("g1")
