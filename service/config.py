@@ -49,6 +49,10 @@ class Settings:
     #: How many proxies in front of the service append to X-Forwarded-For (0: none; the header is ignored).
     trusted_proxy_hops: int = 0
     snapshot_every: int = 64
+    #: Let Redis tell each process which games changed (client-side caching's broadcast tracking,
+    #: service/storage/changes.py): a view of a game nobody moved is then served without a read.  Off: every
+    #: view reads.  Redis servers (or proxies) without ``CLIENT TRACKING``, and clusters, read either way.
+    watch_changes: bool = True
     #: A game over (finished or called off) this long, in seconds, has its stream compacted into one packed record
     #: (service/storage/events.py: ~3x smaller, read as before); 0: never.  ``red7 migrate`` compacts older ones.
     compact_after: float = 3600.0

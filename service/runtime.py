@@ -33,6 +33,7 @@ from service.config import Settings
 from service.storage.analyses import AnalysisStore
 from service.storage.calendars import CalendarStreams
 from service.storage.challenges import ChallengeIndex, ChallengeStreams
+from service.storage.changes import ChangeWatch
 from service.storage.connections import BadRedisUrl, blocking_client, is_cluster, queue_client, store_client
 from service.storage.events import EventStore
 from service.storage.matches import PoolStreams, TicketIndex
@@ -217,6 +218,7 @@ def build_runtime(
         max_listed_tables=settings.max_listed_tables,
         calendars=calendars,
         clock=_iso(now),
+        changes=ChangeWatch(text, settings.key_prefix) if settings.watch_changes else None,
     )
     calendars.changed.append(games.retime)
     replays = ReplayStore(text, settings.key_prefix)

@@ -50,6 +50,7 @@ from service.lobby import (
     SetUp,
 )
 from service.lobby import decide as lobby_decide
+from service.storage.changes import ChangeWatch
 from service.storage.events import EventStore, Idempotency, IdempotencyMismatch, Replayed, Waiter
 from service.storage.idempotency import CreateRecords
 from service.storage.inplay import GamesInPlay
@@ -76,6 +77,7 @@ class GameService(GameWrites):
         max_ai_seats_in_play: int = 0,
         max_listed_tables: int = 0,
         calendars: Calendars | None = None,
+        changes: ChangeWatch | None = None,
     ) -> None:
         self.store = store
         #: Players' calendars, which time correspondence turns (none: no vacation or weekend pauses a clock).
@@ -86,7 +88,7 @@ class GameService(GameWrites):
         self.clock = clock
         self.followups: FollowUps = followups if followups is not None else NoFollowUps()
         self.records = CreateRecords(store.redis)  # of games created with an Idempotency-Key
-        self.loader = GameLoader(store, snapshot_every=snapshot_every)
+        self.loader = GameLoader(store, snapshot_every=snapshot_every, changes=changes)
         self.lists = GameLists(players, self.loader.load, self.deadline)
         self.feeds = GameFeeds(store, players)  # a deleted player's seat is shown as such
         self.quotas = Quotas(players, self.lists.in_play, max_games_in_play, max_ai_seats_in_play)

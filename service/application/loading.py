@@ -13,6 +13,7 @@ import redis
 from service.config import Settings
 from service.errors import NotFound
 from service.game import Game, load
+from service.storage.changes import ChangeWatch
 from service.storage.events import EventStore
 
 #: How long the snapshot of a game that is over is kept (seconds): a day of people looking at the result and
@@ -59,8 +60,12 @@ class GameCache:
 class GameLoader:
     """Games folded from their streams, through this process's cache and the stored snapshots."""
 
-    def __init__(self, store: EventStore, *, snapshot_every: int = Settings.snapshot_every) -> None:
+    def __init__(
+        self, store: EventStore, *, snapshot_every: int = Settings.snapshot_every, changes: ChangeWatch | None = None
+    ) -> None:
         self.store = store
+        #: Which games nobody changed since this process read them (``None``: every load asks Redis).
+        self.changes = changes
         self.snapshot_every = snapshot_every
         self._cache = GameCache()
         self._snapshot_at: dict[str, int] = {}  # the version of the newest snapshot this process knows of
@@ -72,6 +77,8 @@ class GameLoader:
     def forget(self, game_id: str) -> None:
         """Drop the cached fold (a refused append showed it behind, or of a history Redis lost)."""
         self._cache.drop(game_id)
+        if self.changes is not None:
+            self.changes.forget(game_id)
 
     def load(self, game_id: str) -> Game:
         """The game now: this process's newest fold of it (or the stored snapshot) plus the events after it.
@@ -85,14 +92,32 @@ class GameLoader:
         game folded again from what Redis has (:meth:`_drop_lost`).
         The game returned may be shared with the cache: never change it in place
         (writers fold into ``game.copy()``).
+
+        With a :class:`ChangeWatch`, a cached fold whose keys nobody changed since it was read is the game: no read.
         """
         return self.load_reading(game_id)[0]
 
     def load_reading(self, game_id: str) -> tuple[Game, list[tuple[int, str]]]:
         """:meth:`load`, with the stored events its read brought: (number, payload), in order, from where the fold it
-        started from ends (or the first event) up to the game's version, the game's head among them.  A feed of the
-        game after a version among them needs no read of its own."""
-        start = cached = self._cache.get(game_id)
+        started from ends (or the first event) up to the game's version, the game's head among them (none when the
+        cached fold was known unchanged).  A feed of the game after a version among them needs no read of its own."""
+        cached = self._cache.get(game_id)
+        if self.changes is None:
+            return self._read(game_id, cached)
+        if cached is not None and self.changes.unchanged(game_id):
+            return cached, []
+        ticket = self.changes.ticket(game_id)
+        held = False
+        try:
+            game, read = self._read(game_id, cached)
+            held = True
+        finally:
+            self.changes.settle(game_id, ticket, current=held)
+        return game, read
+
+    def _read(self, game_id: str, cached: Game | None) -> tuple[Game, list[tuple[int, str]]]:
+        """The game folded from ``cached`` (or the stored snapshot, or nothing) and the events Redis holds after it."""
+        start = cached
         if start is None:
             snapshot = self.store.snapshot(game_id)
             if snapshot is not None:
@@ -141,7 +166,7 @@ class GameLoader:
             "cached game" if from_cache else "snapshot",
             stale.version,
         )
-        self._cache.drop(game_id)
+        self.forget(game_id)
         self._snapshot_at.pop(game_id, None)
         if not from_cache:
             self.store.drop_snapshot(game_id)  # written from a history that was lost: it would only mislead

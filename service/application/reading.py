@@ -42,7 +42,9 @@ class GameFeeds:
         """
         seat = game.sight_of(viewer)
         finished = game.status == "finished"
-        if read and read[0][0] <= after + 1 and read[-1][0] == game.version:
+        if after >= game.version:
+            stored = []  # caught up: nothing to read (a long-poll that waited in vain)
+        elif read and read[0][0] <= after + 1 and read[-1][0] == game.version:
             stored = [(number, decode(payload)) for number, payload in read if after < number][:limit]
         else:
             stored = [(e.number, decode(e.payload)) for e in self.store.read(game.id, after, limit) if e.number <= game.version]

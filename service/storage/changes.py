@@ -1,0 +1,244 @@
+"""Which games' keys have not changed since this process read them, as Redis itself tells.
+
+A view of a game that nobody moved is what clients poll most (a move now, the next one tomorrow), and each of
+those reads cost a round trip to learn that nothing happened.  Redis's server-assisted client-side caching in
+broadcast mode (``CLIENT TRACKING ... BCAST PREFIX``, https://redis.io/docs/latest/develop/reference/client-side-caching/)
+sends this process the name of every key under the games' prefix that anyone changes, appends and compaction
+and expiry and ``FLUSHDB`` alike.  A game whose fold this process read, and whose keys no message named since,
+is still what Redis holds: its view needs no read.
+
+How it stays right:
+
+- **One connection, its own target.**  It turns tracking on redirected to itself, then subscribes to
+  ``__redis__:invalidate``: the messages come on the connection that asked for them, so if they stop (the
+  connection broke, Redis restarted, a failover) the connection is gone too, and with it every game this process
+  held unchanged (:meth:`ChangeWatch._reset`).  Nothing is kept across a reconnection.
+- **Read, then settle.**  A read takes a :class:`Ticket` before it asks Redis and settles after: the game counts
+  as unchanged only if no message named it (and no reset happened) in between.  A change racing the read makes
+  the next read ask again; it never makes a stale fold count as current.
+- **Drained before it answers.**  Messages are read without a thread of their own: :meth:`ChangeWatch.unchanged`
+  first takes every message already in the socket (one ``poll`` with no wait), so a change Redis sent before a
+  request came is always seen by it.  Redis sends a broadcast change in the same turn of its event loop as the
+  writer's reply (``beforeSleep``: broadcasts first, then the replies), so a client that saw its move accepted,
+  and then asks this process for the view, finds the change already here unless the network held the change back
+  longer than the whole way round through the writer and the client.
+- **Anything unknown reads.**  A Redis without tracking (fakeredis; a proxy that refuses ``CLIENT``), a cluster
+  client (one tracking connection per primary is not built here), a connection that cannot be made: the watch
+  is off, every read asks Redis as before.  A broken connection is made again at most every
+  :data:`RETRY_AFTER` seconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+log = logging.getLogger("red7.changes")
+
+#: Seconds between attempts to make the watch's connection again after it broke or could not be made.
+RETRY_AFTER = 1.0
+
+#: Games held unchanged at most (the process's cache of folds holds no more): past it, they are all let go.
+MOST_HELD = 20_000
+
+#: Messages one answer takes at most: a process that served nothing for a while on a busy deployment finds a backlog
+#: (Redis keeps up to 32 MB of it for a subscriber); rather than make one request parse it all, the watch lets the
+#: connection go (forgetting every game) and makes a new one.
+MOST_TAKEN = 2_000
+
+CHANNEL = "__redis__:invalidate"
+
+
+@dataclass(frozen=True, slots=True)
+class Ticket:
+    """Where the watch stood when a read began: its connection's life (``epoch``) and the messages seen (``seen``)."""
+
+    epoch: int
+    seen: int
+
+
+class ChangeWatch:
+    """The games under ``prefix`` whose keys this process read and nobody changed since (see the module)."""
+
+    def __init__(self, client: redis.Redis, prefix: str, *, retry_after: float = RETRY_AFTER) -> None:
+        self.client = client
+        self.prefix = f"{prefix}game:"
+        self.retry_after = retry_after
+        self._lock = threading.Lock()
+        self._connection: Any = None
+        self._pid = os.getpid()
+        self._epoch = 0
+        self._seen = 0  # messages taken on this connection
+        self._next_try = 0.0
+        self._refused = False  # this Redis has no tracking (or refuses it): never asked again
+        self._unchanged: set[str] = set()
+        self._reading: dict[str, int] = {}  # game -> reads in flight
+        self._changed_while_read: dict[str, int] = {}  # game -> the message count when it last changed, while read
+
+    @property
+    def watching(self) -> bool:
+        return self._connection is not None
+
+    def ticket(self, stream: str) -> Ticket | None:
+        """Before reading ``stream`` from Redis: where the watch stands (``None``: it is off, nothing will count)."""
+        with self._lock:
+            self._drain()
+            if self._connection is None:
+                return None
+            self._reading[stream] = self._reading.get(stream, 0) + 1
+            return Ticket(self._epoch, self._seen)
+
+    def settle(self, stream: str, ticket: Ticket | None, *, current: bool = True) -> None:
+        """After the read ``ticket`` began: the fold it gave counts as unchanged if nothing changed it meanwhile.
+
+        ``current=False``: the read failed or gave nothing to hold; only its place among the reads is given back.
+        """
+        if ticket is None:
+            return
+        with self._lock:
+            self._drain()
+            changed_at = self._changed_while_read.get(stream)
+            left = self._reading.get(stream, 1) - 1
+            if left > 0:
+                self._reading[stream] = left
+            else:
+                self._reading.pop(stream, None)
+                self._changed_while_read.pop(stream, None)
+            if not current or ticket.epoch != self._epoch or self._connection is None:
+                return
+            if changed_at is not None and changed_at > ticket.seen:
+                return
+            if len(self._unchanged) >= MOST_HELD:
+                self._unchanged.clear()
+            self._unchanged.add(stream)
+
+    def unchanged(self, stream: str) -> bool:
+        """Whether the last fold of ``stream`` this process settled is still what Redis holds."""
+        with self._lock:
+            self._drain()
+            return stream in self._unchanged
+
+    def forget(self, stream: str) -> None:
+        """This process's fold of ``stream`` was dropped: it counts as changed until read again."""
+        with self._lock:
+            self._unchanged.discard(stream)
+
+    def close(self) -> None:
+        with self._lock:
+            self._reset(reconnect=False)
+
+    # --- the connection ---------------------------------------------------------------------------------------------
+
+    def _drain(self) -> None:
+        """Take every message already here (never waiting for one); make the connection if it is time to."""
+        if self._pid != os.getpid():  # a forked child: the parent's connection is not this process's
+            self._connection, self._pid = None, os.getpid()
+            self._reset(reconnect=True)
+        connection = self._connection
+        if connection is None:
+            self._connect()
+            return
+        try:
+            taken = 0
+            while connection.can_read(timeout=0):
+                if taken == MOST_TAKEN:
+                    log.info("the watch of game changes fell %d messages behind: starting it again", taken)
+                    self._reset(reconnect=True)
+                    self._next_try = 0.0
+                    self._connect()
+                    return
+                self._take(connection.read_response(disconnect_on_error=False, push_request=True))
+                taken += 1
+        except (redis.RedisError, OSError) as error:
+            log.info("the watch of game changes lost its connection (%s): reading every game until it is back", error)
+            self._reset(reconnect=True)
+
+    def _take(self, message: Any) -> None:
+        if not isinstance(message, list) or len(message) < 3 or _text(message[0]) != "message":
+            return  # a reply to a health check, or a subscription's confirmation
+        self._seen += 1
+        keys = message[2]
+        if keys is None:  # FLUSHDB / FLUSHALL: everything changed
+            self._unchanged.clear()
+            for reading in self._reading:
+                self._changed_while_read[reading] = self._seen
+            return
+        for key in keys if isinstance(keys, list) else [keys]:
+            stream = self._stream_of(_text(key))
+            if stream is None:
+                continue
+            self._unchanged.discard(stream)
+            if stream in self._reading:
+                self._changed_while_read[stream] = self._seen
+
+    def _stream_of(self, key: str) -> str | None:
+        """The game a key is of (``<prefix>game:{<id>}:<part>``), ``None`` for another key under the prefix."""
+        if not key.startswith(self.prefix):
+            return None
+        rest = key[len(self.prefix) :]
+        if not rest.startswith("{"):
+            return None
+        end = rest.find("}")
+        return rest[1:end] if end > 0 else None
+
+    def _connect(self) -> None:
+        if self._refused or time.monotonic() < self._next_try:
+            return
+        self._next_try = time.monotonic() + self.retry_after
+        pool = getattr(self.client, "connection_pool", None)
+        if pool is None or not hasattr(pool, "connection_kwargs"):
+            self._refused = True  # a cluster client: no one connection sees every change
+            return
+        connection = None
+        try:
+            # RESP2 whatever the client speaks: the changes then come as messages of the channel it subscribed to
+            # (RESP3 would push them, parsed by handlers of redis-py's that differ from one release to the next).
+            connection = pool.connection_class(**{**pool.connection_kwargs, "protocol": 2})
+            connection.connect()
+            connection.send_command("CLIENT", "ID")
+            own_id = connection.read_response()
+            connection.send_command("CLIENT", "TRACKING", "ON", "REDIRECT", own_id, "BCAST", "PREFIX", self.prefix)
+            connection.read_response()
+            connection.send_command("SUBSCRIBE", CHANNEL)
+            connection.read_response(push_request=True)
+        except redis.ResponseError as error:
+            log.info("this Redis does not track changes (%s): every game is read from it", error)
+            self._refused = True
+            _close(connection)
+            return
+        except (redis.RedisError, OSError) as error:
+            log.info("the watch of game changes could not connect (%s): trying again in %.0f s", error, self.retry_after)
+            _close(connection)
+            return
+        self._connection = connection
+        self._epoch += 1
+        self._seen = 0
+
+    def _reset(self, *, reconnect: bool) -> None:
+        """The connection is gone: no game is known unchanged, no read in flight may settle."""
+        _close(self._connection)
+        self._connection = None
+        self._epoch += 1
+        self._unchanged.clear()
+        self._changed_while_read.clear()
+        if not reconnect:
+            self._refused = True
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _close(connection: Any) -> None:
+    if connection is None:
+        return
+    try:
+        connection.disconnect()
+    except Exception:  # a connection being let go: nothing more to do with it
+        log.debug("closing the watch's connection failed", exc_info=True)

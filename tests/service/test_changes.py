@@ -1,0 +1,223 @@
+"""The watch of game changes (service/storage/changes.py): a game's fold counts as unchanged only while no one changed
+its keys since it was read, and a view served from it is never behind a write that was acknowledged before it.
+
+Run on fakeredis (which has no ``CLIENT TRACKING``: the watch is off, every load reads) and on the real Redis, where
+Redis itself tells the watch what changed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+import redis
+
+from engine import legal_steps
+from service.application.commands import NewGame, SeatRequest
+from service.application.games import GameService
+from service.storage.changes import ChangeWatch
+from service.storage.events import EventStore
+from service.storage.players import PlayerStore
+from tests.support import REAL_REDIS_SKIP, REAL_REDIS_URL, clean_real_redis
+
+AT = "2026-11-27T12:00:00.000Z"
+
+
+@pytest.fixture
+def watch(redis_client: redis.Redis, key_prefix: str) -> Iterator[ChangeWatch]:
+    watching = ChangeWatch(redis_client, key_prefix, retry_after=0.2)
+    yield watching
+    watching.close()
+
+
+@pytest.fixture
+def real(key_prefix: str) -> Iterator[redis.Redis]:
+    """The real Redis (``RED7_TEST_REDIS_URL``): what tracks changes; the tests' keys deleted after."""
+    if REAL_REDIS_SKIP:
+        pytest.skip(REAL_REDIS_SKIP)
+    assert REAL_REDIS_URL is not None
+    client = redis.Redis.from_url(REAL_REDIS_URL, decode_responses=True)
+    yield client
+    clean_real_redis(client, key_prefix)
+    client.close()
+
+
+@pytest.fixture
+def tracked(real: redis.Redis, key_prefix: str) -> Iterator[ChangeWatch]:
+    watching = ChangeWatch(real, key_prefix, retry_after=0.2)
+    yield watching
+    watching.close()
+
+
+def _read(watch: ChangeWatch, stream: str) -> None:
+    """What a load does around its read: a ticket before, settled after."""
+    watch.settle(stream, watch.ticket(stream))
+
+
+def _eventually(check: Callable[[], bool], seconds: float = 2.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def test_the_watch_is_on_where_redis_tracks_and_off_elsewhere(backend: str, watch: ChangeWatch) -> None:
+    ticket = watch.ticket("g")
+    if backend == "fakeredis":
+        assert ticket is None and not watch.watching  # fakeredis has no CLIENT TRACKING: every load reads
+        watch.settle("g", ticket)
+        assert not watch.unchanged("g")
+        return
+    assert ticket is not None and watch.watching
+    watch.settle("g", ticket)
+    assert watch.unchanged("g")
+
+
+@pytest.mark.real_redis
+@pytest.mark.parametrize("part", ["version", "events", "idem", "packed", "snapshot"])
+def test_any_change_to_a_games_keys_is_seen_before_the_next_answer(
+    tracked: ChangeWatch, real: redis.Redis, key_prefix: str, part: str
+) -> None:
+    """Every key of the game counts (an append, compaction, a snapshot, an expiry); another game's keys do not."""
+    _read(tracked, "g1")
+    _read(tracked, "g2")
+    real.set(f"{key_prefix}game:{{g1}}:{part}", 1)
+    assert not tracked.unchanged("g1")  # no wait: the change came in the same turn of Redis's loop as the reply
+    assert tracked.unchanged("g2")
+    real.set(f"{key_prefix}players:{{g2}}", 1)  # not a game's key
+    assert tracked.unchanged("g2")
+
+
+@pytest.mark.real_redis
+def test_a_change_racing_a_read_leaves_the_game_to_be_read_again(
+    tracked: ChangeWatch, real: redis.Redis, key_prefix: str
+) -> None:
+    ticket = tracked.ticket("g1")
+    real.set(f"{key_prefix}game:{{g1}}:version", 7)  # after the read began, before it settled
+    tracked.settle("g1", ticket)
+    assert not tracked.unchanged("g1")
+    _read(tracked, "g1")  # the next read, with nothing racing it
+    assert tracked.unchanged("g1")
+
+
+@pytest.mark.real_redis
+def test_a_read_that_failed_holds_nothing(tracked: ChangeWatch) -> None:
+    tracked.settle("g1", tracked.ticket("g1"), current=False)
+    assert not tracked.unchanged("g1")
+
+
+@pytest.mark.real_redis
+def test_a_lost_connection_forgets_everything_and_comes_back(tracked: ChangeWatch, real: redis.Redis, key_prefix: str) -> None:
+    _read(tracked, "g1")
+    ticket = tracked.ticket("g2")  # a read in flight when the connection goes
+    own = [c for c in real.client_list() if c.get("redir") not in (None, "-1") and c["redir"] == c["id"]]
+    port = tracked._connection._sock.getsockname()[1]  # which of the tracking connections is ours
+    (mine,) = [c for c in own if c["addr"].endswith(f":{port}")]
+    real.client_kill_filter(_id=mine["id"])
+    assert _eventually(lambda: not tracked.unchanged("g1") and not tracked.watching)
+    tracked.settle("g2", ticket)  # began on the connection that was lost: it cannot count
+    assert not tracked.unchanged("g2")
+    time.sleep(0.25)  # retry_after
+    _read(tracked, "g1")
+    assert tracked.watching and tracked.unchanged("g1")
+    real.set(f"{key_prefix}game:{{g1}}:version", 2)  # the new connection tracks again
+    assert not tracked.unchanged("g1")
+
+
+@pytest.mark.real_redis
+def test_a_flush_changes_every_game(tracked: ChangeWatch) -> None:
+    """``FLUSHDB`` sends a change without keys (not sent for real: the real Redis is shared with other tests)."""
+    _read(tracked, "g1")
+    in_flight = tracked.ticket("g2")
+    tracked._take([b"message", b"__redis__:invalidate", None])  # what Redis sends on a flush
+    tracked.settle("g2", in_flight)
+    assert not tracked.unchanged("g1") and not tracked.unchanged("g2")
+
+
+@pytest.mark.real_redis
+def test_a_forked_child_makes_its_own_connection(tracked: ChangeWatch, monkeypatch: pytest.MonkeyPatch) -> None:
+    _read(tracked, "g1")
+    parents = tracked._connection
+    monkeypatch.setattr("service.storage.changes.os.getpid", lambda: -1)
+    assert not tracked.unchanged("g1")  # nothing the parent held counts in the child
+    assert tracked._connection is not parents
+    parents.disconnect()
+
+
+def test_a_cluster_client_is_not_watched() -> None:
+    class ClusterLike:  # what RedisCluster looks like to the watch: no one connection pool
+        pass
+
+    watch = ChangeWatch(ClusterLike(), "p:")  # type: ignore[arg-type]
+    assert watch.ticket("g") is None and not watch.watching
+
+
+# --- the games a process serves ------------------------------------------------------------------------------------
+
+
+def _services(redis_client: redis.Redis, key_prefix: str) -> tuple[GameService, GameService]:
+    """Two processes' services on one Redis: one that moves, one that serves views (with the watch)."""
+    mover = GameService(EventStore(redis_client, key_prefix), PlayerStore(redis_client, key_prefix))
+    viewer = GameService(
+        EventStore(redis_client, key_prefix),
+        PlayerStore(redis_client, key_prefix),
+        changes=ChangeWatch(redis_client, key_prefix),
+    )
+    return mover, viewer
+
+
+def test_a_view_is_never_behind_a_move_another_process_made(
+    backend: str, redis_client: redis.Redis, key_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mover, viewer = _services(redis_client, key_prefix)
+    ana, bo = mover.players.create("Ana", AT)[0], mover.players.create("Bo", AT)[0]
+    game = mover.create(ana, NewGame([SeatRequest("human"), SeatRequest("human")], seed=5)).game
+    assert game is not None
+    mover.join(game.id, bo, game.join_code, None)
+    reads: list[int] = []
+    real = viewer.store.read
+    monkeypatch.setattr(viewer.store, "read", lambda *a, **k: reads.append(1) or real(*a, **k))
+    moves = 0
+    while (now := mover.load(game.id)).status == "active" and moves < 40:
+        seen = viewer.load(game.id)
+        assert (seen.version, seen.head) == (now.version, now.head)
+        before = len(reads)
+        for _ in range(3):  # polls of a game nobody moved
+            assert viewer.load(game.id).version == now.version
+        if backend == "real":
+            assert len(reads) == before  # served from the fold, no read
+        else:
+            assert len(reads) == before + 3  # no watch on fakeredis: every load reads
+        seat = now.seat_to_move()
+        if seat is None:
+            break  # the round is over: its scoring is a job's (none here)
+        options = [o for o in legal_steps(now.state) if o.can_win and not o.eliminates] or legal_steps(now.state)
+        moved = mover.act(game.id, ana if now.seats[seat].player_id == ana.id else bo, [options[0].step])
+        assert moved.game is not None
+        after = viewer.load(game.id)  # at once: the move was acknowledged before this view was asked for
+        assert (after.version, after.head) == (moved.game.version, moved.game.head)
+        moves += 1
+    assert moves >= 5
+    assert viewer.loader.changes is not None
+    viewer.loader.changes.close()
+
+
+@pytest.mark.real_redis
+def test_a_backlog_too_long_to_read_in_one_answer_starts_the_watch_again(
+    tracked: ChangeWatch, real: redis.Redis, key_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that served nothing while others moved many games: its next answer reads none of the backlog."""
+    monkeypatch.setattr("service.storage.changes.MOST_TAKEN", 5)
+    _read(tracked, "g1")
+    for n in range(20):
+        real.set(f"{key_prefix}game:{{other{n}}}:version", n)  # one message each (separate turns of Redis's loop)
+    before = tracked._connection
+    assert not tracked.unchanged("g1")  # forgotten with the backlog
+    assert tracked.watching and tracked._connection is not before  # a new connection, at once
+    _read(tracked, "g1")
+    assert tracked.unchanged("g1")
+    real.set(f"{key_prefix}game:{{g1}}:version", 1)
+    assert not tracked.unchanged("g1")
