@@ -74,7 +74,8 @@ def _worker(args: argparse.Namespace) -> int:
         return 2
     if not settings.public_url:
         print("red7 worker: RED7_PUBLIC_URL is not set, so webhooks carry only the path of a game (game_url).", file=sys.stderr)
-    run_forever(build_runtime(settings), burst=args.burst, threads=args.threads)
+    # It serves no views: a watch of game changes would only make Redis keep a backlog for it (changes.py).
+    run_forever(build_runtime(replace(settings, watch_changes=False)), burst=args.burst, threads=args.threads)
     return 0
 
 

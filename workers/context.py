@@ -6,6 +6,8 @@ embedded server installs its own (the in-memory store it serves from).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from service.config import Settings
 from service.runtime import Runtime, build_runtime
 
@@ -23,5 +25,5 @@ def runtime() -> Runtime:
         settings = Settings.from_env()
         if settings.embedded:
             raise RuntimeError("a worker process needs REDIS_URL (the embedded store lives inside `red7 serve --embedded`)")
-        _runtime = build_runtime(settings)
+        _runtime = build_runtime(replace(settings, watch_changes=False))  # a worker serves no views (changes.py)
     return _runtime

@@ -221,3 +221,18 @@ def test_a_backlog_too_long_to_read_in_one_answer_starts_the_watch_again(
     assert tracked.unchanged("g1")
     real.set(f"{key_prefix}game:{{g1}}:version", 1)
     assert not tracked.unchanged("g1")
+
+
+def test_only_the_processes_that_serve_views_watch(monkeypatch: pytest.MonkeyPatch, key_prefix: str) -> None:
+    """A ``red7 worker`` serves no views: a watch there would only make Redis keep a backlog of changes for it."""
+    from workers import context
+
+    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6399/0")  # nothing is asked of it: the runtime only wires
+    monkeypatch.setenv("RED7_KEY_PREFIX", key_prefix)
+    monkeypatch.setattr(context, "_runtime", None)
+    assert context.runtime().games.loader.changes is None
+    from service.config import Settings
+    from service.runtime import build_runtime
+
+    served = build_runtime(Settings.from_env())
+    assert served.games.loader.changes is not None  # the API's processes (gunicorn, red7 serve) do
