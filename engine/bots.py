@@ -35,7 +35,7 @@ class Bot(Protocol):
 
 
 def _keeps_in(pos: Position) -> list[Plan]:
-    return [plan for plan in walk(pos, draw_choices=True) if plan.outcome is not Outcome.LOSE]
+    return walk(pos, draw_choices=True)  # without ``losing``, the walk leaves out every turn that ends out of the round
 
 
 class RandomBot:
@@ -81,9 +81,10 @@ class GreedyBot:
         # The bar depends only on the other seats' palettes, which only a take changes: most plans share the root's.
         seat, root = pos.seat, pos.palettes
         bars_of = {root[:seat] + root[seat + 1 :]: bars(pos)}
+        nodes: dict[int, tuple[tuple[int, ...], float]] = {}
         best, best_value = [], float("-inf")
         for plan in plans:
-            value = self._value(plan, bars_of)
+            value = self._value(plan, bars_of, nodes)
             if value > best_value + 1e-9:
                 best, best_value = [plan], value
             elif value > best_value - 1e-9:
@@ -91,10 +92,14 @@ class GreedyBot:
         return self.rng.choice(best).steps
 
     def value(self, plan: Plan) -> float:
-        return self._value(plan, {})
+        return self._value(plan, {}, {})
 
-    def _value(self, plan: Plan, bars_of: dict[tuple[int, ...], tuple[int, ...]]) -> float:
-        """:meth:`value`, with the bars already computed for the other seats' palettes (``bars_of``, filled in here).
+    def _value(
+        self, plan: Plan, bars_of: dict[tuple[int, ...], tuple[int, ...]], nodes: dict[int, tuple[tuple[int, ...], float]]
+    ) -> float:
+        """:meth:`value`, with what plans share computed once: the bars, by the other seats' palettes (``bars_of``),
+        and the mover's strengths and rules term, by the position before the last step (``nodes``, by ``id``: every
+        plan that ends from one node holds it, so no id is reused while the plans are scored).  Both filled in here.
 
         It runs for every plan of every greedy turn, so it reads the end of the plan without building its
         position (:func:`~engine.legal.finish` spelled out) and sums its terms in the order it always did: the
@@ -110,15 +115,19 @@ class GreedyBot:
             value -= self.HAND
         elif isinstance(last, Discard) and last.draw and grants_draw(before, last.card):
             value += self.DRAW
-        seat, palettes = before.seat, before.palettes
-        mine = palettes[seat]
-        others = palettes[:seat] + palettes[seat + 1 :]
-        bar = bars_of.get(others)
-        if bar is None:
-            bar = bars_of[others] = bars(before)
-        own = strengths(mine)
-        rules_won: int = sum(map(gt, own, bar))  # the rules it would be winning under
-        value += self.RULES * rules_won
+        mine = before.palettes[before.seat]
+        node = nodes.get(id(before))
+        if node is None:
+            seat, palettes = before.seat, before.palettes
+            others = palettes[:seat] + palettes[seat + 1 :]
+            bar = bars_of.get(others)
+            if bar is None:
+                bar = bars_of[others] = bars(before)
+            own = strengths(mine)
+            rules_won: int = sum(map(gt, own, bar))  # the rules it would be winning under
+            node = nodes[id(before)] = (own, self.RULES * rules_won)
+        own, rules_term = node
+        value += rules_term
         if before.advanced:
             value += self.POINTS * _points(qualifying_mask(mine, rule))
         value += own[rule] / 1000.0

@@ -123,9 +123,10 @@ def _moved(pos: Position, hand: int, palettes: tuple[int, ...], rule: Color, pla
 def after_play(pos: Position, card: Card) -> Position:
     """The position right after ``card`` went from hand to palette, with its effect pending."""
     bit = 1 << card
-    moved = _moved(pos, pos.hand ^ bit, _with_palette(pos.palettes, pos.seat, pos.palettes[pos.seat] | bit), pos.rule, True, None)
+    hand, palettes = pos.hand ^ bit, _with_palette(pos.palettes, pos.seat, pos.palettes[pos.seat] | bit)
+    moved = _moved(pos, hand, palettes, pos.rule, True, None)
     effect = effect_of(moved, card)
-    return moved if effect is None else moved._replace(pending=effect)
+    return moved if effect is None else _moved(pos, hand, palettes, pos.rule, True, effect)  # not _replace: slower
 
 
 def effect_of(moved: Position, card: Card) -> Effect | None:
@@ -255,13 +256,15 @@ def _search(
         return
     hand = pos.hand
     if pending is Effect.PLAY or not pos.played:
+        checked = pos.action_rules  # a 1 or a 7 is played only if the turn can still end winning (play_allowed)
         for card in iter_cards(hand):
-            if play_allowed(pos, card):
-                after = after_play(pos, card)
-                if after.pending is Effect.DRAW:
-                    emit(Plan((*prefix, _PLAYS[card]), Outcome.UNKNOWN, after))
-                else:
-                    _search(after, bar, (*prefix, _PLAYS[card]), emit, losing, draw_choices)
+            after = after_play(pos, card)
+            if checked and card // 7 in (0, 6) and not can_finish_winning(after):
+                continue
+            if after.pending is Effect.DRAW:
+                emit(Plan((*prefix, _PLAYS[card]), Outcome.UNKNOWN, after))
+            else:
+                _search(after, bar, (*prefix, _PLAYS[card]), emit, losing, draw_choices)
         if pending is Effect.PLAY:
             return
     # The leaves: every discard, then ending the turn.  The steps are the shared ones of _DISCARDS (steps are
