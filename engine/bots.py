@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import lru_cache
+from operator import gt
 from typing import Protocol
 
-from engine.cards import Color, iter_cards
+from engine.cards import iter_cards
 from engine.expert import ExpertBot
-from engine.legal import Outcome, Plan, Position, bars, finish, grants_draw, simple_turns, turn_steps, walk
-from engine.rules import qualifying_mask, strength
+from engine.legal import Outcome, Plan, Position, bars, grants_draw, simple_turns, turn_steps, walk
+from engine.rules import qualifying_mask, strengths
 from engine.steps import Discard, Fold, Step
 
 
@@ -33,7 +35,7 @@ class Bot(Protocol):
 
 
 def _keeps_in(pos: Position) -> list[Plan]:
-    return [plan for plan in walk(pos, draw_choices=True) if plan.outcome is not Outcome.LOSE]
+    return walk(pos, draw_choices=True)  # without ``losing``, the walk leaves out every turn that ends out of the round
 
 
 class RandomBot:
@@ -76,9 +78,13 @@ class GreedyBot:
         plans = _keeps_in(pos)
         if not plans:
             return (Fold(),)
+        # The bar depends only on the other seats' palettes, which only a take changes: most plans share the root's.
+        seat, root = pos.seat, pos.palettes
+        bars_of = {root[:seat] + root[seat + 1 :]: bars(pos)}
+        nodes: dict[int, tuple[tuple[int, ...], float]] = {}
         best, best_value = [], float("-inf")
         for plan in plans:
-            value = self.value(plan)
+            value = self._value(plan, bars_of, nodes)
             if value > best_value + 1e-9:
                 best, best_value = [plan], value
             elif value > best_value - 1e-9:
@@ -86,19 +92,52 @@ class GreedyBot:
         return self.rng.choice(best).steps
 
     def value(self, plan: Plan) -> float:
-        end = finish(plan)
-        value = self.HAND * end.hand.bit_count()
-        last = plan.steps[-1]
+        return self._value(plan, {}, {})
+
+    def _value(
+        self, plan: Plan, bars_of: dict[tuple[int, ...], tuple[int, ...]], nodes: dict[int, tuple[tuple[int, ...], float]]
+    ) -> float:
+        """:meth:`value`, with what plans share computed once: the bars, by the other seats' palettes (``bars_of``),
+        and the mover's strengths and rules term, by the position before the last step (``nodes``, by ``id``: every
+        plan that ends from one node holds it, so no id is reused while the plans are scored).  Both filled in here.
+
+        It runs for every plan of every greedy turn, so it reads the end of the plan without building its
+        position (:func:`~engine.legal.finish` spelled out) and sums its terms in the order it always did: the
+        same floats, the same ties, the same choices.
+        """
+        last, before = plan.steps[-1], plan.before_last
+        if isinstance(last, Discard):
+            hand, rule = before.hand ^ (1 << last.card), last.card.color
+        else:
+            hand, rule = before.hand, before.rule
+        value = self.HAND * hand.bit_count()
         if plan.outcome is Outcome.UNKNOWN:
             value -= self.HAND
-        elif isinstance(last, Discard) and last.draw and grants_draw(plan.before_last, last.card):
+        elif isinstance(last, Discard) and last.draw and grants_draw(before, last.card):
             value += self.DRAW
-        mine, bar = end.palettes[end.seat], bars(end)
-        value += self.RULES * sum(1 for color in Color if strength(mine, color) > bar[color])
-        if end.advanced:
-            value += self.POINTS * sum(card.number for card in iter_cards(qualifying_mask(mine, end.rule)))
-        value += strength(mine, end.rule) / 1000.0
+        mine = before.palettes[before.seat]
+        node = nodes.get(id(before))
+        if node is None:
+            seat, palettes = before.seat, before.palettes
+            others = palettes[:seat] + palettes[seat + 1 :]
+            bar = bars_of.get(others)
+            if bar is None:
+                bar = bars_of[others] = bars(before)
+            own = strengths(mine)
+            rules_won: int = sum(map(gt, own, bar))  # the rules it would be winning under
+            node = nodes[id(before)] = (own, self.RULES * rules_won)
+        own, rules_term = node
+        value += rules_term
+        if before.advanced:
+            value += self.POINTS * _points(qualifying_mask(mine, rule))
+        value += own[rule] / 1000.0
         return value
+
+
+@lru_cache(maxsize=1 << 16)
+def _points(mask: int) -> int:
+    """The sum of the numbers of the cards in ``mask`` (what they would score)."""
+    return sum(card.number for card in iter_cards(mask))
 
 
 #: Every bot by name.  The expert plans from a view (``plan_view``), not a position; it may be

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import NamedTuple
 
-from engine.cards import Card, Color, iter_cards, mask_of
+from engine.cards import ALL_CARDS, Card, Color, iter_cards, mask_of
 from engine.events import Destination, Effect, Variant
 from engine.rules import strength, strengths
 from engine.state import GameState, Phase
@@ -123,9 +123,10 @@ def _moved(pos: Position, hand: int, palettes: tuple[int, ...], rule: Color, pla
 def after_play(pos: Position, card: Card) -> Position:
     """The position right after ``card`` went from hand to palette, with its effect pending."""
     bit = 1 << card
-    moved = _moved(pos, pos.hand ^ bit, _with_palette(pos.palettes, pos.seat, pos.palettes[pos.seat] | bit), pos.rule, True, None)
+    hand, palettes = pos.hand ^ bit, _with_palette(pos.palettes, pos.seat, pos.palettes[pos.seat] | bit)
+    moved = _moved(pos, hand, palettes, pos.rule, True, None)
     effect = effect_of(moved, card)
-    return moved if effect is None else moved._replace(pending=effect)
+    return moved if effect is None else _moved(pos, hand, palettes, pos.rule, True, effect)  # not _replace: slower
 
 
 def effect_of(moved: Position, card: Card) -> Effect | None:
@@ -255,32 +256,43 @@ def _search(
         return
     hand = pos.hand
     if pending is Effect.PLAY or not pos.played:
+        checked = pos.action_rules  # a 1 or a 7 is played only if the turn can still end winning (play_allowed)
         for card in iter_cards(hand):
-            if play_allowed(pos, card):
-                after = after_play(pos, card)
-                if after.pending is Effect.DRAW:
-                    emit(Plan((*prefix, Play(card)), Outcome.UNKNOWN, after))
-                else:
-                    _search(after, bar, (*prefix, Play(card)), emit, losing, draw_choices)
+            after = after_play(pos, card)
+            if checked and card // 7 in (0, 6) and not can_finish_winning(after):
+                continue
+            if after.pending is Effect.DRAW:
+                emit(Plan((*prefix, _PLAYS[card]), Outcome.UNKNOWN, after))
+            else:
+                _search(after, bar, (*prefix, _PLAYS[card]), emit, losing, draw_choices)
         if pending is Effect.PLAY:
             return
-    mine = pos.palettes[seat]
+    # The leaves: every discard, then ending the turn.  The steps are the shared ones of _DISCARDS (steps are
+    # frozen values), and what grants_draw asks of each card is asked once: this loop runs for every leaf.
+    own = strengths(pos.palettes[seat])
+    drawn_from = 7 * pos.palettes[seat].bit_count() if draw_choices and pos.advanced and pos.deck_size > 0 else _NO_DRAW
     while hand:
         top = hand.bit_length() - 1
         hand ^= 1 << top
-        card = Card(top)
-        color = card.color
-        if strength(mine, color) > bar[color]:
-            emit(Plan((*prefix, Discard(card)), Outcome.WIN, pos))
-            if draw_choices and grants_draw(pos, card):
-                emit(Plan((*prefix, Discard(card, draw=False)), Outcome.WIN, pos))
+        hue = top % 7
+        if own[hue] > bar[hue]:
+            emit(Plan((*prefix, _DISCARDS[top]), Outcome.WIN, pos))
+            if top >= drawn_from:
+                emit(Plan((*prefix, _DISCARDS_NO_DRAW[top]), Outcome.WIN, pos))
         elif losing:
-            emit(Plan((*prefix, Discard(card)), Outcome.LOSE, pos))
+            emit(Plan((*prefix, _DISCARDS[top]), Outcome.LOSE, pos))
     if pos.played:
-        if strength(mine, pos.rule) > bar[pos.rule]:
-            emit(Plan((*prefix, EndTurn()), Outcome.WIN, pos))
+        if own[pos.rule] > bar[pos.rule]:
+            emit(Plan((*prefix, _END_TURN), Outcome.WIN, pos))
         elif losing:
-            emit(Plan((*prefix, EndTurn()), Outcome.LOSE, pos))
+            emit(Plan((*prefix, _END_TURN), Outcome.LOSE, pos))
+
+
+_PLAYS = tuple(Play(card) for card in ALL_CARDS)
+_DISCARDS = tuple(Discard(card) for card in ALL_CARDS)
+_DISCARDS_NO_DRAW = tuple(Discard(card, draw=False) for card in ALL_CARDS)
+_END_TURN = EndTurn()
+_NO_DRAW = 49  # above every card: no discard grants the draw
 
 
 # --- legal steps -------------------------------------------------------------------
