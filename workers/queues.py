@@ -23,7 +23,6 @@ from __future__ import annotations
 import ctypes
 import itertools
 import logging
-import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -34,7 +33,6 @@ from typing import Any
 
 import redis
 from rq import Queue, RateLimit, Retry, SimpleWorker
-from rq import serializers as rq_serializers
 from rq.exceptions import NoSuchJobError
 from rq.executions import Execution
 from rq.job import Job, JobStatus
@@ -57,36 +55,6 @@ FAILURE_TTL = 7 * 24 * 3600
 
 
 # --- jobs by name ----------------------------------------------------------------------
-
-
-# --- the serializer, resolved once ------------------------------------------------------
-
-
-_resolve_serializer = rq_serializers.resolve_serializer
-
-
-def _resolved_serializer(serializer: Any = None) -> Any:
-    """RQ's ``resolve_serializer``, answered at once for ours (:class:`JSONSerializer`, a class RQ accepts as is).
-
-    RQ resolves the serializer in every job, queue and registry it makes (four a job: its fetch, the queue it came
-    from, its started registry twice), and each resolution is an ``isinstance`` against a runtime-checkable
-    ``Protocol``, which Python 3.11 answers by walking the protocol's attributes: ~20 µs each, a tenth of a plain
-    job's CPU in its worker.  Every other serializer (a pickle, a name) goes through RQ's own resolution.
-    """
-    if serializer is JSONSerializer:
-        return JSONSerializer
-    return _resolve_serializer(serializer)
-
-
-def _resolve_serializers_once() -> None:
-    """Put :func:`_resolved_serializer` where RQ's modules call ``resolve_serializer`` (each imported it by name)."""
-    assert _resolve_serializer(JSONSerializer) is JSONSerializer  # what the shortcut answers
-    for name, module in list(sys.modules.items()):
-        if (name == "rq" or name.startswith("rq.")) and getattr(module, "resolve_serializer", None) is _resolve_serializer:
-            module.resolve_serializer = _resolved_serializer  # type: ignore[attr-defined]
-
-
-_resolve_serializers_once()
 
 
 class PermanentJobError(Exception):

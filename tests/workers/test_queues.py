@@ -120,14 +120,3 @@ def test_a_job_past_its_timeout_is_stopped_by_the_watchdog_and_retried_and_one_w
     past = Job.fetch("sleepy-past", connection=queue.connection, serializer=queue.serializer)
     assert past.get_status() == "scheduled" and past.retries_left == len(queues.RETRY_PAUSES) - 1, "a timeout is retried"
     assert Job.exists("sleepy-within", connection=queue.connection) is False, "it ran to its end (and was deleted)"
-
-
-def test_rq_resolves_our_serializer_at_once_and_any_other_as_it_always_did():
-    from rq import job, queue, registry
-    from rq.serializers import DefaultSerializer, JSONSerializer
-
-    for module in (job, queue, registry):
-        assert module.resolve_serializer(JSONSerializer) is JSONSerializer
-        assert module.resolve_serializer(None) is DefaultSerializer
-        assert module.resolve_serializer("rq.serializers.JSONSerializer") is JSONSerializer
-    assert queues._resolve_serializer(JSONSerializer) is JSONSerializer  # RQ's own answer, the shortcut's
