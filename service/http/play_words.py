@@ -531,11 +531,43 @@ WORDS: tuple[str, ...] = (
     message("play.finish.you.round_won", "You won the round, and with it the game!"),
     message("play.finish.you.target_reached", "You reached the target score!"),
     message("play.finish.you.deck_exhausted", "You had the most points when the deck ran out!"),
+    message("play.mistakes", "Mistakes"),
+    message("play.your_mistakes_across_games", "Your mistakes across games"),
+    message(
+        "play.mistakes_hint",
+        "The decisions of yours that the analysis of your finished games labelled, the newest game first: what you played, what was best, and the step in the replay.",
+    ),
+    message("play.show_at_least", "Show at least"),
+    message("play.at_least.inaccuracy", "Inaccuracies"),
+    message("play.at_least.mistake", "Mistakes"),
+    message("play.at_least.blunder", "Blunders"),
+    message("play.date_round", "%(date)s, round %(round)s"),
+    message("play.you_played", "You played"),
+    message("play.best_was", "Best"),
+    message("play.see_it_in_the_replay", "See it in the replay"),
+    message(
+        "play.mistakes_none",
+        "None yet. Finish a game and have it analysed (at its end, or below): its decisions at this label show here.",
+    ),
+    message("play.mistakes_none_more", "None at this label in these games: show more to look further back."),
+    message("play.not_analysed_yet", "Not analysed yet"),
+    message(
+        "play.not_analysed_hint", "These finished games of yours have no analysis yet: ask for it, and their decisions show here."
+    ),
+    message("play.game_named", "Game %(game)s"),
+    message("play.game_analysing", "Game %(game)s: %(state)s"),
+    message("play.analysed_listed", "Game %(game)s is analysed: the list is up to date."),
 )
 #: The viewer's one-line rule helps, which the table shows beside the rule too.
 HELPS = tuple(f"viewer.help.{rule}" for rule in ("red", "orange", "yellow", "green", "blue", "indigo", "violet"))
 #: The viewer's card names ("Red 5"), which the table's steps and cards say too.
 CARD_NAMES = tuple(f"viewer.card.{letter}" for letter in "ROYGBIV")
+#: The viewer's decision labels and verdicts, which the list of your mistakes says too.
+VERDICTS = (
+    *(f"viewer.label.{label}" for label in ("inaccuracy", "mistake", "blunder")),
+    "viewer.verdict",
+    "viewer.verdict_went_out",
+)
 #: Counted words the page needs, each said for 0 to COUNTED - 1 in the catalogs' plural forms.
 COUNTED_WORDS = {
     "cards": CARDS,
@@ -560,7 +592,7 @@ _SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\
 def words(language: str) -> dict[str, Any]:
     """What the page's script says, in ``language``: every word, the rules' names and helps, counts, the languages."""
     said: dict[str, Any] = {}
-    for code in (*WORDS, *HELPS, *CARD_NAMES, *RULE_NAMES.values()):
+    for code in (*WORDS, *HELPS, *CARD_NAMES, *VERDICTS, *RULE_NAMES.values()):
         english = MESSAGES[code].singular
         # a word with %(name)s is filled in by the page's script: only translated here
         said[code] = translations(language).gettext(english) if "%(" in english else render(Text(code), language)

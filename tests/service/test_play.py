@@ -119,3 +119,26 @@ def test_play_follows_accept_language_and_says_it_depends_on_it(app):
     assert "<title>Играть в Red7</title>" in response.get_data(as_text=True)
     plain = app.test_client().get("/play", headers={"Accept-Language": "xx"})
     assert plain.headers["Content-Language"] == "en" and "<title>Play Red7</title>" in plain.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_mistakes_screen_is_in_the_page_and_in_each_language(app, language):
+    """``#mistakes`` (listMyMistakes): reached from the nav and from a finished game's end, its words in the language."""
+    page = app.test_client().get(f"/play?lang={language}").get_data(as_text=True)
+    said = json.loads(re.search(r'<script id="words" type="application/json">(.*?)</script>', page, re.S).group(1))["words"]
+    heading = html.escape(render(Text("play.your_mistakes_across_games"), language), quote=True)
+    assert '<section id="mistakes" class="screen panel" aria-labelledby="mistakes-h" hidden>' in page
+    assert f'<h2 id="mistakes-h" class="big">{heading}</h2>' in page
+    assert f'<a href="#mistakes" data-nav="mistakes">{html.escape(render(Text("play.mistakes"), language))}</a>' in page
+    assert f'<a class="button" id="mistakes-link" href="#mistakes">{heading}</a>' in page
+    for label in ("inaccuracy", "mistake", "blunder"):
+        tab = html.escape(render(Text(f"play.at_least.{label}"), language))
+        assert f'<a href="#mistakes={label}" data-label="{label}">{tab}</a>' in page
+        assert said[f"viewer.label.{label}"] == render(Text(f"viewer.label.{label}"), language)
+    assert '<p id="mistakes-state" aria-live="polite"></p>' in page
+    assert "/v1/players/me/mistakes?" in page
+    # The script's words with parameters ride untranslated-in-shape: the page fills them in.
+    assert "%(date)s" in said["play.date_round"] and "%(round)s" in said["play.date_round"]
+    assert "%(delta)s" in said["viewer.verdict"] and "%(label)s" in said["viewer.verdict"]
+    if language != "en":
+        assert said["play.mistakes_none"] != render(Text("play.mistakes_none"), "en")
