@@ -161,39 +161,39 @@ def _too_large(headers: dict[str, str]) -> Response:
     return _problem_response("payload_too_large", 413, detail, headers, max_bytes=limit)
 
 
-def _limited() -> bool:
+def _limited(req: Request) -> bool:
     """Whether the request is charged to the rate limits (not health checks, the docs, CORS preflights)."""
-    return request.endpoint not in UNLIMITED and request.method != "OPTIONS"
+    return req.endpoint not in UNLIMITED and req.method != "OPTIONS"
 
 
-def _token_key() -> str | None:
+def _token_key(req: Request) -> str | None:
     """The token's budget: requests that carry one."""
-    header = request.headers.get("Authorization")
-    if not header or not _limited():
+    header = req.headers.get("Authorization")
+    if not header or not _limited(req):
         return None
     return hash_token(header.partition(" ")[2].strip())
 
 
-def _address() -> str:
+def _address(req: Request) -> str:
     """The client's address (the nearest trusted proxy's view of it, behind ``trusted_proxy_hops``)."""
-    return request.remote_addr or "unknown"
+    return req.remote_addr or "unknown"
 
 
-def _address_key() -> str | None:
-    return _address() if _limited() else None
+def _address_key(req: Request) -> str | None:
+    return _address(req) if _limited(req) else None
 
 
-def _signup_key() -> str | None:
-    if request.endpoint != "v1.Players" or request.method != "POST":
+def _signup_key(req: Request) -> str | None:
+    if req.endpoint != "v1.Players" or req.method != "POST":
         return None
-    return _address()
+    return _address(req)
 
 
-def _import_key() -> str | None:
+def _import_key(req: Request) -> str | None:
     """Replay imports draw on a budget of their own, per token: each keeps its file's facts for a while."""
-    if request.endpoint != "v1.Replays" or request.method != "POST":
+    if req.endpoint != "v1.Replays" or req.method != "POST":
         return None
-    return _token_key()
+    return _token_key(req)
 
 
 def _check_request() -> None:
