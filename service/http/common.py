@@ -332,7 +332,8 @@ class RenderCache:
 
     def render(self, game: Game, player_id: str | None) -> str:
         """The view of a stored version of the game (only those: a version number names one game state only once stored)."""
-        tags, clock = seat_tags(game), game_service().clock_of(game)
+        runtime = red7_runtime()  # once: each of the app's services asked for again is a lookup through its proxy
+        tags, clock = runtime.accounts.tags(seated_ids(game)), runtime.games.clock_of(game)
         lang = language()
         key = (game.id, game.version, game.head, player_id, tuple(sorted(tags.items())), clock.key(), lang)
         with self._lock:
