@@ -311,7 +311,7 @@ def _finish(response: Response) -> Response:
     headers = response.headers
     if response.status_code in NO_CONTENT:
         headers.pop("Content-Type", None)
-    if "X-Content-Type-Options" not in headers:
+    if not headers.getlist("X-Content-Type-Options"):  # not "in", nor setdefault: each raises a KeyError inside
         headers.add("X-Content-Type-Options", "nosniff")
     return languages.mark(response)
 

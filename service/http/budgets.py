@@ -250,7 +250,7 @@ class RateBudgets:
         if charges:
             tightest = charges[0] if len(charges) == 1 else min(charges, key=_watched)
             headers = response.headers
-            if "X-RateLimit-Limit" in headers:  # none of ours sets them but this: replaced, as ever
+            if headers.getlist("X-RateLimit-Limit"):  # none of ours sets them but this: replaced, as ever
                 for name in RATE_LIMIT_HEADERS:
                     headers.remove(name)
             # added, not set one by one: none of them is there to look for and replace
