@@ -18,7 +18,7 @@ from typing import Any
 import flask_smorest
 import redis
 import swagger_ui_bundle
-from flask import Flask, Response, current_app, request, send_from_directory
+from flask import Flask, Request, Response, current_app, request, send_from_directory
 from flask_cors import CORS
 from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import BadRequest, HTTPException
@@ -29,7 +29,17 @@ from replays.ndjson import NdjsonError, document_from_lines
 from service.application.players import hash_token
 from service.errors import Refused
 from service.http import idempotency, languages
-from service.http.api import NDJSON, PRODUCES, RESPONSE_HEADERS, best_offer, health, json_response, pages, v1
+from service.http.api import (
+    NDJSON,
+    PRODUCES,
+    RESPONSE_HEADERS,
+    best_offer_of,
+    health,
+    json_response,
+    pages,
+    this_request,
+    v1,
+)
 from service.http.budgets import Budget, RateBudgets
 from service.http.locale import language
 from service.http.logs import redact_access_logs
@@ -117,9 +127,7 @@ def _problem_response(code: str, status: int, detail: str, headers: dict[str, st
     lang = language()
     if lang != DEFAULT and detail and not extra.pop("_localized", False):
         detail = title_of(code, lang)
-    response = json_response(problem(code, status, detail, request.path, language=lang, **extra), status, headers)
-    response.mimetype = PROBLEM_JSON
-    return response
+    return json_response(problem(code, status, detail, request.path, language=lang, **extra), status, headers, PROBLEM_JSON)
 
 
 def _problem_response_for_http(error: HTTPException) -> Response:
@@ -153,75 +161,96 @@ def _too_large(headers: dict[str, str]) -> Response:
     return _problem_response("payload_too_large", 413, detail, headers, max_bytes=limit)
 
 
-def _limited() -> bool:
+def _limited(req: Request) -> bool:
     """Whether the request is charged to the rate limits (not health checks, the docs, CORS preflights)."""
-    return request.endpoint not in UNLIMITED and request.method != "OPTIONS"
+    return req.endpoint not in UNLIMITED and req.method != "OPTIONS"
 
 
-def _token_key() -> str | None:
+def _token_key(req: Request) -> str | None:
     """The token's budget: requests that carry one."""
-    header = request.headers.get("Authorization")
-    if not header or not _limited():
+    header = req.headers.get("Authorization")
+    if not header or not _limited(req):
         return None
     return hash_token(header.partition(" ")[2].strip())
 
 
-def _address() -> str:
+def _address(req: Request) -> str:
     """The client's address (the nearest trusted proxy's view of it, behind ``trusted_proxy_hops``)."""
-    return request.remote_addr or "unknown"
+    return req.remote_addr or "unknown"
 
 
-def _address_key() -> str | None:
-    return _address() if _limited() else None
+def _address_key(req: Request) -> str | None:
+    return _address(req) if _limited(req) else None
 
 
-def _signup_key() -> str | None:
-    if request.endpoint != "v1.Players" or request.method != "POST":
+def _signup_key(req: Request) -> str | None:
+    if req.endpoint != "v1.Players" or req.method != "POST":
         return None
-    return _address()
+    return _address(req)
 
 
-def _import_key() -> str | None:
+def _import_key(req: Request) -> str | None:
     """Replay imports draw on a budget of their own, per token: each keeps its file's facts for a while."""
-    if request.endpoint != "v1.Replays" or request.method != "POST":
+    if req.endpoint != "v1.Replays" or req.method != "POST":
         return None
-    return _token_key()
+    return _token_key(req)
 
 
-def _check_accept() -> None:
+def _check_request() -> None:
+    """``before_request``: what every request is checked for before its route (an Accept header it can be answered
+    in, a body that is JSON, an Idempotency-Key where it is honoured), in one hook on the request itself: as three
+    hooks, each asking the proxies for the request again, Flask's calls cost more than the checks."""
+    req = this_request()
+    _check_accept(req)
+    _check_body(req)
+    idempotency.refused_here(req)
+
+
+def _check_accept(req: Request) -> None:
     """406 when the Accept header takes nothing the route answers with (a client would misread what it got)."""
-    if request.method == "OPTIONS" or request.blueprint not in ("v1", "health"):
+    if req.method == "OPTIONS":
         return
-    produces = PRODUCES.get(request.endpoint or "", ("application/json",))
-    if produces and best_offer(produces) is None:
-        accept = request.headers["Accept"][:100]
+    if req.blueprint not in ("v1", "health"):
+        return
+    produces = PRODUCES.get(req.endpoint or "", _JSON_ONLY)
+    if produces and best_offer_of(req, produces) is None:
+        accept = req.headers["Accept"][:100]
         raise ApiError("not_acceptable", f"This answers {' or '.join(produces)}; the Accept header asks for {accept}.")
 
 
-def _check_body() -> None:
+_JSON_ONLY = ("application/json",)
+
+
+def _check_body(req: Request) -> None:
     """415 for a body that is not JSON, 400 for JSON that does not parse or nests too deeply (before any schema runs)."""
-    if request.method not in ("POST", "PUT", "PATCH") or not request.path.startswith("/v1/"):
+    if req.method not in ("POST", "PUT", "PATCH"):
         return
-    if request.path == "/v1/replays":
-        request.max_content_length = current_app.extensions["red7"].settings.max_replay_bytes
-    has_body = (request.content_length or 0) > 0 or request.headers.get("Transfer-Encoding") == "chunked"
-    if has_body and request.path == "/v1/replays" and request.mimetype == NDJSON:
+    path = req.path
+    if not path.startswith("/v1/"):
+        return
+    replay = path == "/v1/replays"
+    if replay:
+        req.max_content_length = current_app.extensions["red7"].settings.max_replay_bytes
+    has_body = (req.content_length or 0) > 0 or req.headers.get("Transfer-Encoding") == "chunked"
+    if not has_body:
+        return
+    mimetype = req.mimetype
+    if replay and mimetype == NDJSON:
         _check_replay_lines()
         return
-    if has_body and not request.is_json:
-        also = " (or a replay's lines as application/x-ndjson)" if request.path == "/v1/replays" else ""
-        raise ApiError("unsupported_media_type", f"Send the body as application/json{also}, not {request.mimetype or 'nothing'}.")
-    if has_body:
-        try:
-            body = request.get_json()
-        except BadRequest:
-            raise ApiError("malformed_json", "The body is not valid JSON.") from None
-        except RecursionError:  # json's parser recurses per level: 20,000 "[" fit well inside the body limit
-            raise ApiError("malformed_json", _TOO_DEEP) from None
-        if _too_deep(body):
-            raise ApiError("malformed_json", _TOO_DEEP)
-        if _SURROGATE_ESCAPE.search(request.get_data()) and not _is_unicode(body):
-            raise ApiError("malformed_json", "The body holds a \\u escape of half a UTF-16 pair, which is not a character.")
+    if not req.is_json:
+        also = " (or a replay's lines as application/x-ndjson)" if replay else ""
+        raise ApiError("unsupported_media_type", f"Send the body as application/json{also}, not {mimetype or 'nothing'}.")
+    try:
+        body = req.get_json()
+    except BadRequest:
+        raise ApiError("malformed_json", "The body is not valid JSON.") from None
+    except RecursionError:  # json's parser recurses per level: 20,000 "[" fit well inside the body limit
+        raise ApiError("malformed_json", _TOO_DEEP) from None
+    if _too_deep(body):
+        raise ApiError("malformed_json", _TOO_DEEP)
+    if _SURROGATE_ESCAPE.search(req.get_data()) and not _is_unicode(body):
+        raise ApiError("malformed_json", "The body holds a \\u escape of half a UTF-16 pair, which is not a character.")
 
 
 def _check_replay_lines() -> None:
@@ -272,12 +301,19 @@ def _is_unicode(body: object) -> bool:
 NO_CONTENT = frozenset({204, 304})
 
 
-def _no_type_without_content(response: Response) -> Response:
-    """werkzeug gives every response a Content-Type (text/html by default), a 204 or 304 too: with no content, a client
-    (or a proxy) would be told of an HTML body that is not there."""
+def _finish(response: Response) -> Response:
+    """``after_request``: what every answer carries, in one hook (as the checks before the route).
+
+    No Content-Type on an answer with no content: werkzeug gives every response one (text/html by default), a 204 or
+    304 too, and a client (or a proxy) would be told of an HTML body that is not there.  ``nosniff`` on every answer.
+    The language of an answer with text (:func:`languages.mark`).
+    """
+    headers = response.headers
     if response.status_code in NO_CONTENT:
-        response.headers.pop("Content-Type", None)
-    return response
+        headers.pop("Content-Type", None)
+    if not headers.getlist("X-Content-Type-Options"):  # not "in", nor setdefault: each raises a KeyError inside
+        headers.add("X-Content-Type-Options", "nosniff")
+    return languages.mark(response)
 
 
 class _Flask(Flask):
@@ -395,9 +431,8 @@ def create_app(runtime: Runtime | None = None) -> Flask:
     app.register_blueprint(pages)  # on the app, not the Api: the web client is a page, not an operation of the spec
 
     languages.init_app(app)
-    app.before_request(_check_accept)
-    app.before_request(_check_body)
-    app.before_request(idempotency.refused_here)
+    app.after_request(_finish)
+    app.before_request(_check_request)
 
     @app.get("/v1/docs/static/<filename>")
     def swagger_static(filename: str) -> Response:
@@ -436,12 +471,5 @@ def create_app(runtime: Runtime | None = None) -> Flask:
             return _problem_response_for_http(error)
         log.exception("unexpected error on %s %s", request.method, request.path)
         return _problem_response("internal_error", 500, "Something went wrong on our side; it has been logged.")
-
-    @app.after_request
-    def no_sniff(response: Response) -> Response:
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        return response
-
-    app.after_request(_no_type_without_content)
 
     return app

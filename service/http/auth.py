@@ -5,15 +5,19 @@ from __future__ import annotations
 import hmac
 from typing import Literal, overload
 
-from flask import g, request
+from flask import Request, g, request
 
 from service.application.players import Player, hash_token
-from service.http.common import player_service, red7_runtime
+from service.http.common import player_service, red7_runtime, this_request
 from service.http.problems import ApiError
 
 
 def bearer_token() -> str | None:
-    header = request.headers.get("Authorization", "")
+    return _bearer(this_request())
+
+
+def _bearer(req: Request) -> str | None:
+    header = req.headers.get("Authorization", "")
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         return None
@@ -30,22 +34,24 @@ def current_player(required: Literal[False]) -> Player | None: ...
 
 def current_player(required: bool = True) -> Player | None:
     """The player the bearer token belongs to; ``None`` (or 401) without one."""
-    if "player" in g:
-        known: Player | None = g.player  # this request's caller, found by an earlier call
+    ctx = g._get_current_object()  # the request's g, not its proxy: read up to three times
+    if "player" in ctx:
+        known: Player | None = ctx.player  # this request's caller, found by an earlier call
         if known is not None or not required:
             return known
-    token = bearer_token()
+    req = this_request()
+    token = _bearer(req)
     if token is None:
-        if request.headers.get("Authorization"):
+        if req.headers.get("Authorization"):
             raise ApiError("invalid_token", "Send the token as: Authorization: Bearer <token>.")
         if required:
             raise ApiError("token_required")
-        g.player = None
+        ctx.player = None
         return None
     player = player_service().by_token(token)
     if player is None:
         raise ApiError("invalid_token")
-    g.player = player
+    ctx.player = player
     return player
 
 

@@ -52,7 +52,7 @@ from dataclasses import dataclass
 
 import limits
 import redis
-from flask import Response, g
+from flask import Request, Response, g, request
 
 from service.http.problems import ApiError
 
@@ -65,10 +65,10 @@ class Budget:
 
     name: str
     limit: limits.RateLimitItem
-    key: Callable[[], str | None]
+    key: Callable[[Request], str | None]
 
     @classmethod
-    def of(cls, name: str, text: str, key: Callable[[], str | None]) -> Budget:
+    def of(cls, name: str, text: str, key: Callable[[Request], str | None]) -> Budget:
         return cls(name, limits.parse(text), key)
 
 
@@ -134,7 +134,7 @@ def _wants(lease: Lease | None, now: float) -> bool:
 
 
 class RateBudgets:
-    def __init__(self, client: redis.Redis, prefix: str, budgets: Sequence[Budget], address: Callable[[], str]) -> None:
+    def __init__(self, client: redis.Redis, prefix: str, budgets: Sequence[Budget], address: Callable[[Request], str]) -> None:
         self.redis = client
         self.address = address
         self.prefix = prefix
@@ -161,10 +161,11 @@ class RateBudgets:
         command for all of them, each taking a lease of :meth:`units`.  A budget Redis found spent is refused here
         until its window ends.
         """
-        drawn = [(budget, key) for budget in self.budgets if (key := budget.key()) is not None]
+        req = request._get_current_object()  # type: ignore[attr-defined]  # not its proxy: each budget reads it
+        drawn = [(budget, key) for budget in self.budgets if (key := budget.key(req)) is not None]
         if not drawn:
             return []
-        address = self.address()
+        address = self.address(req)
         keys = [self.counter(budget, key, address) for budget, key in drawn]
         now = time.time()
         charges: list[Charge | None] = [None] * len(drawn)
@@ -247,8 +248,26 @@ class RateBudgets:
         """X-RateLimit-* of the budget nearest to running out (the one a client must watch)."""
         charges: list[Charge] = g.get("rate_charges") or []
         if charges:
-            tightest = min(charges, key=lambda c: (not c.breached, c.remaining))
-            response.headers["X-RateLimit-Limit"] = str(tightest.budget.limit.amount)
-            response.headers["X-RateLimit-Remaining"] = str(tightest.remaining)
-            response.headers["X-RateLimit-Reset"] = str(int(tightest.reset_at))
+            tightest = charges[0] if len(charges) == 1 else min(charges, key=_watched)
+            headers = response.headers
+            if headers.getlist("X-RateLimit-Limit"):  # none of ours sets them but this: replaced, as ever
+                for name in RATE_LIMIT_HEADERS:
+                    headers.remove(name)
+            # added, not set one by one: none of them is there to look for and replace
+            headers.extend(
+                (
+                    ("X-RateLimit-Limit", str(tightest.budget.limit.amount)),
+                    ("X-RateLimit-Remaining", str(tightest.remaining)),
+                    ("X-RateLimit-Reset", str(int(tightest.reset_at))),
+                )
+            )
         return response
+
+
+#: The headers of :meth:`RateBudgets.after_request`.
+RATE_LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
+
+
+def _watched(charge: Charge) -> tuple[bool, int]:
+    """The budget a client must watch comes first: a breached one, else the one with the fewest left."""
+    return (not charge.breached, charge.remaining)

@@ -114,6 +114,13 @@ health: ApiBlueprint = Blueprint("health", __name__, description="Liveness and r
 HTTP_REASONS = {code: HTTPStatus(code).phrase for code in (400, 401, 403, 404, 406, 409, 412, 413, 415, 422, 429, 503)}
 
 
+def this_request() -> flask.Request:
+    """The request itself, not its proxy: code that reads it a dozen times (the hooks around every route) asks the
+    context for it once."""
+    req: flask.Request = request._get_current_object()  # type: ignore[attr-defined]
+    return req
+
+
 def red7_runtime() -> Runtime:
     runtime: Runtime = current_app.extensions["red7"]  # put there by service.http.app.create_app
     return runtime
@@ -140,10 +147,14 @@ PRIVATE = {"Vary": "Authorization", "Cache-Control": "private"}
 NO_STORE = {"Vary": "Authorization", "Cache-Control": "no-store"}
 
 
-def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+def json_response(
+    body: Any, status: int = 200, headers: dict[str, str] | None = None, content_type: str = "application/json"
+) -> Response:
     text = body if isinstance(body, str) else json.dumps(body, separators=(",", ":"))
-    # the headers given in the constructor (a new response has none of them: no need to replace one by one)
-    return Response(text, status=status, headers=headers, mimetype="application/json")
+    # Every header given to the constructor, its Content-Type last as werkzeug puts it: a new response has none of
+    # them, so none is looked for and replaced one at a time.
+    given = [*headers.items(), ("Content-Type", content_type)] if headers else [("Content-Type", content_type)]
+    return Response(text, status=status, headers=given)
 
 
 # --- what the OpenAPI document says beyond the schemas -------------------------------------
@@ -252,14 +263,19 @@ def best_offer(offers: Sequence[str]) -> str | None:
     Media-type parameters other than q are ignored: werkzeug would match them
     exactly, so ``application/json; charset=utf-8`` would take no JSON at all.
     """
-    header = request.headers.get("Accept", "")
+    return best_offer_of(this_request(), offers)
+
+
+def best_offer_of(req: flask.Request, offers: Sequence[str]) -> str | None:
+    """:func:`best_offer` for ``req``."""
+    header = req.headers.get("Accept", "")
     if not header.strip():  # none, or blank as some clients send: anything goes
         return offers[0]
     if header in offers:  # the usual case: one type, exactly one of ours
         return header
     if ";" not in header:  # no parameters to drop: werkzeug's parse, cached on the request
-        return request.accept_mimetypes.best_match(offers)
-    ranges = MIMEAccept([(value.split(";", 1)[0].strip(), quality) for value, quality in request.accept_mimetypes])
+        return req.accept_mimetypes.best_match(offers)
+    ranges = MIMEAccept([(value.split(";", 1)[0].strip(), quality) for value, quality in req.accept_mimetypes])
     return ranges.best_match(offers)
 
 
@@ -316,7 +332,8 @@ class RenderCache:
 
     def render(self, game: Game, player_id: str | None) -> str:
         """The view of a stored version of the game (only those: a version number names one game state only once stored)."""
-        tags, clock = seat_tags(game), game_service().clock_of(game)
+        runtime = red7_runtime()  # once: each of the app's services asked for again is a lookup through its proxy
+        tags, clock = runtime.accounts.tags(seated_ids(game)), runtime.games.clock_of(game)
         lang = language()
         key = (game.id, game.version, game.head, player_id, tuple(sorted(tags.items())), clock.key(), lang)
         with self._lock:

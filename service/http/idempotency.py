@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from flask import request
+from flask import Request, request
 
 from service.application.commands import Idempotency
 from service.http.problems import ApiError
@@ -68,10 +68,10 @@ def parameter(what: str) -> dict[str, Any]:
     }
 
 
-def refused_here() -> None:
-    """``before_request``: a POST that does not honour the header refuses it, so that no client believes a retry safe
-    when it is not."""
-    if request.method == "POST" and HEADER in request.headers and request.endpoint not in HONOURED:
+def refused_here(req: Request) -> None:
+    """Before the route (``service.http.app``'s checks): a POST that does not honour the header refuses it, so that no
+    client believes a retry safe when it is not."""
+    if req.method == "POST" and HEADER in req.headers and req.endpoint not in HONOURED:
         raise ApiError(
             "idempotency_key_not_supported",
             "This operation takes no Idempotency-Key: asking again is as safe as asking once (each stream ticket is "

@@ -9,21 +9,25 @@ page) says its language in ``Content-Language``; when ``?lang=`` did not decide 
 
 from __future__ import annotations
 
-from flask import Flask, Response, g, request
+from flask import Flask, Request, Response, g
 from flask_babel import Babel
 
 from service.http.auth import bearer_token
-from service.http.common import player_service
-from service.http.locale import QUERY, SELECTOR, chosen
+from service.http.common import player_service, this_request
+from service.http.locale import QUERY, SELECTOR, chosen_on
 from service.http.problems import PROBLEM_JSON
 from service.texts import DEFAULT, LANGUAGES
 
 
 def from_query() -> str | None:
     """``?lang=`` when it names a language the service speaks (``pl``, ``pl-PL``); anything else is ignored."""
-    if not request.environ.get("QUERY_STRING"):  # the usual request: no query to parse
+    return _from_query(this_request())
+
+
+def _from_query(req: Request) -> str | None:
+    if not req.environ.get("QUERY_STRING"):  # the usual request: no query to parse
         return None
-    asked = request.args.get(QUERY)
+    asked = req.args.get(QUERY)
     if not asked:
         return None
     primary = asked.replace("_", "-").split("-")[0].lower()
@@ -32,11 +36,13 @@ def from_query() -> str | None:
 
 def choose() -> str:
     """The request's language (docs: README, "Languages")."""
-    asked = from_query()
+    req = this_request()
+    asked = _from_query(req)
     if asked is not None:
         return asked
-    player = g.get("player")  # the caller, once the route has asked who it is (service/http/auth.py)
-    token = bearer_token() if "player" not in g else None
+    ctx = g._get_current_object()  # the request's g, not its proxy: asked twice
+    player = ctx.get("player")  # the caller, once the route has asked who it is (service/http/auth.py)
+    token = bearer_token() if "player" not in ctx else None
     if token is not None:  # a refusal before the route asked (a body that does not parse): the token's player, if any
         try:
             player = player_service().by_token(token)
@@ -44,20 +50,21 @@ def choose() -> str:
             player = None
     if player is not None and player.language in LANGUAGES:
         return str(player.language)
-    if not request.environ.get("HTTP_ACCEPT_LANGUAGE"):
+    if not req.environ.get("HTTP_ACCEPT_LANGUAGE"):
         return DEFAULT
-    best = request.accept_languages.best_match(LANGUAGES)
+    best = req.accept_languages.best_match(LANGUAGES)
     return best if best in LANGUAGES else DEFAULT
 
 
-def _mark(response: Response) -> Response:
-    """``Content-Language`` on an answer with text; ``Vary: Accept-Language`` unless ``?lang=`` decided."""
-    has_text = g.get("texts_language") or response.mimetype == PROBLEM_JSON
-    if not has_text:
+def mark(response: Response) -> Response:
+    """``Content-Language`` on an answer with text; ``Vary: Accept-Language`` unless ``?lang=`` decided (an
+    ``after_request`` of ``service.http.app``'s, with what else every answer carries)."""
+    ctx = g._get_current_object()  # the request's g, not its proxy: asked twice
+    if not (ctx.get("texts_language") or response.mimetype == PROBLEM_JSON):
         return response
     headers = response.headers
-    headers["Content-Language"] = chosen()
-    if from_query() is None:
+    headers["Content-Language"] = chosen_on(ctx)
+    if _from_query(this_request()) is None:
         vary = headers.get("Vary")
         if vary == "Authorization":  # a private view's, the usual answer: no need to parse it
             headers["Vary"] = "Authorization, Accept-Language"
@@ -67,7 +74,6 @@ def _mark(response: Response) -> Response:
 
 
 def init_app(app: Flask) -> None:
-    """Flask-Babel's selector, and the headers every answer with text carries."""
+    """Flask-Babel's selector (the headers every answer with text carries are the app's to add: :func:`mark`)."""
     Babel(app, locale_selector=choose, default_locale=DEFAULT)
     app.extensions[SELECTOR] = choose
-    app.after_request(_mark)

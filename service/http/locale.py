@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flask import current_app, g, has_request_context
+from flask.ctx import _AppCtxGlobals
 
 from service.texts import DEFAULT, Text, render
 
@@ -17,16 +18,22 @@ def language() -> str:
     request."""
     if not has_request_context():
         return DEFAULT
-    g.texts_language = True
-    return chosen()
+    ctx = g._get_current_object()  # the request's g, not its proxy: read twice
+    ctx.texts_language = True
+    return chosen_on(ctx)
 
 
 def chosen() -> str:
     """The request's language, chosen once per request and kept on ``g`` (a view asks several times; Flask-Babel's
     ``get_locale`` parsed a ``Locale`` each time it was asked, a tenth of a view's CPU)."""
-    lang: str | None = g.get("language")
+    return chosen_on(g._get_current_object())
+
+
+def chosen_on(ctx: _AppCtxGlobals) -> str:
+    """:func:`chosen`, kept on ``ctx``: the request's ``g``."""
+    lang: str | None = ctx.get("language")
     if lang is None:
-        lang = g.language = current_app.extensions[SELECTOR]() or DEFAULT
+        lang = ctx.language = current_app.extensions[SELECTOR]() or DEFAULT
     return lang
 
 

@@ -83,6 +83,9 @@ def test_429_with_retry_after_when_any_budget_is_spent(redis_pair, key_prefix):
     assert answers[3].get_json()["code"] == "rate_limited"
     assert 0 < int(answers[3].headers["Retry-After"]) <= 60
     assert answers[2].headers["X-RateLimit-Remaining"] == "0" and answers[2].headers["X-RateLimit-Limit"] == "3"
+    for answer in answers:  # the tightest budget's, once each, on a refusal too
+        assert answer.headers.getlist("X-RateLimit-Limit") == ["3"], answer.headers
+        assert len(answer.headers.getlist("X-RateLimit-Remaining")) == len(answer.headers.getlist("X-RateLimit-Reset")) == 1
 
 
 def test_a_window_closes_after_its_period_and_the_budget_is_whole_again(redis_pair, key_prefix):

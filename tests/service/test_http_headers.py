@@ -1,4 +1,5 @@
-"""What the headers say: no Content-Type without content (204, 304), what a browser may read cross-origin, the icon."""
+"""What the headers say: no Content-Type without content (204, 304), nosniff everywhere, what a browser may read
+cross-origin, the icon."""
 
 from __future__ import annotations
 
@@ -21,6 +22,30 @@ def test_answers_without_content_carry_no_content_type(api):
     cached = api.call("GET", "/v1/docs/static/swagger-ui.css", headers={"If-None-Match": css.headers["ETag"]})
     assert cached.status_code == 304 and "Content-Type" not in cached.headers, cached.headers
     assert api.call("GET", f"/v1/games/{game['id']}", token).mimetype == "application/json"  # content keeps its type
+
+
+def test_every_answer_says_nosniff_once_and_a_view_its_headers_once(api):
+    """What every answer carries is added by one hook after the route: each header once, whatever the answer."""
+    token = api.player()["token"]
+    game = api.game(token, [HUMAN, ai()])
+    view = api.call("GET", f"/v1/games/{game['id']}", token)
+    unchanged = api.call("GET", f"/v1/games/{game['id']}", token, headers={"If-None-Match": f'"{game["version"]}"'})
+    refused = api.call("GET", "/v1/games/g_nope", token)
+    preflight = api.call("OPTIONS", "/v1/games")
+    for answer in (view, unchanged, refused, preflight):
+        assert answer.headers.getlist("X-Content-Type-Options") == ["nosniff"], answer.headers
+    assert refused.status_code == 404 and refused.mimetype == "application/problem+json"
+    assert view.status_code == 200 and view.mimetype == "application/json"
+    for name, value in (
+        ("ETag", f'"{game["version"]}"'),
+        ("Cache-Control", "private"),
+        ("Vary", "Authorization, Accept-Language"),
+        ("Content-Language", "en"),
+        ("Content-Type", "application/json"),
+    ):
+        assert view.headers.getlist(name) == [value], (name, view.headers)
+    assert refused.headers.getlist("Content-Language") == ["en"]
+    assert refused.headers.getlist("Content-Type") == ["application/problem+json"]
 
 
 def test_a_browser_on_another_origin_may_read_the_exports_file_name(redis_pair, key_prefix):

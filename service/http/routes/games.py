@@ -111,8 +111,9 @@ class GameResource(MethodView):
         The token is optional: without one, what a spectator sees; with a player's, what that player sees.
         """
         player = current_player(required=False)
-        game = game_service().load(game_id)
-        game_service().ensure_progress(game)
+        games = game_service()
+        game = games.load(game_id)
+        games.ensure_progress(game)
         if request.if_none_match and request.if_none_match.contains_weak(str(game.version)) and answers_not_modified(game):
             return Response(status=304, headers={"ETag": f'"{game.version}"', **PRIVATE})
         return game_response(game, player.id if player else None)
