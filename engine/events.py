@@ -217,11 +217,18 @@ def _dump(value: Any) -> Any:
     return value
 
 
+#: Each event type's fields, in order, once: ``dataclasses.fields`` sifts them anew at each call (every event stored).
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def event_to_dict(event: Event) -> dict[str, Any]:
     """A JSON-able dict: ``{"type": ..., field: value, ...}`` with cards as ``"R7"``."""
+    names = _FIELD_NAMES.get(type(event))
+    if names is None:
+        names = _FIELD_NAMES[type(event)] = tuple(field.name for field in dataclasses.fields(event))
     out: dict[str, Any] = {"type": event.type}
-    for field in dataclasses.fields(event):
-        out[field.name] = _dump(getattr(event, field.name))
+    for name in names:
+        out[name] = _dump(getattr(event, name))
     return out
 
 

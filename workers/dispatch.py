@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from service.application.followups import PUSHED, QUICK_LEVELS, WATCHED, Due, quick_turn
+from service.application.followups import PUSHED, QUICK_LEVELS, Due, quick_turn, timed
 from service.game import Game
 from workers.agenda import Agenda
 from workers.liveness import PULSE_EVERY, runs
@@ -89,12 +89,6 @@ def _when(stamp: str, default: datetime) -> datetime:
     return datetime.fromisoformat(stamp.replace("Z", "+00:00")) if stamp else default
 
 
-def _timed(item: Due) -> bool:
-    """What the agenda times: the jobs that move a game on and a rated game's ``rate`` (:data:`WATCHED`), and the
-    notifications due at a time (reminders)."""
-    return item.job in WATCHED or (item.job == "notify" and item.at is not None)
-
-
 @dataclass
 class Dispatcher:
     """Enqueues what :func:`due` finds onto an RQ queue (JSON-serialised jobs), and keeps the agenda.
@@ -157,18 +151,19 @@ class Dispatcher:
 
         ``mark``: the agenda time :meth:`before_append` noted.  It stands for a move queued now (a look in
         case the job never runs); a later look (a deadline, a paced AI) replaces it; a game that waits on
-        nobody but its players drops it — only if no later append noted another meanwhile.  ``playing_on``:
-        the job that appended plays the next quick AI turn itself; it is not queued (the agenda still looks).
+        nobody but its players drops it — only if no later append noted another meanwhile.  No mark (the
+        application noted nothing: the game waits on its players alone, before the append and after it,
+        :func:`~service.application.followups.noted`): the agenda is left alone, and costs this append nothing.
+        ``playing_on``: the job that appended plays the next quick AI turn itself; it is not queued (the agenda
+        still looks).
         """
         if not playing_on:
             self._marks.pop(game.id, None)  # the next append to this game notes its own mark
         self.notify(items)
-        queued_now, next_look = self._offer(game, [i for i in items if _timed(i)], playing_on=playing_on)
+        queued_now, next_look = self._offer(game, [i for i in items if timed(i)], playing_on=playing_on)
         if next_look is None:
             if mark is not None:
                 self.agenda.reschedule(game.id, mark, None)
-            else:
-                self.agenda.forget(game.id)
         elif mark is not None and mark <= next_look <= mark + MARK_SLACK_MS:
             pass  # the mark noted before the append is that look already
         elif not queued_now or mark is None:
@@ -215,7 +210,7 @@ class Dispatcher:
         ``seen``: the agenda's time for the game when the ticker read it; the
         agenda is changed only if no append changed it since.
         """
-        queued_now, next_look = self._offer(game, [i for i in items if _timed(i)])
+        queued_now, next_look = self._offer(game, [i for i in items if timed(i)])
         if seen is not None:
             self.agenda.reschedule(game.id, seen, next_look)
         elif next_look is not None:

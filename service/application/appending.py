@@ -4,7 +4,9 @@ Every write ends in :meth:`GameWrites.append`: the events (the lobby's and
 the engine's, typed) are folded into a copy of the game, stored in one
 append checked against the version and head they were decided on, and the
 game after them is cached and handed to the job system with what it needs
-next (:func:`~service.application.followups.due`, computed once).
+next (:func:`~service.application.followups.due`, computed once, before the
+write: an append with nothing for the agenda to time is not noted on it,
+:func:`~service.application.followups.noted`).
 :meth:`GameWrites.write` is load, decide, append, with what to do when
 another write came first said by the caller (:class:`OnConflict`).
 """
@@ -17,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 from engine import Event, GameStarted, RuleViolation
 from service.application.commands import Outcome
-from service.application.followups import WATCHED, Due, FollowUps
+from service.application.followups import WATCHED, Due, FollowUps, noted
 from service.application.listing import GameLists
 from service.application.loading import GameLoader
 from service.application.tables import OpenTables
@@ -168,7 +170,8 @@ class GameWrites:
         after.head = payloads[-1]
         if game.version == 0:
             self.in_play.add(game.id)  # before its first append: a crash between indexes a game not there, never misses one
-        mark = self.followups.before_append(game.id)
+        items = self.needs(after, events)  # known before the write: whether the agenda need note it at all
+        mark = self.followups.before_append(game.id) if noted(game, items) else None
         try:
             result = self.store.append(game.id, game.version, payloads, expected_head=game.head, idempotency=idempotency)
         except VersionConflict as conflict:
@@ -178,14 +181,14 @@ class GameWrites:
             raise Refused("idempotency_key_reused", str(exc)) from None
         except NotReplicated as short:
             if short.version is not None:  # appended now (not a retry answered from its record)
-                self._stored(after, events, mark, playing_on)
+                self._stored(after, events, items, mark, playing_on)
             raise NotConfirmed(short.version, short.replicas, short.wanted) from None
         if isinstance(result, Replayed):
             return Outcome(replayed=result)
-        self._stored(after, events, mark, playing_on)
+        self._stored(after, events, items, mark, playing_on)
         return Outcome(game=after)
 
-    def _stored(self, game: Game, events: Decided, mark: int | None, playing_on: bool) -> None:
+    def _stored(self, game: Game, events: Decided, items: list[Due], mark: int | None, playing_on: bool) -> None:
         """Cache the game, index it if it finished, unlist it from the open tables once it is no longer one, and hand
         it to the job system with what it needs now.
 
@@ -203,7 +206,6 @@ class GameWrites:
                 self.tables.leave(game.id)  # its last seat taken, called off or aborted
             except Exception:
                 log.exception("could not unlist game %s from the open tables; the next page of them will", game.id)
-        items = self.needs(game, events)
         if game.status in OVER:
             try:
                 if any(item.job in WATCHED for item in items):

@@ -59,6 +59,27 @@ MOVES_GAME = frozenset({"ai_turn", "score_round", "turn_deadline", "start_rematc
 WATCHED = MOVES_GAME | {"rate", "compact"}
 
 
+def timed(item: Due) -> bool:
+    """What the agenda times: the jobs that move a game on and those watched until they ran (:data:`WATCHED`), and
+    the notifications due at a time (reminders).  A game whose wants are none of these waits on its players alone."""
+    return item.job in WATCHED or (item.job == "notify" and item.at is not None)
+
+
+def noted(before: Game, items: Sequence[Due]) -> bool:
+    """Whether an append is noted on the agenda around it (:meth:`FollowUps.before_append`): ``items`` (what the game
+    after it needs, :func:`due`) or the game before it has something the agenda times.
+
+    Neither: the mark before the append would protect nothing (a process dying after the append loses no move, no
+    deadline, no reminder: only this move's notices, which no look at the game sends again), and nothing the agenda
+    could hold for the game is needed after it (an entry left there is looked at once, found wanting nothing, and
+    dropped by the ticker).  A move in a game of people without a clock, the bulk of a busy server's appends, then
+    costs the queue's Redis nothing.  The game before counts (:func:`due` without events: its clock as the game
+    alone says, which has a turn whenever the mover's calendar gives it one): an append that takes a game out of
+    what the agenda watched (an AI's turn played, a deadline's turn ended) drops the look it had.
+    """
+    return any(timed(item) for item in items) or any(timed(item) for item in due(before))
+
+
 def challenge_notice(kind: str, challenge_id: str, version: int, player_id: str, game_id: str | None = None) -> Due:
     """Tell ``player_id`` of a challenge (``kind``: one of :data:`~service.challenges.CHALLENGE_NOTICES`) at its
     ``version``; ``game_id``: the game it started, if it did.  The ``notify`` job's arguments, with the challenge in
@@ -191,13 +212,15 @@ class FollowUps(Protocol):
     """What the application asks of the job system around an append, and when a game's read finds it quiet."""
 
     def before_append(self, game_id: str) -> int | None:
-        """Called just before an append: note the game (should this process die before :meth:`after_append`, it
-        must still move on).  Returns a mark that :meth:`after_append` gets back."""
+        """Called just before an append that :func:`noted` says the agenda times: note the game (should this process
+        die before :meth:`after_append`, it must still move on).  Returns a mark that :meth:`after_append` gets back."""
         ...
 
     def after_append(self, game: Game, items: Sequence[Due], mark: int | None, *, playing_on: bool = False) -> None:
         """Called after an append with the game after it and what :func:`due` found.  ``playing_on``: the job that
-        appended plays the game's next quick AI turn itself (:func:`plays_on`), so that turn is not queued."""
+        appended plays the game's next quick AI turn itself (:func:`plays_on`), so that turn is not queued.
+        ``mark``: ``None`` if :meth:`before_append` was not called (nothing timed before the append nor after it):
+        the agenda is then left as it is."""
         ...
 
     def reoffer(self, game: Game, items: Sequence[Due], seen: int | None = None) -> bool:

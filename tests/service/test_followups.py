@@ -16,7 +16,16 @@ from hypothesis import strategies as st
 from engine import GameFinished, Phase, RoundWon, TurnStarted, Variant, decide_steps, legal_steps
 from engine.events import Color, Finish
 from service.application.commands import NewGame, SeatRequest
-from service.application.followups import QUICK_LEVELS, Due, NoFollowUps, due, play_on_levels, plays_on, quick_turn
+from service.application.followups import (
+    QUICK_LEVELS,
+    Due,
+    NoFollowUps,
+    due,
+    noted,
+    play_on_levels,
+    plays_on,
+    quick_turn,
+)
 from service.application.games import GameService
 from service.game import Game, apply_event
 from service.lobby import Join, SeatSpec, SetUp, decide
@@ -138,17 +147,57 @@ def service(followups=None) -> GameService:
     return GameService(EventStore(text, "t:"), PlayerStore(text, "t:"), followups=followups)
 
 
-def test_every_append_hands_the_job_system_what_is_due_once_with_the_mark_it_noted():
+def test_an_append_the_agenda_times_is_noted_before_it_and_handed_over_once_with_its_mark():
     recording = Recording()
     games = service(recording)
     ana = games.players.create("Ana", AT)[0]
-    game = games.create(ana, NewGame([SeatRequest("human"), SeatRequest("ai", "greedy")], seed=5)).game
+    game = games.create(ana, NewGame([SeatRequest("ai", "greedy"), SeatRequest("ai", "greedy")], seed=5)).game
+    assert recording.calls == [("before", game.id), ("after", (game.version, ["ai_turn"], 41, False))]
+
+
+def test_a_clocked_turn_is_noted_before_its_append():
+    recording = Recording()
+    games = service(recording)
+    ana, bo = (games.players.create(name, AT)[0] for name in ("Ana", "Bo"))
+    game = games.create(ana, NewGame([SeatRequest("human"), SeatRequest("human")], seed=5, turn_timeout=600)).game
+    recording.calls.clear()
+    game = games.join(game.id, bo, game.join_code).game
     assert recording.calls[0] == ("before", game.id)
-    kind, (version, items, mark, playing_on) = recording.calls[1]
-    assert (kind, version, mark, playing_on) == ("after", game.version, 41, False)
-    assert recording.calls.count(("before", game.id)) == 1 and len(recording.calls) == 2  # once each, nothing else
-    seat = game.seat_to_move()
-    assert items == (["ai_turn"] if game.seats[seat].kind == "ai" else ["notify"])  # the deal started a turn
+    assert "turn_deadline" in recording.calls[1][1][1] and recording.calls[1][1][2] == 41
+
+
+def test_a_game_waiting_on_its_players_alone_is_not_noted_and_its_notices_are_still_handed_over():
+    recording = Recording()
+    games = service(recording)
+    ana, bo = (games.players.create(name, AT)[0] for name in ("Ana", "Bo"))
+    game = games.create(ana, NewGame([SeatRequest("human"), SeatRequest("human")], seed=5)).game
+    game = games.join(game.id, bo, game.join_code).game
+    assert game.status == "active"
+    assert [kind for kind, _ in recording.calls] == ["after", "after"]  # no mark: nothing to time before or after
+    assert recording.calls[-1][1] == (game.version, ["notify"], None, False)  # "your turn" all the same
+
+
+def test_an_append_that_ends_what_the_agenda_timed_is_noted_so_it_drops_the_look():
+    """An AI's turn played, the game waits on a person without a clock: noted for the look the AI's turn had."""
+    recording = Recording()
+    games = service(recording)
+    ana = games.players.create("Ana", AT)[0]
+    for seed in range(40):
+        game = games.create(ana, NewGame([SeatRequest("human"), SeatRequest("ai", "greedy")], seed=seed)).game
+        if game.seat_to_move() == 1:
+            break
+    recording.calls.clear()
+    after = games.advance(game.id, game.version, lambda g: decide_steps(g.state, [legal_steps(g.state)[0].step], 1)[0], by="ai:1")
+    assert after is not None and recording.calls[0] == ("before", game.id)
+    assert recording.calls[1][1][2] == 41
+
+
+def test_noted_is_what_the_agenda_times_before_or_after():
+    waiting = table(SeatSpec("human"), SeatSpec("human"))
+    ai = table(SeatSpec("ai", "random"), SeatSpec("ai", "greedy"))
+    assert not noted(waiting, []) and not noted(waiting, [Due("notify", "g_1", 3, ("ana", "your_turn"))])
+    assert noted(waiting, due(ai)) and noted(ai, [])
+    assert noted(waiting, [Due("notify", "g_1", 3, ("ana", "turn_reminder"), at=datetime(2026, 11, 26))])
 
 
 def test_a_job_that_plays_on_says_so_to_the_job_system():

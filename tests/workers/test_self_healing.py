@@ -274,6 +274,75 @@ def test_a_game_is_on_the_agenda_before_its_append_so_a_process_dying_after_it_s
         assert [j.func_name for j in runtime.queue.get_jobs()] in (["ai_turn"], ["score_round"])
 
 
+def two_humans(api, **options):
+    """An active game of two people; their tokens by seat."""
+    ana, bo = api.player(), api.player("Bo")
+    game = api.game(ana["token"], [HUMAN, HUMAN], **options)
+    joined = api.call("POST", f"/v1/games/{game['id']}/join", bo["token"], json={"code": game["join_code"]})
+    assert joined.status_code == 200
+    loaded = api.runtime.games.load(game["id"])
+    return game["id"], {loaded.seat_of(p["id"]): p["token"] for p in (ana, bo)}
+
+
+def a_step(api, game_id, token):
+    view = api.view(game_id, token)
+    step = next(s for s in view["legal_steps"] if s["type"] != "fold")
+    return [{k: step[k] for k in ("type", "card", "draw") if k in step}]
+
+
+def agenda_commands(api, monkeypatch):
+    """The commands the queue's Redis is sent that name the agenda (a mark, a reschedule, a forget), as they go."""
+    sent = []
+    client = api.runtime.dispatcher.agenda.redis
+    key = api.runtime.dispatcher.agenda.key
+    execute = client.execute_command
+
+    def counted(*args, **options):
+        if any(arg == key or arg == key.encode() for arg in args):
+            sent.append(args[0])
+        return execute(*args, **options)
+
+    monkeypatch.setattr(client, "execute_command", counted)
+    return sent
+
+
+def test_a_move_in_a_game_of_people_without_a_clock_leaves_the_agenda_alone(api, monkeypatch):
+    """Nothing the agenda times before the move nor after it: no mark before the append, nothing after."""
+    game_id, tokens = two_humans(api)
+    sent = agenda_commands(api, monkeypatch)
+    seat = api.runtime.games.load(game_id).seat_to_move()
+    assert api.act(game_id, tokens[seat], a_step(api, game_id, tokens[seat])).status_code == 200
+    assert api.runtime.games.load(game_id).version > 0 and sent == []
+    assert api.runtime.dispatcher.agenda.when(game_id) is None
+
+
+def test_an_entry_left_on_the_agenda_of_a_game_of_people_is_dropped_by_the_ticker(api):
+    """A stale look (an append that conflicted after its mark, a crash) is harmless: looked at once, then dropped."""
+    game_id, tokens = two_humans(api)
+    seat = api.runtime.games.load(game_id).seat_to_move()
+    api.runtime.dispatcher.agenda.look_at(game_id, 0)
+    assert api.act(game_id, tokens[seat], a_step(api, game_id, tokens[seat])).status_code == 200
+    assert api.runtime.dispatcher.agenda.when(game_id) == 0  # the move left it there
+    assert Ticker(api.runtime, "test").tick() == 1
+    assert api.runtime.dispatcher.agenda.when(game_id) is None and api.runtime.queue.count == 0
+
+
+def test_a_clocked_move_is_on_the_agenda_before_its_append_so_a_process_dying_after_it_stalls_nothing(api):
+    game_id, tokens = two_humans(api, turn_timeout=60)
+    runtime = api.runtime
+    seat = runtime.games.load(game_id).seat_to_move()
+    runtime.games.followups = DiesAfterTheAppend(runtime.dispatcher)
+    runtime.dispatcher.agenda.forget(game_id)
+    assert api.act(game_id, tokens[seat], a_step(api, game_id, tokens[seat])).status_code == 200
+    when = runtime.dispatcher.agenda.when(game_id)
+    assert when is not None and when <= int(datetime.now(UTC).timestamp() * 1000) + RECHECK_AFTER * 1000 + 1000
+    runtime.dispatcher.agenda.look_at(game_id, 0)  # its time has come: the ticker notes the new turn's deadline
+    assert Ticker(runtime, "test").tick() == 1
+    after = runtime.games.load(game_id)
+    deadline = next(d for d in due(after) if d.job == "turn_deadline")
+    assert runtime.dispatcher.agenda.when(game_id) == int(deadline.at.timestamp() * 1000)
+
+
 def test_a_late_after_append_does_not_undo_a_newer_appends_look(api):
     """An append's dispatch that finds nothing due drops only the look its own append noted."""
     token = api.player()["token"]
