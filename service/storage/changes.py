@@ -22,10 +22,16 @@ How it stays right:
   writer's reply (``beforeSleep``: broadcasts first, then the replies), so a client that saw its move accepted,
   and then asks this process for the view, finds the change already here unless the network held the change back
   longer than the whole way round through the writer and the client.
+- **Heard from lately, or not trusted.**  A connection can die without a close (a host lost, a NAT or load
+  balancer that drops an idle connection): nothing would arrive, and every game would look unchanged.  So the watch
+  sends a ``PING`` down its subscription every :data:`PING_EVERY` seconds while it answers, and trusts what it holds
+  only while Redis answered a ping sent within :data:`TRUSTED_FOR` seconds: a process back from idle reads until a
+  pong comes, and one whose pong is :data:`DEAD_AFTER` seconds late starts its connection again.  A change held up
+  on its way is so seen within those seconds at worst.
 - **Anything unknown reads.**  A Redis without tracking (fakeredis; a proxy that refuses ``CLIENT``), a cluster
   client (one tracking connection per primary is not built here), a connection that cannot be made: the watch
   is off, every read asks Redis as before.  A broken connection is made again at most every
-  :data:`RETRY_AFTER` seconds.
+  :data:`RETRY_AFTER` seconds, outside the lock (loads go on reading meanwhile), with short timeouts of its own.
 """
 
 from __future__ import annotations
@@ -52,7 +58,22 @@ MOST_HELD = 20_000
 #: connection go (forgetting every game) and makes a new one.
 MOST_TAKEN = 2_000
 
+#: Seconds between two pings down the subscription, while the process answers.
+PING_EVERY = 1.0
+
+#: What the watch holds is trusted only if Redis answered a ping sent within this many seconds.
+TRUSTED_FOR = 3.0
+
+#: A ping unanswered this long (seconds): the connection is taken for dead and made again.
+DEAD_AFTER = 3.0
+
+#: Seconds the watch's own connection may take to connect and to answer its setup (the store client's may be longer).
+CONNECT_TIMEOUT = 2.0
+
 CHANNEL = "__redis__:invalidate"
+
+#: Errors that say this Redis cannot track at all (an unknown command, a user without the right): never asked again.
+NOT_TRACKED = ("unknown command", "unknown subcommand", "noperm", "not allowed")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +97,10 @@ class ChangeWatch:
         self._epoch = 0
         self._seen = 0  # messages taken on this connection
         self._next_try = 0.0
+        self._connecting = False
         self._refused = False  # this Redis has no tracking (or refuses it): never asked again
+        self._heard = 0.0  # Redis sent everything up to this time (monotonic s): the last ping it answered
+        self._pinged: float | None = None  # when the ping not yet answered was sent
         self._unchanged: set[str] = set()
         self._reading: dict[str, int] = {}  # game -> reads in flight
         self._changed_while_read: dict[str, int] = {}  # game -> the message count when it last changed, while read
@@ -87,6 +111,7 @@ class ChangeWatch:
 
     def ticket(self, stream: str) -> Ticket | None:
         """Before reading ``stream`` from Redis: where the watch stands (``None``: it is off, nothing will count)."""
+        self._ensure()
         with self._lock:
             self._drain()
             if self._connection is None:
@@ -119,10 +144,12 @@ class ChangeWatch:
             self._unchanged.add(stream)
 
     def unchanged(self, stream: str) -> bool:
-        """Whether the last fold of ``stream`` this process settled is still what Redis holds."""
+        """Whether the last fold of ``stream`` this process settled is still what Redis holds (``False`` too while
+        Redis was not heard from lately: see the module)."""
+        self._ensure()
         with self._lock:
             self._drain()
-            return stream in self._unchanged
+            return stream in self._unchanged and time.monotonic() - self._heard <= TRUSTED_FOR
 
     def forget(self, stream: str) -> None:
         """This process's fold of ``stream`` was dropped: it counts as changed until read again."""
@@ -136,14 +163,14 @@ class ChangeWatch:
     # --- the connection ---------------------------------------------------------------------------------------------
 
     def _drain(self) -> None:
-        """Take every message already here (never waiting for one); make the connection if it is time to."""
+        """Take every message already here (never waiting for one), and ping when it is time (the lock held)."""
         if self._pid != os.getpid():  # a forked child: the parent's connection is not this process's
             self._connection, self._pid = None, os.getpid()
             self._reset(reconnect=True)
         connection = self._connection
         if connection is None:
-            self._connect()
             return
+        now = time.monotonic()
         try:
             taken = 0
             while connection.can_read(timeout=0):
@@ -151,17 +178,29 @@ class ChangeWatch:
                     log.info("the watch of game changes fell %d messages behind: starting it again", taken)
                     self._reset(reconnect=True)
                     self._next_try = 0.0
-                    self._connect()
                     return
                 self._take(connection.read_response(disconnect_on_error=False, push_request=True))
                 taken += 1
+            if self._pinged is not None and now - self._pinged > DEAD_AFTER:
+                log.info("the watch of game changes heard nothing for %.0f s: starting it again", now - self._pinged)
+                self._reset(reconnect=True)
+                self._next_try = 0.0
+                return
+            if self._pinged is None and now - self._heard >= PING_EVERY:
+                connection.send_command("PING")
+                self._pinged = now
         except (redis.RedisError, OSError) as error:
             log.info("the watch of game changes lost its connection (%s): reading every game until it is back", error)
             self._reset(reconnect=True)
 
     def _take(self, message: Any) -> None:
-        if not isinstance(message, list) or len(message) < 3 or _text(message[0]) != "message":
-            return  # a reply to a health check, or a subscription's confirmation
+        kind = _text(message[0]) if isinstance(message, list) and message else ""
+        if kind == "pong" and self._pinged is not None:
+            # Redis answered after the ping was sent, and every change it sent before the answer is here (one
+            # ordered stream): heard from as of the ping, not as of now (the answer may have waited here a while).
+            self._heard, self._pinged = self._pinged, None
+        if kind != "message" or len(message) < 3:
+            return  # a pong, or a subscription's confirmation
         self._seen += 1
         keys = message[2]
         if keys is None:  # FLUSHDB / FLUSHALL: everything changed
@@ -187,19 +226,47 @@ class ChangeWatch:
         end = rest.find("}")
         return rest[1:end] if end > 0 else None
 
-    def _connect(self) -> None:
-        if self._refused or time.monotonic() < self._next_try:
-            return
-        self._next_try = time.monotonic() + self.retry_after
+    def _ensure(self) -> None:
+        """Make the connection if there is none and it is time to try: outside the lock, so that the loads of a
+        process whose Redis answers slowly read meanwhile instead of queueing behind a connect."""
+        with self._lock:
+            if self._pid != os.getpid():
+                self._drain()  # forgets the parent's connection
+            if self._connection is not None or self._refused or self._connecting or time.monotonic() < self._next_try:
+                return
+            self._connecting = True
+            self._next_try = time.monotonic() + self.retry_after
+        connection = None
+        try:
+            connection = self._open()
+        finally:
+            with self._lock:
+                self._connecting = False
+                if connection is not None:
+                    if self._refused or self._connection is not None:  # closed meanwhile
+                        _close(connection)
+                    else:
+                        self._connection, self._seen, self._pinged = connection, 0, None
+                        self._heard = time.monotonic()
+                        self._epoch += 1
+
+    def _open(self) -> Any:
+        """A connection tracking the games' keys and subscribed to their changes, or ``None`` (it cannot be had now,
+        or this Redis does not track: then never again)."""
         pool = getattr(self.client, "connection_pool", None)
         if pool is None or not hasattr(pool, "connection_kwargs"):
             self._refused = True  # a cluster client: no one connection sees every change
-            return
+            return None
         connection = None
         try:
             # RESP2 whatever the client speaks: the changes then come as messages of the channel it subscribed to
             # (RESP3 would push them, parsed by handlers of redis-py's that differ from one release to the next).
-            connection = pool.connection_class(**{**pool.connection_kwargs, "protocol": 2})
+            # Timeouts of its own: redis-py 5's default is to wait for ever.
+            options = {**pool.connection_kwargs, "protocol": 2, "socket_keepalive": True}
+            for name in ("socket_connect_timeout", "socket_timeout"):
+                given = options.get(name)
+                options[name] = CONNECT_TIMEOUT if given is None else min(given, CONNECT_TIMEOUT)
+            connection = pool.connection_class(**options)
             connection.connect()
             connection.send_command("CLIENT", "ID")
             own_id = connection.read_response()
@@ -208,22 +275,23 @@ class ChangeWatch:
             connection.send_command("SUBSCRIBE", CHANNEL)
             connection.read_response(push_request=True)
         except redis.ResponseError as error:
-            log.info("this Redis does not track changes (%s): every game is read from it", error)
-            self._refused = True
             _close(connection)
-            return
+            if any(words in str(error).lower() for words in NOT_TRACKED):
+                log.info("this Redis does not track changes (%s): every game is read from it", error)
+                self._refused = True
+            else:
+                log.info("the watch of game changes was refused (%s): trying again in %.0f s", error, self.retry_after)
+            return None
         except (redis.RedisError, OSError) as error:
             log.info("the watch of game changes could not connect (%s): trying again in %.0f s", error, self.retry_after)
             _close(connection)
-            return
-        self._connection = connection
-        self._epoch += 1
-        self._seen = 0
+            return None
+        return connection
 
     def _reset(self, *, reconnect: bool) -> None:
         """The connection is gone: no game is known unchanged, no read in flight may settle."""
         _close(self._connection)
-        self._connection = None
+        self._connection, self._pinged = None, None
         self._epoch += 1
         self._unchanged.clear()
         self._changed_while_read.clear()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from typing import Any, ClassVar
 
 import pytest
 import redis
@@ -216,8 +217,8 @@ def test_a_backlog_too_long_to_read_in_one_answer_starts_the_watch_again(
         real.set(f"{key_prefix}game:{{other{n}}}:version", n)  # one message each (separate turns of Redis's loop)
     before = tracked._connection
     assert not tracked.unchanged("g1")  # forgotten with the backlog
-    assert tracked.watching and tracked._connection is not before  # a new connection, at once
-    _read(tracked, "g1")
+    _read(tracked, "g1")  # the next load makes a new connection at once
+    assert tracked.watching and tracked._connection is not before
     assert tracked.unchanged("g1")
     real.set(f"{key_prefix}game:{{g1}}:version", 1)
     assert not tracked.unchanged("g1")
@@ -236,3 +237,160 @@ def test_only_the_processes_that_serve_views_watch(monkeypatch: pytest.MonkeyPat
 
     served = build_runtime(Settings.from_env())
     assert served.games.loader.changes is not None  # the API's processes (gunicorn, red7 serve) do
+
+
+# --- a connection that dies without a word, refusals that pass, and connects that hang ----------------------------
+
+
+class _Relay:
+    """A TCP relay to the real Redis that can go silent without closing (a host lost, a NAT that forgot the flow)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        import socket
+        import threading
+
+        self.target = (host, port)
+        self.silent = threading.Event()
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.sockets: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import socket
+        import threading
+
+        while True:
+            try:
+                near, _ = self.server.accept()
+            except OSError:
+                return
+            far = socket.create_connection(self.target)
+            self.sockets += [near, far]
+            for a, b in ((near, far), (far, near)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    def _pump(self, source, sink) -> None:  # type: ignore[no-untyped-def]
+        while True:
+            try:
+                data = source.recv(65536)
+            except OSError:
+                return
+            if not data:
+                return
+            while self.silent.is_set():  # held, never delivered: the peer hears nothing, and nothing closes
+                time.sleep(0.05)
+            try:
+                sink.sendall(data)
+            except OSError:
+                return
+
+    def close(self) -> None:
+        self.silent.clear()
+        self.server.close()
+        for sock in self.sockets:
+            sock.close()
+
+
+@pytest.mark.real_redis
+def test_a_connection_that_dies_without_a_close_stops_being_trusted_and_is_made_again(
+    real: redis.Redis, key_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("service.storage.changes.PING_EVERY", 0.1)
+    monkeypatch.setattr("service.storage.changes.TRUSTED_FOR", 0.5)
+    monkeypatch.setattr("service.storage.changes.DEAD_AFTER", 0.5)
+    where = real.connection_pool.connection_kwargs
+    relay = _Relay(where.get("host", "127.0.0.1"), where.get("port", 6379))
+    through = redis.Redis(host="127.0.0.1", port=relay.port, db=where.get("db", 0), decode_responses=True)
+    watch = ChangeWatch(through, key_prefix, retry_after=0.1)
+    try:
+        _read(watch, "g1")
+        assert _eventually(lambda: watch.unchanged("g1"))
+        relay.silent.set()
+        real.set(f"{key_prefix}game:{{g1}}:version", 5)  # the change never reaches the watch
+        started = time.monotonic()
+        assert _eventually(lambda: not watch.unchanged("g1"), seconds=3)
+        assert time.monotonic() - started < 1.5  # no longer trusted within TRUSTED_FOR and a ping or two
+        assert _eventually(lambda: (watch.unchanged("g1"), not watch.watching)[1], seconds=3)  # taken for dead
+        relay.silent.clear()
+    finally:
+        watch.close()
+        relay.close()
+        through.close()
+
+
+class _FakeConnection:
+    """A connection whose setup answers as told: ``refusal`` on CLIENT TRACKING, or a connect that waits."""
+
+    refusal: str | None = None
+    hold: Any = None
+
+    def __init__(self, **_: Any) -> None:
+        self.sent: list[tuple[Any, ...]] = []
+
+    def connect(self) -> None:
+        if _FakeConnection.hold is not None:
+            _FakeConnection.hold.wait(5)
+
+    def send_command(self, *args: Any) -> None:
+        self.sent.append(args)
+
+    def read_response(self, **_: Any) -> Any:
+        if self.sent[-1][:2] == ("CLIENT", "TRACKING") and _FakeConnection.refusal:
+            raise redis.ResponseError(_FakeConnection.refusal)
+        return 7 if self.sent[-1][:2] == ("CLIENT", "ID") else b"OK"
+
+    def can_read(self, timeout: float = 0) -> bool:
+        return False
+
+    def disconnect(self) -> None:
+        pass
+
+
+def _fake_client() -> Any:
+    class Pool:
+        connection_class = _FakeConnection
+        connection_kwargs: ClassVar[dict[str, Any]] = {"host": "127.0.0.1", "port": 1}
+
+    class Client:
+        connection_pool = Pool()
+
+    return Client()
+
+
+@pytest.mark.parametrize(
+    ("refusal", "for_good"),
+    [
+        ("ERR unknown command 'CLIENT TRACKING'", True),
+        ("NOPERM this user has no permissions to run the 'client|tracking' command", True),
+        ("BUSY Redis is busy running a script", False),
+        ("LOADING Redis is loading the dataset in memory", False),
+    ],
+)
+def test_only_a_redis_that_cannot_track_is_given_up_on(refusal: str, for_good: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_FakeConnection, "refusal", refusal)
+    watch = ChangeWatch(_fake_client(), "p:", retry_after=0.05)
+    assert watch.ticket("g") is None and not watch.watching
+    monkeypatch.setattr(_FakeConnection, "refusal", None)  # it would track now
+    time.sleep(0.06)
+    assert (watch.ticket("g") is None) is for_good
+
+
+def test_loads_go_on_reading_while_the_watch_connects(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A connect that hangs (a Redis half up) holds up no load: they read meanwhile, the watch's lock is free."""
+    import threading
+
+    gate = threading.Event()
+    monkeypatch.setattr(_FakeConnection, "hold", gate)
+    watch = ChangeWatch(_fake_client(), "p:")
+    connecting = threading.Thread(target=watch.ticket, args=("g",))
+    connecting.start()
+    try:
+        assert _eventually(lambda: watch._connecting, seconds=2)
+        started = time.monotonic()
+        assert watch.ticket("g") is None and not watch.unchanged("g")  # at once: not watching yet
+        assert time.monotonic() - started < 0.5
+    finally:
+        gate.set()
+        connecting.join(5)
+    assert watch.watching
