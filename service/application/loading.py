@@ -101,15 +101,18 @@ class GameLoader:
         """:meth:`load`, with the stored events its read brought: (number, payload), in order, from where the fold it
         started from ends (or the first event) up to the game's version, the game's head among them (none when the
         cached fold was known unchanged).  A feed of the game after a version among them needs no read of its own."""
-        cached = self._cache.get(game_id)
         if self.changes is None:
-            return self._read(game_id, cached)
-        if cached is not None and self.changes.unchanged(game_id):
-            return cached, []
+            return self._read(game_id, self._cache.get(game_id))
+        if self.changes.unchanged(game_id):
+            # The cache asked after the watch, never before: a fold taken first could be older than one another
+            # reader cached and settled while this one waited for the watch's lock.
+            cached = self._cache.get(game_id)
+            if cached is not None:
+                return cached, []
         ticket = self.changes.ticket(game_id)
         held = False
         try:
-            game, read = self._read(game_id, cached)
+            game, read = self._read(game_id, self._cache.get(game_id))
             held = True
         finally:
             self.changes.settle(game_id, ticket, current=held)
