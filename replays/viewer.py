@@ -39,7 +39,7 @@ from service.texts import (
 )
 
 TEMPLATE = "viewer.html"
-_PLACEHOLDER = re.compile(r"__RED7_(TITLE|REPLAY_JSON|WORDS_JSON|LANG)__|__T:([a-zA-Z_.]+)__")
+_PLACEHOLDER = re.compile(r"__RED7_(TITLE|REPLAY_JSON|WORDS_JSON|LANG|ANALYSE_URL)__|__T:([a-zA-Z_.]+)__")
 # Outside strings JSON has none of these characters, so escaping them everywhere keeps the JSON valid.
 _SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
@@ -191,6 +191,19 @@ WORDS: tuple[str, ...] = (
         "%(label)s: %(delta)s points of win chance lost (±%(se)s), going out when a turn staying in existed",
     ),
     message("viewer.chart_label", "Win chance of each player along the game; click to go to a step"),
+    # Asking for an imported replay's analysis (``render_viewer``'s ``analyse``): the words /play says it with.
+    message("viewer.analyse_none", "This replay has no decision analysis yet."),
+    message("viewer.analyse", "Analyse the decisions"),
+    message("viewer.analyse_needs_player", "Only a player can ask for one: play in this browser first."),
+    message("viewer.go_play", "Play Red7"),
+    message("viewer.analysing", "Analysing the decisions…"),
+    message("viewer.analysing_progress", "Analysing the decisions: %(done)s of %(total)s…"),
+    message("viewer.analysis_ready", "The analysis is ready: the replay shows it."),
+    message("viewer.analysis_failed", "The analysis failed."),
+    message("viewer.try_again_later", "Try again later."),
+    message("viewer.unreachable", "The server cannot be reached."),
+    message("viewer.check_connection", "Check your connection and try again."),
+    message("viewer.request_failed", "Request failed"),
 )
 #: The page's title: the replay of a game (or of an imported file), by its id.
 TITLE = message("viewer.title", "Red7 replay %(id)s")
@@ -216,9 +229,13 @@ def words(language: str) -> dict[str, Any]:
     return {"lang": language, "languages": LANGUAGE_NAMES, "words": said}
 
 
-def render_viewer(document: dict[str, Any], title: str = "Red7 replay", language: str = DEFAULT) -> str:
+def render_viewer(
+    document: dict[str, Any], title: str = "Red7 replay", language: str = DEFAULT, analyse: str | None = None
+) -> str:
     """The page for ``document``, its words in ``language`` (the steps' texts come in the document); the replay is
-    embedded, so the page works saved to disk too."""
+    embedded, so the page works saved to disk too.  ``analyse``: where a player may ask for the replay's decision
+    analysis (a same-origin path), for a replay that has none yet; the page then offers a button for it, which needs
+    the network (and ``connect-src 'self'``): saved to disk, it does not show."""
     language = supported(language)
     said = words(language)
     values = {
@@ -226,6 +243,7 @@ def render_viewer(document: dict[str, Any], title: str = "Red7 replay", language
         "REPLAY_JSON": embed_json(document),
         "WORDS_JSON": embed_json(said),
         "LANG": language,
+        "ANALYSE_URL": html.escape(analyse or ""),
     }
     texts = said["words"]
 

@@ -18,6 +18,7 @@ import pytest
 from replays.viewer import embed_json, render_viewer, template
 from service.http.app import create_app
 from service.runtime import build_runtime
+from service.texts import LANGUAGE_NAMES, Text, render
 from tests.support import HUMAN, Api, ai, settings_for
 
 CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
@@ -59,9 +60,17 @@ def test_the_template_ships_in_the_package() -> None:
         assert placeholder in page
 
 
+#: The page's only ways out, both for an imported replay with no analysis yet (``render_viewer``'s ``analyse``): the link
+#: to /play (a navigation, nothing loaded) and the one call to the analysis' URL (served with ``connect-src 'self'``).
+WAYS_OUT = ('<a href="/play" id="analyse-play">', "await fetch(url, ")
+
+
 def test_the_page_names_no_external_url_and_needs_nothing_the_csp_forbids(document) -> None:
     page = render_viewer(document, "Red7 replay")
     for text in (page, template()):
+        for way in WAYS_OUT:
+            assert text.count(way) == 1, way
+            text = text.replace(way, "")
         assert "http://" not in text and "https://" not in text
         assert not re.search(r"""\b(?:src|href|action|formaction|poster|srcset)\s*=\s*["']?\s*(?:[a-z]+:)?//""", text, re.I)
         assert not re.search(r"\b(?:src|href)\s*=", text, re.I), "nothing is loaded: no src, no href"
@@ -129,8 +138,48 @@ def test_an_imported_replay_has_the_same_viewer(api) -> None:
     assert imported.status_code == 201, imported.get_json()
     response = api.call("GET", imported.get_json()["view_url"])
     assert response.status_code == 200 and response.mimetype == "text/html"
-    assert response.headers["Content-Security-Policy"] == CSP
+    assert response.headers["Content-Security-Policy"] == CSP + "; connect-src 'self'", "it may ask for its analysis"
     assert embedded(response.get_data(as_text=True)) == document
+
+
+ANALYSE_WORDS = ("viewer.analyse_none", "viewer.analyse", "viewer.analyse_needs_player", "viewer.go_play")
+ANALYSE_SECTION = re.compile(r'<section class="panel" id="analyse"[^>]*data-url="([^"]*)"[^>]*hidden>(.*?)</section>', re.S)
+
+
+@pytest.mark.parametrize("language", sorted(LANGUAGE_NAMES))
+def test_an_imported_replay_without_analysis_offers_to_ask_for_one_in_each_language(api, language) -> None:
+    """The button, the hint for a visitor without a player and the progress' words, in the page's language; the
+    request's URL only on an imported replay with no analysis (a game's viewer, or an analysed import, has none)."""
+    game_id, document = finished_game(api)
+    bo = api.player("Bo")["token"]
+    imported = api.call("POST", "/v1/replays", bo, json=document).get_json()
+    page = api.call("GET", imported["view_url"], query_string={"lang": language}).get_data(as_text=True)
+    ((url, section),) = ANALYSE_SECTION.findall(page)
+    assert url == f"/v1/replays/{imported['id']}/analysis"
+    for code in ANALYSE_WORDS:
+        assert html.escape(render(Text(code), language)) in section, code
+    if language != "en":
+        assert render(Text("viewer.analyse"), language) != "Analyse the decisions", "translated"
+    said = json.loads(re.search(r'<script id="words" type="application/json">(.*?)</script>', page, re.S).group(1))
+    for code in ("viewer.analysing", "viewer.analysis_ready", "viewer.analysis_failed", "viewer.unreachable"):
+        assert said["words"][code] == render(Text(code), language)
+    assert "%(done)s" in said["words"]["viewer.analysing_progress"]
+
+    game_page = api.call("GET", f"/v1/games/{game_id}/replay/view", query_string={"lang": language})
+    assert ANALYSE_SECTION.findall(game_page.get_data(as_text=True)) == [("", ANALYSE_SECTION.findall(page)[0][1])]
+    assert game_page.headers["Content-Security-Policy"] == CSP, "a game's viewer calls nothing"
+
+
+def test_an_analysed_imported_replay_offers_nothing_to_ask(api) -> None:
+    _, document = finished_game(api)
+    bo = api.player("Bo")["token"]
+    imported = api.call("POST", "/v1/replays", bo, json=document).get_json()
+    assert api.call("POST", f"/v1/replays/{imported['id']}/analysis", bo).status_code == 202
+    api.run_jobs()
+    analysed = api.call("GET", imported["view_url"])
+    assert analysed.headers["Content-Security-Policy"] == CSP, "analysed: nothing left to ask, nothing to call"
+    page = analysed.get_data(as_text=True)
+    assert ANALYSE_SECTION.findall(page)[0][0] == "" and "analysis" in embedded(page)
 
 
 def test_a_game_in_progress_is_viewed_as_a_spectator_and_a_hostile_player_name_stays_data(api) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, stream_with_context
+from flask import Response, stream_with_context, url_for
 from flask.views import MethodView
 
 from replays.build import in_language, state_at
@@ -124,11 +124,18 @@ def _with_analysis(game: Game, document: dict[str, Any]) -> dict[str, Any]:
     return document if analysis is None else {**document, "analysis": analysis}
 
 
-def _viewer_response(document: dict[str, Any], title: str) -> Response:
-    """The viewer page, in the request's language; ``title``: the id the page is titled by."""
+VIEWER_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
+
+
+def _viewer_response(document: dict[str, Any], title: str, analyse: str | None = None) -> Response:
+    """The viewer page, in the request's language; ``title``: the id the page is titled by.  ``analyse``: the URL the
+    page's button asks for the analysis at (one replay without an analysis): only then may the page call the API,
+    and only this origin (``connect-src 'self'``, as /play's), so a player's token goes nowhere else."""
     lang = language()
-    response = Response(render_viewer(in_language(document, lang), say(Text(TITLE, {"id": title})), lang), mimetype="text/html")
-    response.headers["Content-Security-Policy"] = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
+    page = render_viewer(in_language(document, lang), say(Text(TITLE, {"id": title})), lang, analyse)
+    response = Response(page, mimetype="text/html")
+    csp = VIEWER_CSP if analyse is None else f"{VIEWER_CSP}; connect-src 'self'"
+    response.headers["Content-Security-Policy"] = csp
     return response
 
 
@@ -286,5 +293,8 @@ class ImportedReplayView(MethodView):
     )
     @v1.doc(operationId="viewImportedReplay", security=PUBLIC)
     def get(self, replay_id: str) -> Response:
-        """The viewer for an imported replay."""
-        return _viewer_response(_imported(replay_id), replay_id)
+        """The viewer for an imported replay; without a decision analysis yet, it offers to ask for one
+        (requestImportedAnalysis, as the player this browser keeps on /play)."""
+        document = _imported(replay_id)
+        analyse = None if "analysis" in document else url_for("v1.ImportedAnalysis", replay_id=replay_id)
+        return _viewer_response(document, replay_id, analyse)
