@@ -294,7 +294,7 @@ class ImportedReplayView(MethodView):
     @v1.doc(operationId="viewImportedReplay", security=PUBLIC)
     def get(self, replay_id: str) -> Response:
         """The viewer for an imported replay; without a decision analysis yet, it offers to ask for one
-        (requestImportedAnalysis, as the player this browser keeps on /play)."""
+        (requestImportedAnalysis, for the player signed in to the browser client in this browser)."""
         document = _imported(replay_id)
         analyse = None if "analysis" in document else url_for("v1.ImportedAnalysis", replay_id=replay_id)
         return _viewer_response(document, replay_id, analyse)
