@@ -158,15 +158,14 @@ class ChangeWatch:
 
     def close(self) -> None:
         with self._lock:
-            self._reset(reconnect=False)
+            self._reset()
+            self._refused = True  # never made again
 
     # --- the connection ---------------------------------------------------------------------------------------------
 
     def _drain(self) -> None:
         """Take every message already here (never waiting for one), and ping when it is time (the lock held)."""
-        if self._pid != os.getpid():  # a forked child: the parent's connection is not this process's
-            self._connection, self._pid = None, os.getpid()
-            self._reset(reconnect=True)
+        self._leave_parents()
         connection = self._connection
         if connection is None:
             return
@@ -176,22 +175,20 @@ class ChangeWatch:
             while connection.can_read(timeout=0):
                 if taken == MOST_TAKEN:
                     log.info("the watch of game changes fell %d messages behind: starting it again", taken)
-                    self._reset(reconnect=True)
-                    self._next_try = 0.0
+                    self._reset(at_once=True)
                     return
                 self._take(connection.read_response(disconnect_on_error=False, push_request=True))
                 taken += 1
             if self._pinged is not None and now - self._pinged > DEAD_AFTER:
                 log.info("the watch of game changes heard nothing for %.0f s: starting it again", now - self._pinged)
-                self._reset(reconnect=True)
-                self._next_try = 0.0
+                self._reset(at_once=True)
                 return
             if self._pinged is None and now - self._heard >= PING_EVERY:
                 connection.send_command("PING")
                 self._pinged = now
         except (redis.RedisError, OSError) as error:
             log.info("the watch of game changes lost its connection (%s): reading every game until it is back", error)
-            self._reset(reconnect=True)
+            self._reset()
 
     def _take(self, message: Any) -> None:
         kind = _text(message[0]) if isinstance(message, list) and message else ""
@@ -230,8 +227,7 @@ class ChangeWatch:
         """Make the connection if there is none and it is time to try: outside the lock, so that the loads of a
         process whose Redis answers slowly read meanwhile instead of queueing behind a connect."""
         with self._lock:
-            if self._pid != os.getpid():
-                self._drain()  # forgets the parent's connection
+            self._leave_parents()
             if self._connection is not None or self._refused or self._connecting or time.monotonic() < self._next_try:
                 return
             self._connecting = True
@@ -288,15 +284,22 @@ class ChangeWatch:
             return None
         return connection
 
-    def _reset(self, *, reconnect: bool) -> None:
-        """The connection is gone: no game is known unchanged, no read in flight may settle."""
+    def _reset(self, *, at_once: bool = False) -> None:
+        """The connection is gone: no game is known unchanged, no read in flight may settle.  It is made again on the
+        next load (``at_once``: a connection that works but fell behind or silent) or after :attr:`retry_after`."""
         _close(self._connection)
         self._connection, self._pinged = None, None
         self._epoch += 1
         self._unchanged.clear()
         self._changed_while_read.clear()
-        if not reconnect:
-            self._refused = True
+        if at_once:
+            self._next_try = 0.0
+
+    def _leave_parents(self) -> None:
+        """In a forked child, let the parent's connection be (it is the parent's to use and close) and start afresh."""
+        if self._pid != os.getpid():
+            self._connection, self._pid = None, os.getpid()
+            self._reset()
 
 
 def _text(value: Any) -> str:
