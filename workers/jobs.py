@@ -125,8 +125,11 @@ def turn_deadline(game_id: str, version: int, deadline_ms: int | None = None) ->
     if remaining > 0:
         time.sleep(remaining)
     mover = game.seats[seat].player_id
-    if turn.correspondence and mover and rt.calendars.take(mover, due_at, game_id):
+    vacation = rt.calendars.take(mover, due_at, game_id) if turn.correspondence and mover else None
+    if vacation == "taken":
         return f"seat {seat}'s player is on vacation from the deadline (automatically)"
+    if vacation == "away":  # taken by a twin of this job meanwhile: the deadline had not passed
+        return f"not yet due: seat {seat}'s player was on vacation at the deadline"
 
     def decide(current: Game) -> Sequence[LobbyEvent | Event]:
         steps = choose_steps(current, seat, "greedy", []) if current.timeout_action == "ai" else [Fold()]

@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from service import calendars as rules
 from service.calendars import CalendarEvent, PlayerCalendar
@@ -159,12 +159,22 @@ class Calendars:
     def come_back(self, player_id: str, *, automatic_only: bool) -> PlayerCalendar:
         return self.write(player_id, lambda calendar, now: rules.come_back(calendar, now, automatic_only=automatic_only))
 
-    def take(self, player_id: str, at: datetime, game_id: str) -> bool:
-        """A deadline of ``game_id`` passed at ``at``: take a vacation from then if the player has hours left (whoever
-        comes second — a twin job, another ticker's — finds the player on vacation then, and takes none)."""
-        before = self.load(player_id)
-        after = self.write(player_id, lambda calendar, now: rules.take(calendar, at, game_id, self.allowance), before)
-        return after.version != before.version and after.running(at) is not None
+    def take(self, player_id: str, at: datetime, game_id: str) -> Literal["taken", "away"] | None:
+        """A deadline of ``game_id`` passed at ``at``: take a vacation from then if the player has hours left.
+
+        ``"taken"`` when this call took it; ``"away"`` when the player was on vacation at ``at`` already (a twin job or
+        another ticker's took it first, even while this one was writing): the deadline had not passed, and the turn
+        must not time out either; ``None`` when no hours are left."""
+        decided: list[CalendarEvent] = []
+
+        def decide(calendar: PlayerCalendar, now: datetime) -> list[CalendarEvent]:
+            decided[:] = rules.take(calendar, at, game_id, self.allowance)  # the last decision is the one appended
+            return decided
+
+        after = self.write(player_id, decide)
+        if decided:
+            return "taken"
+        return "away" if after.running(at) is not None else None
 
     def on_vacation_back(self, player_id: str) -> None:
         """The player moved: a vacation taken automatically, running now, ends (a failure only logs: it ends anyway)."""

@@ -151,10 +151,33 @@ def test_two_deadline_jobs_at_once_take_one_vacation_then_time_out_once(days):
 
     first = when(view["turn"]["deadline"])
     answers = both_at(first)
-    assert sum("on vacation" in a for a in answers) == 1, answers  # the other found the vacation taken: not due yet
+    # One took the vacation; the other found it taken (before or while it wrote): not due yet.
+    assert sum("on vacation from the deadline" in a for a in answers) == 1, answers
+    assert sum(a.startswith("not yet due") for a in answers) == 1, answers
     taken = api.runtime.calendars.load(mover["id"]).vacations
     assert len(taken) == 1 and taken[0].automatic and taken[0].start == first
+    assert not any(e["type"] == "turn_timed_out" for e in stored(api, game["id"])), answers  # on vacation: no timeout
     answers = both_at(taken[0].end)
     events = stored(api, game["id"])
     assert sum(e["type"] == "turn_timed_out" for e in events) == 1, answers
     assert len(api.runtime.calendars.load(mover["id"]).vacations) == 1  # the allowance (24 hours) is spent
+
+
+def test_a_vacation_taken_by_a_twin_while_this_take_was_writing_stops_the_timeout_too(days, monkeypatch):
+    """The race the threads above hit now and then, made to happen: this take read the calendar before a twin took the
+    vacation; its append conflicts, it decides again and finds the player away at the deadline.  It takes nothing, and
+    says the player was away, so its job does not time the turn out beside the twin's vacation."""
+    api, now = days
+    bo = api.player("Bo")
+    calendars = api.runtime.calendars
+    at = START + DAY
+    stale = calendars.load(bo["id"])
+    assert calendars.take(bo["id"], at, "g_1") == "taken"
+    loads = iter([stale])
+    real_load = calendars.load
+    monkeypatch.setattr(calendars, "load", lambda player_id: next(loads, None) or real_load(player_id))
+    assert calendars.take(bo["id"], at, "g_1") == "away"
+    assert len(real_load(bo["id"]).vacations) == 1
+    monkeypatch.undo()
+    now[0] = at + DAY * 2  # the day's allowance is spent: a later deadline finds no hours left
+    assert calendars.take(bo["id"], at + DAY * 2, "g_1") is None
