@@ -12,6 +12,7 @@ waits for the AIs with the long-poll, as a frontend does.  Printed per level:
 - human actions per second (accepted, 200);
 - p50/p95/p99 of a view (GET), an action (POST), and the wait for the AIs (from
   the action that hands them the turn until the view shows the human to move);
+- how many requests of each kind an accepted action took (views, actions, long-polls);
 - CPU per accepted action of redis-server, gunicorn (all its processes), the
   workers and this load generator (its 2-core machine is shared with it), from /proc.
 
@@ -49,6 +50,7 @@ class Timings:
     ai_waits: list[float] = field(default_factory=list)
     accepted: int = 0
     refused: int = 0
+    long_polls: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -78,6 +80,9 @@ def player(base: str, stop: threading.Event, measuring: threading.Event, timings
             if waiting_since is None:
                 waiting_since = time.perf_counter()
             me.call("GET", f"/games/{game['id']}/events?after={view['version']}&wait=10", timeout=20)
+            if measuring.is_set():
+                with timings.lock:
+                    timings.long_polls += 1
             continue
         if waiting_since is not None and measuring.is_set():
             with timings.lock:
@@ -151,6 +156,11 @@ def run_level(deployment: Processes, base: str, redis_pid: int, clients: int, se
     print(f"{'GET view':22} {percentiles(timings.views)}   {len(timings.views)}")
     print(f"{'POST action':22} {percentiles(timings.actions)}   {len(timings.actions)}")
     print(f"{'wait for the AIs':22} {percentiles(timings.ai_waits)}   {len(timings.ai_waits)}")
+    made = len(timings.views) + len(timings.actions) + timings.long_polls
+    print(
+        f"requests per accepted action: {made / accepted:.2f} ({len(timings.views) / accepted:.2f} views, "
+        f"{len(timings.actions) / accepted:.2f} actions, {timings.long_polls / accepted:.2f} long-polls)"
+    )
     print(
         "CPU per accepted action: "
         + ", ".join(f"{kind} {(after[kind] - before[kind]) / accepted * 1000:.1f} ms" for kind in kinds)
