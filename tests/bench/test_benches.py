@@ -99,6 +99,8 @@ def test_api_bench_serves_both_endpoints_under_gunicorn_and_cleans_up() -> None:
         "0.05",
         "--clients",
         "1",
+        "--rounds",
+        "2",
         "--workers",
         "1",
         "--threads",
@@ -106,6 +108,7 @@ def test_api_bench_serves_both_endpoints_under_gunicorn_and_cleans_up() -> None:
         redis_url=REAL_REDIS_URL,
     )
     assert "GET /v1/games/{id}" in out and "POST /v1/games/{id}/actions" in out
+    assert out.count("games made for POST") == 2 and out.count("of bare (rounds: ") == 2  # two rounds, pooled
     assert "non-200 answers: 0" in out
     assert "Redis keys of this run deleted" in out
 
