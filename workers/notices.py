@@ -10,9 +10,13 @@ as a retry: ``notify`` in its receiver's line (``Dispatcher.line_of``: one deliv
 time, RQ's retries with backoff) or ``push`` on the push queue.  Its receiver is then *troubled* in this process for
 :data:`TROUBLED_FOR` seconds (or until a delivery of its line gets through): the next moves hand its deliveries to its
 line at once, without trying; and so are they while a delivery to it has been under way for :data:`SLOW_AFTER`
-already (the moves that come while the first waits out its budget).  So a receiver that hangs costs the others a
-delivery thread for one budget, a few times at most, in each worker process, and then its own line only, as before;
-the everyday move — every receiver answering in milliseconds — is one job.
+already (the moves that come while the first waits out its budget).  A receiver not heard from lately
+(:data:`KNOWN_FOR`) takes one delivery at a time from a process until it answers: a burst of moves to one that
+hangs (a worker starting with a backlog of them) sends it one delivery, and the jobs of the others hand theirs over
+within :data:`SLOW_AFTER` instead of each waiting out a budget in a runner thread, with every thread so taken and the
+other players' notices queued behind them.  So a receiver that hangs costs the others one runner thread for one
+budget in each worker process, and then its own line only, as before; the everyday move — every receiver answering
+in milliseconds — is one job, its deliveries to a receiver that answers all at once.
 
 What a hand-over gives up: a delivery that was late (not failed) may still get through after it was handed over, and
 then its receiver hears it twice (webhooks are at least once already: a retry after a timeout may repeat one; a push
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import itertools
 import json
 import logging
 import threading
@@ -65,6 +70,11 @@ NOTICE_BUDGET = 1.0
 #: the moves after the first to a receiver that hangs do not each wait out a budget in a delivery thread.  A
 #: receiver that answers (in milliseconds) is never under way that long, however many deliveries it gets at once.
 SLOW_AFTER = 0.2
+
+#: A receiver that answered a delivery of a ``notices`` job within this many seconds takes any number at once; one
+#: that did not (never heard from, or not lately) takes one at a time from this process until it answers: the others
+#: wait for that one, up to :data:`SLOW_AFTER` after it began, then go to its line if it still hangs.
+KNOWN_FOR = 60.0
 
 #: How long a receiver whose delivery failed or was late is passed over by ``notices`` jobs in this process
 #: (seconds): its deliveries go to its line at once meanwhile.  A delivery of its line that gets through ends it.
@@ -150,8 +160,11 @@ URGENT_WITHIN = 3600
 
 _troubled: dict[str, float] = {}
 _troubled_lock = threading.Lock()
-#: The deliveries of ``notices`` jobs under way in this process, by receiver: when each began (monotonic).
+#: The deliveries of ``notices`` jobs under way in this process, by receiver: when each began (monotonic), by attempt.
 _under_way: dict[str, dict[int, float]] = {}
+#: When each receiver last answered a delivery of a ``notices`` job in this process (monotonic).
+_answered: dict[str, float] = {}
+_attempts = itertools.count()
 
 
 def troubled(who: str) -> bool:
@@ -168,14 +181,38 @@ def troubled(who: str) -> bool:
     return at - oldest >= SLOW_AFTER
 
 
-def _attempt(receivers: frozenset[str], send: Callable[[], object]) -> object:
-    """``send``, noted as under way to ``receivers`` while it is (see :func:`troubled`)."""
-    token = threading.get_ident()  # a pool thread makes one attempt at a time
+def _claim(receivers: frozenset[str]) -> int | None:
+    """Note an attempt to ``receivers`` as under way, and its token; ``None`` (nothing noted) while one of them that
+    has not answered lately (:data:`KNOWN_FOR`) has an attempt under way already: a burst of moves to a receiver that
+    may hang sends it one delivery to learn whether it does, not one per delivery thread (each would wait out a
+    budget, and the other players' notices would wait for a thread meanwhile)."""
+    at = time.monotonic()
     with _troubled_lock:
         for who in receivers:
-            _under_way.setdefault(who, {})[token] = time.monotonic()
+            if _under_way.get(who) and at - _answered.get(who, -KNOWN_FOR) > KNOWN_FOR:
+                return None
+        token = next(_attempts)
+        for who in receivers:
+            _under_way.setdefault(who, {})[token] = at
+    return token
+
+
+def _attempt(receivers: frozenset[str], send: Callable[[], object], token: int | None = None) -> object:
+    """``send``, noted as under way to ``receivers`` while it is (see :func:`troubled`), under ``token`` if
+    :func:`_claim` gave one; a receiver that answers, even with a refusal, is noted as answering."""
+    if token is None:
+        token = next(_attempts)
+        with _troubled_lock:
+            for who in receivers:
+                _under_way.setdefault(who, {})[token] = time.monotonic()
+    answered = False
     try:
-        return send()
+        result = send()
+        answered = True
+        return result
+    except webhooks.UndeliverableWebhook:
+        answered = True  # a 4xx is an answer, and quick
+        raise
     finally:
         with _troubled_lock:
             for who in receivers:
@@ -183,6 +220,38 @@ def _attempt(receivers: frozenset[str], send: Callable[[], object]) -> object:
                 begun.pop(token, None)
                 if not begun:
                     _under_way.pop(who, None)
+                if answered:
+                    _note_answered(who)
+
+
+def _note_answered(who: str) -> None:
+    """(The lock held.)"""
+    if len(_answered) > 10_000:  # receivers come and go: forget those not heard from lately
+        for gone in [r for r, at in _answered.items() if time.monotonic() - at > KNOWN_FOR]:
+            del _answered[gone]
+    _answered[who] = time.monotonic()
+
+
+def _take_turns(deliveries: list[_Delivery]) -> tuple[dict[Future[object], _Delivery], list[_Delivery]]:
+    """The deliveries started now, by their futures in the shared pool, and those to hand to their lines: a delivery
+    to a receiver another attempt is probing waits for it, until it answers (then this one is started) or has been
+    under way :data:`SLOW_AFTER` (then the receiver counts as troubled, and this one is handed over)."""
+    started: dict[Future[object], _Delivery] = {}
+    handed: list[_Delivery] = []
+    waiting = list(deliveries)
+    give_up = time.monotonic() + SLOW_AFTER + 0.05  # by then a probe that began before is SLOW_AFTER old
+    while waiting:
+        for delivery in list(waiting):
+            if any(troubled(r) for r in delivery.receivers) or time.monotonic() > give_up:
+                handed.append(delivery)
+            elif (token := _claim(delivery.receivers)) is not None:
+                started[_deliveries_pool().submit(_attempt, delivery.receivers, delivery.send, token)] = delivery
+            else:
+                continue
+            waiting.remove(delivery)
+        if waiting:
+            time.sleep(0.01)
+    return started, handed
 
 
 def mark_troubled(who: str) -> None:
@@ -194,9 +263,9 @@ def mark_troubled(who: str) -> None:
 
 
 def mark_well(who: str) -> None:
-    if who in _troubled:
-        with _troubled_lock:
-            _troubled.pop(who, None)
+    with _troubled_lock:
+        _troubled.pop(who, None)
+        _note_answered(who)
 
 
 # --- what is said -----------------------------------------------------------------------------------------------
@@ -465,12 +534,8 @@ def notices(subject_id: str, version: int, digest: str, entries: Sequence[Sequen
                     Due("push", subject_id, version, (player_id, kind, *extra)),
                 )
             )
-    handed = [d for d in deliveries if any(troubled(r) for r in d.receivers)]
-    tried = [d for d in deliveries if d not in handed]
-    futures: dict[Future[object], _Delivery] = {}
-    if tried:
-        pool = _deliveries_pool()
-        futures = {pool.submit(_attempt, d.receivers, d.send): d for d in tried}
+    futures, handed = _take_turns(deliveries)
+    if futures:
         wait(futures, timeout=NOTICE_BUDGET)
     delivered = refused = 0
     failed: list[_Delivery] = []

@@ -179,7 +179,7 @@ def test_a_hanging_receiver_delays_no_other_players_webhooks(deployment, server)
         )
         assert len(hanging.calls) >= ANA_CALLS, "Ana's line of deliveries moved on after each timeout"
         assert len(delays) >= max(BO_DELIVERIES, begun), f"Bo heard of {len(delays)} of his {begun} turns ({delays})"
-        assert max(delays) <= DELIVERY_BOUND
+        assert max(delays) <= DELIVERY_BOUND, delays
         assert not ana.server_errors() and not bo.server_errors()
     finally:
         hanging.close()
