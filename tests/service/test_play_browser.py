@@ -365,8 +365,17 @@ def play_out(driver: Any, on_turn: Callable[[dict[str, Any]], Any] | None = None
             continue
         if on_turn is not None and now["version"] != shown:
             shown = now["version"]
-            time.sleep(0.2)  # the stream's events of the last version are in (the view came first): look again
-            on_turn(table(driver))
+            # The view may come before the stream's last events (the page reloads it on the first AI's move, and the
+            # second AI's is already in it): the marks follow when those events are in.  Look until they are.
+            settle = time.monotonic() + 5
+            while True:
+                try:
+                    on_turn(table(driver))
+                    break
+                except AssertionError:
+                    if time.monotonic() > settle:
+                        raise
+                    time.sleep(0.1)
             continue
         step = choose(now["steps"])
         try:
@@ -643,7 +652,8 @@ def test_a_stream_another_tab_took_over_falls_back_to_a_slow_poll_instead_of_a_r
     """A player may hold one wait open here (RED7_MAX_WAITS_PER_TOKEN=1): a second tab's stream takes the first tab's
     slot, and the first is told `event: replaced`.  Reconnecting would take the second's slot back, and so on for ever:
     the first tab reads the feed now and then without waiting instead (a plain read holds no slot), and keeps up."""
-    with serving(stream_max_seconds=30.0, max_waits_per_token=1) as server:
+    # Streams last longer than the test (two slow reads 10 s apart and more): a renewal would count as a third stream.
+    with serving(stream_max_seconds=120.0, max_waits_per_token=1) as server:
         fresh_page(browser, f"{server.base}/play")
         sign_up(browser, "Hal")
         hal = stored_player(browser)
