@@ -189,7 +189,8 @@ def _claim(receivers: frozenset[str]) -> int | None:
     at = time.monotonic()
     with _troubled_lock:
         for who in receivers:
-            if _under_way.get(who) and at - _answered.get(who, -KNOWN_FOR) > KNOWN_FOR:
+            answered = _answered.get(who)
+            if _under_way.get(who) and (answered is None or at - answered > KNOWN_FOR):
                 return None
         token = next(_attempts)
         for who in receivers:
@@ -197,14 +198,9 @@ def _claim(receivers: frozenset[str]) -> int | None:
     return token
 
 
-def _attempt(receivers: frozenset[str], send: Callable[[], object], token: int | None = None) -> object:
-    """``send``, noted as under way to ``receivers`` while it is (see :func:`troubled`), under ``token`` if
-    :func:`_claim` gave one; a receiver that answers, even with a refusal, is noted as answering."""
-    if token is None:
-        token = next(_attempts)
-        with _troubled_lock:
-            for who in receivers:
-                _under_way.setdefault(who, {})[token] = time.monotonic()
+def _attempt(receivers: frozenset[str], send: Callable[[], object], token: int) -> object:
+    """``send``, under way to ``receivers`` by the claim ``token`` (:func:`_claim`) until it ends; a receiver that
+    answers, even with a refusal, is noted as answering."""
     answered = False
     try:
         result = send()

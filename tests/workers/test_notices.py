@@ -160,12 +160,14 @@ def test_a_receiver_with_a_delivery_under_way_too_long_is_passed_over(monkeypatc
         release.wait(5)
         return "late"
 
-    attempt = threading.Thread(target=notices._attempt, args=(frozenset({"hangs.example:443"}), hangs))
+    hanging = frozenset({"hangs.example:443"})
+    attempt = threading.Thread(target=notices._attempt, args=(hanging, hangs, notices._claim(hanging)))
     attempt.start()
     try:
         assert started.wait(5)
         assert not notices.troubled("hangs.example:443"), "under way a moment: not yet passed over"
-        assert notices._attempt(frozenset({"quick.example:443"}), lambda: "ok") == "ok"
+        quick = frozenset({"quick.example:443"})
+        assert notices._attempt(quick, lambda: "ok", notices._claim(quick)) == "ok"
         time.sleep(1.1)
         assert notices.troubled("hangs.example:443") and not notices.troubled("quick.example:443")
     finally:
