@@ -216,11 +216,13 @@ def test_a_burst_to_a_receiver_never_heard_from_sends_it_one_delivery_and_hands_
     release = threading.Event()
     hangs = _Sends(0, release)
     outcomes: list[tuple[int, int, float]] = []
+    probes: list = []  # the attempts started, waited for at the end: one ending later would mark the receiver as heard
 
     def job() -> None:
         began = time.monotonic()
         started, handed = notices._take_turns(_deliveries(1, hangs))
         outcomes.append((len(started), len(handed), time.monotonic() - began))
+        probes.extend(started)
 
     jobs = [threading.Thread(target=job) for _ in range(4)]
     try:
@@ -233,6 +235,8 @@ def test_a_burst_to_a_receiver_never_heard_from_sends_it_one_delivery_and_hands_
         assert max(took for _, _, took in outcomes) < notices.SLOW_AFTER + 0.5
     finally:
         release.set()
+        for probe in probes:
+            probe.result(5)
 
 
 def test_a_receiver_heard_from_lately_takes_a_move_s_deliveries_all_at_once():
