@@ -105,10 +105,14 @@ def test_api_bench_serves_both_endpoints_under_gunicorn_and_cleans_up() -> None:
         "1",
         "--threads",
         "2",
+        "--floor",
         redis_url=REAL_REDIS_URL,
     )
     assert "GET /v1/games/{id}" in out and "POST /v1/games/{id}/actions" in out
-    assert out.count("games made for POST") == 2 and out.count("of bare (rounds: ") == 2  # two rounds, pooled
+    assert out.count("games made for POST") == 2 and out.count("of bare (rounds: ") == 3  # two rounds each, pooled
+    label = "GET /healthz (the app's floor)"
+    floor = next(line for line in out.splitlines() if line.startswith(label)).removeprefix(label).split()
+    assert floor[2].endswith("%") and floor[3] not in ("ok", "MISS"), floor  # against the bare GET; no target of its own
     assert "non-200 answers: 0" in out
     assert "Redis keys of this run deleted" in out
 
