@@ -1,17 +1,26 @@
-"""Where jobs find the services: the runtime installed by the process that runs them.
+"""Where jobs find the services: the runtime of the job runner that runs them, or the one installed for the process.
 
 A ``red7 worker`` process builds it from the environment on first use; the
-embedded server installs its own (the in-memory store it serves from).
+embedded server installs its own (the in-memory store it serves from).  A job
+runner's thread is bound to its own runtime while it works (:func:`bound`): two
+embedded servers in one process (the tests run several) each rebuild their
+runners, and install theirs for the whole process, every few idle seconds, so a
+job that asked the process which runtime it belongs to could be given the other
+server's, and find no such game there.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
 from service.config import Settings
 from service.runtime import Runtime, build_runtime
 
 _runtime: Runtime | None = None
+_thread = threading.local()  # .runtime: the runtime this thread's jobs find, while it is bound
 
 
 def install(runtime: Runtime) -> None:
@@ -19,7 +28,21 @@ def install(runtime: Runtime) -> None:
     _runtime = runtime
 
 
+@contextmanager
+def bound(runtime: Runtime) -> Iterator[None]:
+    """Inside, the jobs this thread runs find ``runtime`` whatever is installed for the process (then as before)."""
+    before = getattr(_thread, "runtime", None)
+    _thread.runtime = runtime
+    try:
+        yield
+    finally:
+        _thread.runtime = before
+
+
 def runtime() -> Runtime:
+    mine: Runtime | None = getattr(_thread, "runtime", None)
+    if mine is not None:
+        return mine
     global _runtime
     if _runtime is None:
         settings = Settings.from_env()

@@ -59,7 +59,8 @@ EMBEDDED_IDLE = 2
 
 def thread_worker(runtime: Runtime, queues: list[JobQueue] | None = None, shard: QueueShard | None = None) -> JobWorker:
     """A worker for this process on ``queues`` of ``shard`` (default: the first; every queue of it, games first,
-    unless told), its jobs finding ``runtime`` (installed for the whole process).
+    unless told), its jobs finding ``runtime`` (installed for the whole process; a runner's thread is bound to it too,
+    :func:`workers.context.bound`, so that another runtime installed meanwhile is not the one its jobs find).
 
     RQ's bookkeeping and its blocking wait for a job go through the shard's worker connection (``runtime.worker_redis``
     for the first), whose connections outlast that wait (``RED7_WORKER_TTL`` less 15 s); the jobs use the runtime's
@@ -100,7 +101,8 @@ class JobRunner:
         while not self.stop.is_set():
             try:
                 self.current = worker = thread_worker(self.runtime, self.queues, self.shard)
-                work(worker, idle=self.idle)  # returns when idle that long, when asked to stop, or when Redis is lost
+                with context.bound(self.runtime):  # its jobs find this runner's runtime, whatever the process installed
+                    work(worker, idle=self.idle)  # returns when idle that long, when asked to stop, or when Redis is lost
                 failures = 0
                 continue
             except redis.RedisError as error:
@@ -235,7 +237,8 @@ def _burst(runtime: Runtime) -> None:
     while True:
         try:
             for shard in runtime.shards:
-                work(thread_worker(runtime, shard=shard), burst=True)
+                with context.bound(runtime):
+                    work(thread_worker(runtime, shard=shard), burst=True)
             return
         except redis.RedisError as error:
             pause = RECONNECT_PAUSES[min(attempt, len(RECONNECT_PAUSES) - 1)]
