@@ -278,7 +278,8 @@ def drain(runtime: Runtime, *, rounds: int = 10_000) -> int:
             if waiting == 0:
                 return ran
             for worker in workers:
-                work(worker, burst=True)
+                with context.bound(runtime):  # as a runner's: whatever another runtime installed meanwhile
+                    work(worker, burst=True)
             ran += waiting
     finally:
         for ticker in tickers:
