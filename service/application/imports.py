@@ -54,14 +54,22 @@ class Imported:
     replayed: bool = False
 
 
-def _record(replay_id: str, created: bool) -> Made:
-    """What a keyed import records: the import, and what its first answer was (as the records have always kept it,
-    the status of that answer, so that every record written before reads the same)."""
-    return {"id": replay_id, "status": 201 if created else 200}
+def _record(imported: Imported) -> Made:
+    """What a keyed import records: the import, and what its first answer was: the status of that answer (as the
+    records have always kept it, so that every record written before reads the same) and the expiry it gave."""
+    return {"id": imported.replay_id, "status": 201 if imported.created else 200, "expires_at": imported.expires_at}
 
 
 def _created(record: Made) -> bool:
     return bool(record["status"] == 201)
+
+
+def _as_first(imported: Imported, record: Made) -> Imported:
+    """``imported`` as the request that wrote ``record`` was answered: a retry is told what the first attempt was, its
+    expiry too (counted again from the key's time left, it could be a second off; a record written before it kept
+    the expiry: the import's as it is now)."""
+    expires_at = record.get("expires_at", imported.expires_at)
+    return replace(imported, created=_created(record), replayed=True, expires_at=expires_at)
 
 
 def kept_text(document: dict[str, Any]) -> str:
@@ -122,12 +130,12 @@ class ImportedReplays:
         mine = records_key(self.players.prefix, player.id)
         first = self.records.find(mine, idempotency) if idempotency is not None else None
         if first is not None and (again := self.find(first["id"])) is not None:
-            return replace(again, created=_created(first), replayed=True)
+            return _as_first(again, first)
         imported = self.add(document)
         if idempotency is None:
             return imported
-        first = self.records.claim(mine, idempotency, _record(imported.replay_id, imported.created))
-        return imported if first is None else replace(imported, created=_created(first), replayed=True)
+        first = self.records.claim(mine, idempotency, _record(imported))
+        return imported if first is None else _as_first(imported, first)
 
     def add(self, document: dict[str, Any]) -> Imported:
         """Verify a file and keep its facts.
