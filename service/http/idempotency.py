@@ -8,7 +8,9 @@ makes no sense refuses it (400 ``idempotency_key_not_supported``) rather than ig
   leaving, an action, aborting, a rematch offered or declined, a replay import, a challenge made, accepted or
   declined, a match ticket (keyed by the caller's token's player).  The answer to a retry is the first one's (status,
   body, ``Location``/``ETag``), with ``Idempotent-Replayed: true``; the same key with another request is 422
-  ``idempotency_key_reused``.
+  ``idempotency_key_reused``.  The body is what the first attempt made (a game at the version it made, a ticket, a
+  challenge), rendered again: what counts down (a turn's time left, a ticket's wait and range, a challenge's status)
+  is as of the retry, as a client retrying after a lost answer needs it.
 - refused: a stream ticket.  Each ticket is new, good for a minute and for reading only; asking again is as safe
   as asking once, and an answer kept for a day would hold a ticket long dead.
 
@@ -62,7 +64,8 @@ def parameter(what: str) -> dict[str, Any]:
         "name": HEADER,
         "schema": {"type": "string", "minLength": 1, "maxLength": MAX_KEY},
         "description": f"A key of yours for this request (a UUID): a retry with the same key and body {what}, and is "
-        "answered with the first answer (status, body, Location/ETag) and `Idempotent-Replayed: true`, for a day. "
+        "answered with the first answer (status, body, Location/ETag) and `Idempotent-Replayed: true`, for a day; "
+        "the body is what the first attempt made, with what counts down (a turn's `time_left`) told as of the retry. "
         "The same key with another body (or path) is 422 `idempotency_key_reused`; preconditions (If-Match) are no "
         "part of the request it names.",
     }
