@@ -288,19 +288,18 @@ def main(argv: list[str] | None = None) -> int:
                     if r.seconds < args.seconds * 0.9:
                         print(f"api_bench: the game pool ran dry after {r.seconds:.1f} s at {clients} client(s)", flush=True)
                     rounds.setdefault(r.label, []).append(r)
-                figures = [
-                    ("GET", "bare GET /bare", TARGET_ROWS["GET"]),
-                    ("POST", "bare POST /bare", TARGET_ROWS["POST"]),
-                ]
-                if args.floor:
-                    figures.append(("GET", "bare GET /bare", FLOOR_ROW))
-                for method, base_label, label in figures:
-                    base, ours = bare.get((method, clients)) or pooled(rounds[base_label]), pooled(rounds[label])
-                    results += [ours] if (method, clients) in bare else [base, ours]
-                    bare[(method, clients)] = base
-                    by_round[(label, clients)] = [
-                        o.rate / b.rate if b.rate else 0.0 for b, o in zip(rounds[base_label], rounds[label], strict=True)
-                    ]
+                beside_bare = {
+                    "GET": ("bare GET /bare", [TARGET_ROWS["GET"], *([FLOOR_ROW] if args.floor else [])]),
+                    "POST": ("bare POST /bare", [TARGET_ROWS["POST"]]),
+                }
+                for method, (base_label, labels) in beside_bare.items():
+                    bare[(method, clients)] = pooled(rounds[base_label])
+                    results.append(bare[(method, clients)])
+                    for label in labels:
+                        results.append(pooled(rounds[label]))
+                        by_round[(label, clients)] = [
+                            o.rate / b.rate if b.rate else 0.0 for b, o in zip(rounds[base_label], rounds[label], strict=True)
+                        ]
     except KeyboardInterrupt:
         interrupted = True
     finally:

@@ -71,6 +71,13 @@ def thread_worker(runtime: Runtime, queues: list[JobQueue] | None = None, shard:
     return new_worker(queues or shard.queues, shard.worker_connection, runtime.settings.worker_ttl, JOBS)
 
 
+def _work_for(runtime: Runtime, worker: JobWorker, *, burst: bool = False, idle: int | None = None) -> None:
+    """:func:`workers.queues.work` with this thread bound to ``runtime``: its jobs find it, whatever another runtime in
+    the process (another embedded server's runners, each rebuilt every few idle seconds) installed meanwhile."""
+    with context.bound(runtime):
+        work(worker, burst=burst, idle=idle)
+
+
 class JobRunner:
     """One job runner: an RQ worker on ``queues`` in a thread of its own, built again whenever RQ's gives up.
 
@@ -101,8 +108,7 @@ class JobRunner:
         while not self.stop.is_set():
             try:
                 self.current = worker = thread_worker(self.runtime, self.queues, self.shard)
-                with context.bound(self.runtime):  # its jobs find this runner's runtime, whatever the process installed
-                    work(worker, idle=self.idle)  # returns when idle that long, when asked to stop, or when Redis is lost
+                _work_for(self.runtime, worker, idle=self.idle)  # until idle that long, asked to stop, or Redis is lost
                 failures = 0
                 continue
             except redis.RedisError as error:
@@ -237,8 +243,7 @@ def _burst(runtime: Runtime) -> None:
     while True:
         try:
             for shard in runtime.shards:
-                with context.bound(runtime):
-                    work(thread_worker(runtime, shard=shard), burst=True)
+                _work_for(runtime, thread_worker(runtime, shard=shard), burst=True)
             return
         except redis.RedisError as error:
             pause = RECONNECT_PAUSES[min(attempt, len(RECONNECT_PAUSES) - 1)]
@@ -278,8 +283,7 @@ def drain(runtime: Runtime, *, rounds: int = 10_000) -> int:
             if waiting == 0:
                 return ran
             for worker in workers:
-                with context.bound(runtime):  # as a runner's: whatever another runtime installed meanwhile
-                    work(worker, burst=True)
+                _work_for(runtime, worker, burst=True)
             ran += waiting
     finally:
         for ticker in tickers:
