@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Iterator
@@ -27,6 +26,7 @@ from service.http.common import (
     open_waits,
     red7_runtime,
     response_headers,
+    to_json,
     v1,
 )
 from service.http.examples import example
@@ -125,10 +125,10 @@ class Stream(MethodView):
                     game, read = games.load_reading(game_id)
                     if game.version < after:  # Redis lost events this client was sent: it reloads, then goes on
                         after = game.version
-                        yield f"id: {after}\nevent: reset\ndata: {json.dumps({'version': after}, separators=(',', ':'))}\n\n"
+                        yield f"id: {after}\nevent: reset\ndata: {to_json({'version': after})}\n\n"
                     for event in games.feed(game, viewer, after, 500, read):
                         after = event["n"]
-                        yield f"id: {event['n']}\nevent: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
+                        yield f"id: {event['n']}\nevent: {event['type']}\ndata: {to_json(event)}\n\n"
                     if game.over and after >= game.version:
                         yield "event: end\ndata: {}\n\n"
                         return
