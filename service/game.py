@@ -331,6 +331,14 @@ def apply_event(game: Game, number: int, event: LobbyEvent | Event, at: str) -> 
         apply_engine(game, number, event, at)
 
 
+def folded(game: Game, events: Iterable[LobbyEvent | Event], at: str) -> Game:
+    """A copy of ``game`` with ``events`` folded in, as if appended at ``at`` (``game`` itself is left as it was)."""
+    after = game.copy()
+    for event in events:
+        apply_event(after, after.version + 1, event, at)
+    return after
+
+
 def event_envelope(event: LobbyEvent | Event, *, at: str, by: str) -> str:
     """The stored payload of an event of either vocabulary."""
     if isinstance(event, LOBBY_EVENTS):

@@ -17,7 +17,7 @@ from engine import DealRound, Event, Fold, GameState, Phase, RuleViolation, Scor
 from service.application.followups import plays_on
 from service.application.ratings import LadderBusy
 from service.clock import deadline
-from service.game import Game, decode
+from service.game import Game, decode, folded
 from service.lobby import LobbyEvent, TurnTimedOut
 from workers.ai import choose_steps
 from workers.context import runtime
@@ -40,10 +40,17 @@ def ai_turn(game_id: str, version: int) -> str:
     """An AI seat plays its turn (or the part of it up to a 3's draw); then, if another AI of a quick level is to
     move at once, that one too, up to :data:`AI_TURNS_PER_JOB` turns (one job instead of one each: RQ's
     bookkeeping of a job costs Redis more than the turn; see ``service.application.followups.play_on_levels``: an
-    expert that thinks briefly enough is played on too)."""
-    rt = runtime()
+    expert that thinks briefly enough is played on too).
 
-    def decide(game: Game) -> Sequence[LobbyEvent | Event]:
+    Quick AIs (random, greedy: they decide in microseconds) that move one after another are one append, each event
+    still by its own seat: one write, one wake of everyone waiting, one look of the job system, where a turn each
+    cost as much again.  An expert's turn is an append of its own, so that the table sees each move it thought about
+    when it is made.
+    """
+    rt = runtime()
+    ai_delay = rt.settings.ai_delay
+
+    def turn_of(game: Game) -> Sequence[LobbyEvent | Event]:
         seat = game.seat_to_move()
         if seat is None or game.seats[seat].kind != "ai":
             return []
@@ -56,20 +63,55 @@ def ai_turn(game_id: str, version: int) -> str:
             raise PermanentJobError(f"the {level} AI chose an illegal step: {refusal.code}: {refusal.message}") from None
 
     first = rt.games.load(game_id)
-    game, at, played = first, version, 0
+    at, played = version, 0
     try:
         while True:
-            go_on = played + 1 < AI_TURNS_PER_JOB  # may this job play the next AI turn too?
-            after = rt.games.advance(game_id, at, decide, by=f"ai:{game.seat_to_move()}", playing_on=go_on)
+            go_on = played + 1 < AI_TURNS_PER_JOB  # may this job play an AI turn after this append?
+            # At most the turns that leave one for the job after this append (go_on promises the dispatcher to play
+            # the next quick turn itself, so it queues none); the last turn the job may play is an append alone.
+            chain = Chain(turn_of, AI_TURNS_PER_JOB - played - 1 if go_on else 1, ai_delay)
+            after = rt.games.advance(game_id, at, chain.decide, by=chain.authors, playing_on=go_on)
             if after is None:
                 break
-            played += 1
-            if not (go_on and plays_on(after, rt.settings.ai_delay, rt.dispatcher.play_on_levels)):
+            played += chain.turns
+            if not (played < AI_TURNS_PER_JOB and plays_on(after, ai_delay, rt.dispatcher.play_on_levels)):
                 break
-            game, at = after, after.version
+            at = after.version
     finally:
         rt.games.ai_turn_finished(first, version)  # its place in its owner's share, to the next game
     return f"played {played} turn(s)" if played else "nothing to do: the game moved on"
+
+
+class Chain:
+    """One decision of the AI to move and of each quick AI that moves right after it, up to ``most`` turns, each
+    turn decided on the game as the turns before it left it."""
+
+    def __init__(self, turn_of: Callable[[Game], Sequence[LobbyEvent | Event]], most: int, ai_delay: float) -> None:
+        self.turn_of, self.most, self.ai_delay = turn_of, most, ai_delay
+        self.turns = 0
+        self._by: list[str] = []
+
+    def decide(self, game: Game) -> list[LobbyEvent | Event]:
+        """The events of the turns (anew at each call: a write decides again on a game read afresh)."""
+        self.turns, self._by = 0, []
+        events: list[LobbyEvent | Event] = []
+        while True:
+            seat = game.seat_to_move()
+            turn = self.turn_of(game)
+            if not turn:
+                return events
+            events += turn
+            self._by += [f"ai:{seat}"] * len(turn)
+            self.turns += 1
+            if self.turns >= self.most:
+                return events
+            game = folded(game, turn, game.updated_at)
+            if not plays_on(game, self.ai_delay):  # quick levels only: an expert's turn is an append of its own
+                return events
+
+    def authors(self) -> list[str]:
+        """Who made each event :meth:`decide` returned last."""
+        return self._by
 
 
 def round_end(state: GameState) -> list[Event]:

@@ -71,7 +71,7 @@ class GameWrites:
         self,
         game_id: str,
         decide: Callable[[Game], Decided],
-        by: str,
+        by: str | Callable[[], Sequence[str]],
         on_conflict: OnConflict,
         *,
         idempotency: Idempotency | None = None,
@@ -87,6 +87,10 @@ class GameWrites:
         it was decided on, so a fold that was behind, or of a history Redis lost, appends nothing, and whatever the
         cached fold decided or refused (nothing to do, a conflict, a refusal) is decided again on the game read
         afresh.
+
+        ``by``: who decided (``ai:1``, ``player:<id>``, ``system:…``); or, for a decision that several actors made one
+        after another (a job playing quick AIs' turns in one append), a callable asked after each ``decide`` for the
+        actor of each event it returned.
         """
         cached = self.loader.cached(game_id)
         for _ in range(RETRIES):
@@ -107,7 +111,8 @@ class GameWrites:
                     continue
                 return None
             try:
-                outcome = self.append(game, events, by, idempotency=idempotency, playing_on=playing_on)
+                authors = by if isinstance(by, str) else by()
+                outcome = self.append(game, events, authors, idempotency=idempotency, playing_on=playing_on)
             except NotConfirmed:
                 raise
             except Conflict:
@@ -151,21 +156,24 @@ class GameWrites:
         self,
         game: Game,
         events: Decided,
-        by: str,
+        by: str | Sequence[str],
         *,
         idempotency: Idempotency | None = None,
         playing_on: bool = False,
     ) -> Outcome:
-        """Append ``events``, decided on ``game``, as one atomic write.
+        """Append ``events``, decided on ``game``, as one atomic write; ``by``: who made them, or who made each.
 
         Raises :class:`Conflict` if the game is no longer the one they were decided on, :class:`NotConfirmed` if
         too few replicas confirmed the write (it was stored, and the game moves on as if it had been confirmed).
         """
         at = self.clock()
         after = game.copy()
+        authors = [by] * len(events) if isinstance(by, str) else by
+        if len(authors) != len(events):
+            raise ValueError(f"{len(events)} events, {len(authors)} authors")
         payloads = []
-        for event in events:
-            payloads.append(event_envelope(event, at=at, by=by))
+        for event, author in zip(events, authors, strict=True):
+            payloads.append(event_envelope(event, at=at, by=author))
             apply_event(after, after.version + 1, event, at)
         after.head = payloads[-1]
         if game.version == 0:

@@ -523,7 +523,7 @@ class GameService(GameWrites):
         expected_version: int,
         decide: Callable[[Game], Sequence[LobbyEvent | Event]],
         *,
-        by: str,
+        by: str | Callable[[], Sequence[str]],
         playing_on: bool = False,
     ) -> Game | None:
         """A job's write: only if the game is still at ``expected_version``, else nothing.
@@ -532,7 +532,8 @@ class GameService(GameWrites):
         (empty: nothing to do).  A job that finds the game moved on — a
         duplicate, a retry, a late deadline — returns ``None`` and appends
         nothing, which makes every job safe to run twice.  ``playing_on``: the
-        job plays the game's next quick AI turn itself, so it is not queued.
+        job plays the game's next quick AI turn itself, so it is not queued.  ``by``: as
+        :meth:`~service.application.appending.GameWrites.write` takes it.
         """
 
         def still_due(game: Game) -> Sequence[LobbyEvent | Event]:

@@ -66,6 +66,53 @@ def test_one_job_plays_ais_that_move_one_after_another_up_to_its_bound(api):
     assert len(queued) == 1, "the next AI turn is queued for the game as it is now, once"
 
 
+def counting_appends(api, monkeypatch) -> list[list[str]]:
+    """Every append the store is asked for from now on: each its events' authors, in order."""
+    store, appends = api.runtime.store, []
+    append = store.append
+
+    def counted(stream, expected_version, payloads, **kwargs):
+        appends.append([decode(payload)["by"] for payload in payloads])
+        return append(stream, expected_version, payloads, **kwargs)
+
+    monkeypatch.setattr(store, "append", counted)
+    return appends
+
+
+def test_quick_ais_that_move_one_after_another_are_one_append_each_event_by_its_seat(api, monkeypatch):
+    """A greedy and a random AI before the human: one job, one append (one write, one wake of those waiting), in
+    which each turn's events are still its own seat's; then it is the human's turn."""
+    token = api.player()["token"]
+    for seed in range(1, 40):
+        game = api.game(token, [ai("greedy"), ai("random"), HUMAN], seed=seed)
+        if game["turn"]["seat"] == 0:
+            break
+    assert game["turn"]["seat"] == 0, "a seed where the greedy AI moves first"
+    appends = counting_appends(api, monkeypatch)
+    assert jobs.ai_turn(game["id"], game["version"]) == "played 2 turn(s)"
+    assert len(appends) == 1, appends
+    (authors,) = appends
+    assert authors[0] == "ai:0" and authors[-1] == "ai:1" and authors == sorted(authors), authors
+    after = api.runtime.games.load(game["id"])
+    assert after.seat_to_move() == 2 or after.seat_to_move() is None, "the human's turn (or the round was won)"
+    by = [e["by"] for e in stored(api, game["id"])][-len(authors) :]
+    assert by == authors, "what is stored says who made each event"
+
+
+def test_a_chain_of_quick_ais_leaves_the_job_a_turn_to_play_on_and_queues_the_rest(api, monkeypatch):
+    """Four quick AIs in a row: the first append holds two turns, the job's last turn is an append alone, and the
+    fourth AI's turn is queued (the job's bound holds, and nothing is left unqueued)."""
+    token = api.player()["token"]
+    game = api.game(token, [ai("greedy"), ai("random"), ai("greedy"), ai("random")], seed=3)
+    appends = counting_appends(api, monkeypatch)
+    assert jobs.ai_turn(game["id"], game["version"]) == f"played {jobs.AI_TURNS_PER_JOB} turn(s)"
+    seats = [sorted(set(authors)) for authors in appends]
+    assert len(appends) == 2 and [len(s) for s in seats] == [2, 1], seats
+    now = api.runtime.games.load(game["id"])
+    assert now.seat_to_move() is not None, "with this seed the fourth AI is to move (every seat is an AI's)"
+    assert any(job.id.endswith(f"-{now.version}") for job in api.runtime.queue.jobs), "its turn is queued"
+
+
 def greedy_then_expert(api) -> tuple[str, dict]:
     token = api.player()["token"]
     for seed in range(1, 40):
@@ -87,7 +134,7 @@ def test_an_expert_that_thinks_long_gets_a_job_of_its_own(api):
     assert any(job.id.endswith(f"-{after.version}") for job in api.runtime.queue.jobs), "the expert's turn is queued"
 
 
-def test_a_job_plays_on_into_an_expert_that_thinks_briefly(api):
+def test_a_job_plays_on_into_an_expert_that_thinks_briefly(api, monkeypatch):
     """By default an expert thinks a second, well within the agenda's look: the job that played before it plays its
     turn too (one job, not two), and queues nothing for it."""
     assert api.runtime.settings.expert_seconds * 2 <= RECHECK_AFTER
@@ -97,8 +144,10 @@ def test_a_job_plays_on_into_an_expert_that_thinks_briefly(api):
     def queued_for(version: int) -> str:
         return f"{api.runtime.dispatcher.namespace}-ai_turn-{game['id']}-{version}"
 
+    appends = counting_appends(api, monkeypatch)
     played = jobs.ai_turn(game["id"], game["version"])
     assert played != "played 1 turn(s)", played
+    assert [sorted(set(authors)) for authors in appends[:2]] == [["ai:0"], ["ai:1"]], "the expert's move is an append of its own"
     by = [e["by"] for e in stored(api, game["id"]) if e["by"].startswith("ai:")]
     assert "ai:1" in by, "the expert moved in the same job"
     after = api.runtime.games.load(game["id"])
