@@ -109,6 +109,15 @@ class _Blueprint(Blueprint):  # type: ignore[misc]  # flask-smorest ships no typ
 
 
 v1: ApiBlueprint = _Blueprint("v1", __name__, url_prefix="/v1", description="Players, games, actions and event feeds")
+
+
+def parsed_query(schema: Schema) -> dict[str, Any]:
+    """The request's query as ``schema`` reads it, through the parser of every route's arguments (its 422s alike): for
+    a query a route reads only when it holds something (the decorator would read it on every request)."""
+    query: dict[str, Any] = _Blueprint.ARGUMENTS_PARSER.parse(schema, this_request(), location="query")
+    return query
+
+
 health: ApiBlueprint = Blueprint("health", __name__, description="Liveness and readiness")
 
 HTTP_REASONS = {code: HTTPStatus(code).phrase for code in (400, 401, 403, 404, 406, 409, 412, 413, 415, 422, 429, 503)}

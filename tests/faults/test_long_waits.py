@@ -1,7 +1,8 @@
 """Waits as long as a client waits, through gunicorn, on a real Redis and redis-py's default client.
 
 Nobody moves in a game of two humans.  One client long-polls for 25 s,
-another for the documented maximum of 60 s, and a third holds the SSE
+another for the documented maximum of 60 s, a third long-polls the view
+for 25 s (304 at its end), and a fourth holds the SSE
 stream until its fourth keep-alive (60 s): each must be answered (200) at
 the end of its wait, and the stream must carry a keep-alive every 15 s and
 stay open throughout.
@@ -54,8 +55,17 @@ def test_long_polls_and_a_stream_outlast_the_socket_timeout(deployment):
                     break
         stream["keep_alives"] = keep_alives
 
+    def poll_view(wait: int) -> None:
+        started = time.monotonic()
+        headers = {"If-None-Match": f'"{version}"'}
+        response = bo.call("GET", f"/games/{game['id']}?wait={wait}", headers=headers, timeout=wait + 15)
+        assert response is not None
+        view_poll.update(status=response.status_code, took=time.monotonic() - started, etag=response.headers.get("ETag"))
+
+    view_poll: dict[str, object] = {}
     threads = [
         threading.Thread(target=poll, args=(25,)),
+        threading.Thread(target=poll_view, args=(25,)),
         threading.Thread(target=poll, args=(60,)),
         threading.Thread(target=listen, args=(4,)),
     ]
@@ -68,6 +78,8 @@ def test_long_polls_and_a_stream_outlast_the_socket_timeout(deployment):
         status, waited, page = polls[wait]
         assert status == 200 and page["events"] == [] and page["version"] == version, (wait, status, page)
         assert wait - 0.1 <= waited < wait + 2.5, f"the {wait} s long-poll answered after {waited:.1f} s"
+    assert view_poll["status"] == 304 and view_poll["etag"] == f'"{version}"', view_poll
+    assert 24.9 <= float(str(view_poll["took"])) < 27.5, f"the view's 25 s long-poll answered after {view_poll['took']} s"
     assert stream["status"] == 200
     assert stream["open_after"] >= 59.5
     keep_alives = stream["keep_alives"]

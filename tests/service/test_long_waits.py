@@ -95,7 +95,8 @@ def test_an_event_during_a_long_wait_ends_it_at_once(clients, key_prefix):
 
 
 def test_a_long_poll_answers_200_at_its_wait_on_the_default_client(key_prefix):
-    """Through the API, on the client REDIS_URL builds: an 8 s long-poll on a game where nobody moves."""
+    """Through the API, on the client REDIS_URL builds: an 8 s long-poll on a game where nobody moves (the events',
+    then the view's)."""
     settings = settings_for(key_prefix, redis_url=REAL_REDIS_URL, long_poll_max=60.0)
     runtime = build_runtime(settings)  # the clients as a deployment builds them from REDIS_URL
     api = Api(create_app(runtime), runtime)
@@ -108,6 +109,11 @@ def test_a_long_poll_answers_200_at_its_wait_on_the_default_client(key_prefix):
         page = api.call("GET", f"/v1/games/{game['id']}/events?after={version}&wait=8", ana["token"])
         waited = time.monotonic() - started
         assert page.status_code == 200 and page.get_json()["events"] == []
+        assert 7.9 < waited < 9.5
+        started = time.monotonic()  # and the view's long-poll: 304 at its wait
+        view = api.call("GET", f"/v1/games/{game['id']}?wait=8", ana["token"], headers={"If-None-Match": f'"{version}"'})
+        waited = time.monotonic() - started
+        assert view.status_code == 304 and view.headers["ETag"] == f'"{version}"'
         assert 7.9 < waited < 9.5
     finally:
         clean_real_redis(runtime.redis, key_prefix)

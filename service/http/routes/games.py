@@ -12,7 +12,7 @@ from flask.views import MethodView
 from service.application.commands import Idempotency, NewGame, Outcome
 from service.application.players import Player
 from service.application.tables import TableFilter
-from service.http.auth import current_player, require_api_key
+from service.http.auth import current_player, require_api_key, waiter
 from service.http.common import (
     IF_NONE_MATCH,
     PRIVATE,
@@ -25,6 +25,8 @@ from service.http.common import (
     game_response,
     game_service,
     json_response,
+    open_waits,
+    parsed_query,
     red7_runtime,
     render_view,
     response_headers,
@@ -35,8 +37,10 @@ from service.http.idempotency import idempotency
 from service.http.idempotency import parameter as idempotency_parameter
 from service.http.problems import ApiError
 from service.http.schemas import (
+    LONG_POLL_MOST,
     ActionSchema,
     GameCreateSchema,
+    GameViewQuerySchema,
     GameViewSchema,
     GiveTimeSchema,
     JoinSchema,
@@ -47,6 +51,24 @@ from service.http.schemas import (
 from service.http.views import open_table_json
 
 # --- games -------------------------------------------------------------------------------
+
+#: ``GET /v1/games/{game_id}``'s ``wait``, documented by hand: the query is parsed only when it holds it
+#: (:func:`_view_wait`), so a plain poll, the API's most frequent request, pays nothing for it.
+VIEW_WAIT = {
+    "in": "query",
+    "name": "wait",
+    "required": False,
+    "schema": {"type": "number", "minimum": 0, "maximum": LONG_POLL_MOST, "default": 0},
+    "description": GameViewQuerySchema().fields["wait"].metadata["description"],
+}
+
+
+def _view_wait() -> float:
+    """``?wait=`` in seconds (0 without it): 422 as any query's field, through the same parser, when it is no number
+    of seconds from 0 to 60."""
+    if "wait" not in request.args:
+        return 0.0
+    return float(parsed_query(GameViewQuerySchema())["wait"])
 
 
 def _answer(outcome: Outcome, player: Player, status: int = 200) -> Response:
@@ -101,21 +123,32 @@ class Games(MethodView):
 
 @v1.route("/games/<game_id>")
 class GameResource(MethodView):
-    @documented_errors(401, 404, 429)
+    @documented_errors(401, 404, 422, 429)
     @v1.response(200, GameViewSchema, headers=response_headers("ETag"), example=example("GameView"))
     @v1.alt_response(304, description="Not Modified: the version in If-None-Match is current", headers=response_headers("ETag"))
-    @v1.doc(operationId="getGame", security=TOKEN_OR_NONE, parameters=[IF_NONE_MATCH])
+    @v1.doc(operationId="getGame", security=TOKEN_OR_NONE, parameters=[IF_NONE_MATCH, VIEW_WAIT])
     def get(self, game_id: str) -> Response:
         """The caller's view of a game (without a token: the spectator view, no hands).
 
         The token is optional: without one, what a spectator sees; with a player's, what that player sees.
+        With If-None-Match holding the current version and ``?wait=``, a long-poll of the view: the new view as soon
+        as the game moves on (one request where the events' long-poll and a view are two), or 304 when the wait is
+        over. A game that is over answers at once.
         """
+        seconds = _view_wait()
         player = current_player(required=False)
         games = game_service()
         game = games.load(game_id)
         games.ensure_progress(game)
-        if request.if_none_match and request.if_none_match.contains_weak(str(game.version)) and answers_not_modified(game):
-            return Response(status=304, headers={"ETag": f'"{game.version}"', **PRIVATE})
+        held = request.if_none_match
+        if held and held.contains_weak(str(game.version)):
+            if seconds > 0 and not game.over:
+                with open_waits().held(*waiter(), request.environ) as wait:
+                    # Until an event comes, the wait is over, the client left or a newer wait of its token took the slot.
+                    games.wait(game_id, game.version, min(seconds, red7_runtime().settings.long_poll_max), wait)
+                game = games.load(game_id)
+            if held.contains_weak(str(game.version)) and answers_not_modified(game):
+                return Response(status=304, headers={"ETag": f'"{game.version}"', **PRIVATE})
         return game_response(game, player.id if player else None)
 
     @documented_errors(401, 403, 404, 409, 429)

@@ -8,9 +8,11 @@ directly for speed, and the tests check them against these schemas).
 
 from service.http.schemas.matches import MatchTicketCreateSchema, MatchTicketSchema
 from service.http.schemas.requests import (
+    LONG_POLL_MOST,
     ActionSchema,
     EventsQuerySchema,
     GameCreateSchema,
+    GameViewQuerySchema,
     GiveTimeSchema,
     JoinSchema,
     LeaderboardQuerySchema,
@@ -50,11 +52,13 @@ from service.http.schemas.responses import (
 )
 
 __all__ = [
+    "LONG_POLL_MOST",
     "ActionSchema",
     "EventPageSchema",
     "EventsQuerySchema",
     "GameCreateSchema",
     "GameListSchema",
+    "GameViewQuerySchema",
     "GameViewSchema",
     "GiveTimeSchema",
     "HealthSchema",

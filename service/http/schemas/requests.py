@@ -444,11 +444,30 @@ def _ticket_field() -> fields.String:
     )
 
 
+#: The most a long-poll waits, in seconds (a server's ``RED7_LONG_POLL_MAX`` may cut it shorter).
+LONG_POLL_MOST = 60
+
+
 class EventsQuerySchema(Strict):
     ticket = _ticket_field()
     after = fields.Integer(load_default=0, validate=validate.Range(0, MAX_EVENT))
     limit = fields.Integer(load_default=100, validate=validate.Range(1, 500))
-    wait = fields.Float(load_default=0.0, validate=validate.Range(0, 60), metadata={"description": "long-poll seconds"})
+    wait = fields.Float(
+        load_default=0.0, validate=validate.Range(0, LONG_POLL_MOST), metadata={"description": "long-poll seconds"}
+    )
+
+
+class GameViewQuerySchema(Strict):
+    """``GET /v1/games/{game_id}``'s query: read only when it holds ``wait`` (a plain poll pays nothing for it)."""
+
+    wait = fields.Float(
+        load_default=0.0,
+        validate=validate.Range(0, LONG_POLL_MOST),
+        metadata={
+            "description": "long-poll seconds, with If-None-Match holding the current version: the answer comes as soon "
+            "as the game moves on (200, the new view), or 304 when the wait is over"
+        },
+    )
 
 
 class ReplayQuerySchema(Strict):
