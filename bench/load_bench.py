@@ -7,11 +7,16 @@ A redis-server of its own (AOF, ``appendfsync always`` as docker-compose
 ships it), gunicorn as the image runs it, two ``red7 worker`` processes.
 Each client is one human against a greedy and a random AI (advanced rules,
 card actions), with ``If-Match`` and ``Idempotency-Key`` on every action, and
-waits for the AIs with the long-poll, as a frontend does.  Printed per level:
+waits for the AIs with a long-poll, as a frontend does: by default the view's
+(``GET /v1/games/{id}?wait=10`` with ``If-None-Match``, from the view the action
+answered: the new view in one request, as the README's quick start waits), or
+with ``--wait events`` the events' long-poll and then a view (the way before the
+view could wait).  Printed per level:
 
 - human actions per second (accepted, 200);
-- p50/p95/p99 of a view (GET), an action (POST), and the wait for the AIs (from
-  the action that hands them the turn until the view shows the human to move);
+- p50/p95/p99 of a view (GET; with ``--wait view`` only the plain views: a game's
+  first, and after a refused action), an action (POST), and the wait for the AIs
+  (from the action that hands them the turn until the view shows the human to move);
 - how many requests of each kind an accepted action took (views, actions, long-polls);
 - CPU per accepted action of redis-server, gunicorn (all its processes), the
   workers and this load generator (its 2-core machine is shared with it), from /proc.
@@ -54,32 +59,43 @@ class Timings:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-def player(base: str, stop: threading.Event, measuring: threading.Event, timings: Timings) -> None:
+def player(base: str, stop: threading.Event, measuring: threading.Event, timings: Timings, wait: str) -> None:
     signed = Client(base).sign_up(f"p{uuid.uuid4().hex[:6]}")
     # Keep-alive connections, as browsers and apps keep them; no log of answers (the fault tests' Client keeps one).
     me = Client(base, signed.token, signed.player_id, session=requests.Session(), record=False)
     seats = [{"kind": "human"}, {"kind": "ai", "level": "greedy"}, {"kind": "ai", "level": "random"}]
     game = me.json("POST", "/games", expect=201, json={"seats": seats, "variant": "advanced", "action_rules": True})
     waiting_since: float | None = None
+    view: dict | None = None  # the view this client holds (with --wait view: the POST's answer, or a long-poll's)
     while not stop.is_set():
-        started = time.perf_counter()
-        response = me.call("GET", f"/games/{game['id']}")
-        took = time.perf_counter() - started
-        if response is None or response.status_code != 200:
-            time.sleep(0.1)
-            continue
-        view = response.json()
-        if measuring.is_set():
-            with timings.lock:
-                timings.views.append(took)
+        if view is None:
+            started = time.perf_counter()
+            response = me.call("GET", f"/games/{game['id']}")
+            took = time.perf_counter() - started
+            if response is None or response.status_code != 200:
+                time.sleep(0.1)
+                continue
+            view = response.json()
+            if measuring.is_set():
+                with timings.lock:
+                    timings.views.append(took)
         if view["status"] == "finished":
             game = me.json("POST", "/games", expect=201, json={"seats": seats, "variant": "advanced", "action_rules": True})
-            waiting_since = None
+            waiting_since, view = None, None
             continue
         if not view["legal_steps"]:
             if waiting_since is None:
                 waiting_since = time.perf_counter()
-            me.call("GET", f"/games/{game['id']}/events?after={view['version']}&wait=10", timeout=20)
+            if wait == "view":  # the view's long-poll: the new view as soon as the AIs moved, in one request
+                headers = {"If-None-Match": f'"{view["version"]}"'}
+                polled = me.call("GET", f"/games/{game['id']}?wait=10", headers=headers, timeout=20)
+                if polled is None or polled.status_code not in (200, 304):
+                    view = None
+                elif polled.status_code == 200:
+                    view = polled.json()
+            else:  # the events' long-poll, then the view
+                me.call("GET", f"/games/{game['id']}/events?after={view['version']}&wait=10", timeout=20)
+                view = None
             if measuring.is_set():
                 with timings.lock:
                     timings.long_polls += 1
@@ -99,6 +115,7 @@ def player(base: str, stop: threading.Event, measuring: threading.Event, timings
                     timings.accepted += 1
                 else:
                     timings.refused += 1
+        view = answer.json() if answer is not None and answer.status_code == 200 and wait == "view" else None
         if answer is not None and answer.status_code == 200 and not answer.json()["legal_steps"]:
             waiting_since = time.perf_counter()
 
@@ -119,9 +136,11 @@ def kind_of(args: list[str]) -> str:
     return "other"
 
 
-def run_level(deployment: Processes, base: str, redis_pid: int, clients: int, seconds: float, warmup: float) -> None:
+def run_level(
+    deployment: Processes, base: str, redis_pid: int, clients: int, seconds: float, warmup: float, wait: str = "view"
+) -> None:
     stop, measuring, timings = threading.Event(), threading.Event(), Timings()
-    threads = [threading.Thread(target=player, args=(base, stop, measuring, timings), daemon=True) for _ in range(clients)]
+    threads = [threading.Thread(target=player, args=(base, stop, measuring, timings, wait), daemon=True) for _ in range(clients)]
     for thread in threads:
         thread.start()
     time.sleep(warmup)
@@ -174,6 +193,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=float, default=5.0)
     parser.add_argument("--workers", type=int, default=2, help="red7 worker processes")
     parser.add_argument("--worker-threads", type=int, default=None, help="jobs each runs at once (default: the service's)")
+    parser.add_argument(
+        "--wait",
+        choices=("view", "events"),
+        default="view",
+        help="how a client waits for the AIs: the view's long-poll (default), or the events' and then the view",
+    )
     args = parser.parse_args(argv)
     directory = Path(tempfile.mkdtemp(prefix="red7-load-"))
     # Sign-ups come from one address here, as fast as the clients start: their limit is raised; the rest stay on.
@@ -186,8 +211,10 @@ def main(argv: list[str] | None = None) -> int:
         assert server.process is not None
         each = f"{args.worker_threads} job thread(s) each" if args.worker_threads else "the default job threads"
         print(f"load: gunicorn (gevent, 2 processes), {args.workers} red7 workers ({each}), redis-server with AOF always")
+        how = "the view's long-poll" if args.wait == "view" else "the events' long-poll, then the view"
+        print(f"clients wait for the AIs with {how}")
         for clients in args.clients or [16, 64]:
-            run_level(deployment, base, server.process.pid, clients, args.seconds, args.warmup)
+            run_level(deployment, base, server.process.pid, clients, args.seconds, args.warmup, args.wait)
     shutil.rmtree(directory, ignore_errors=True)
     return 0
 

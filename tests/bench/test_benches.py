@@ -7,6 +7,7 @@ these tests only keep every benchmark working as the code under it changes.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -133,11 +134,16 @@ def test_api_profile_prints_cpu_and_redis_commands_per_request_and_cleans_up() -
 
 
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server is not on PATH (apt-get install redis-server)")
-def test_load_bench_prints_actions_per_second_latencies_and_cpu_per_process_kind() -> None:
-    out = run_bench("load_bench", "--clients", "3", "--seconds", "2", "--warmup", "1")
+@pytest.mark.parametrize("wait", ["view", "events"])
+def test_load_bench_prints_actions_per_second_latencies_and_cpu_per_process_kind(wait: str) -> None:
+    out = run_bench("load_bench", "--clients", "3", "--seconds", "2", "--warmup", "1", "--wait", wait)
     assert "3 clients" in out and "human actions/s accepted" in out
+    how = "the view's long-poll" if wait == "view" else "the events' long-poll, then the view"
+    assert f"clients wait for the AIs with {how}" in out, out
     for line in ("GET view", "POST action", "wait for the AIs", "CPU per accepted action: redis-server"):
         assert line in out, out
+    accepted = float(re.search(r"([0-9.]+) human actions/s accepted", out).group(1))  # type: ignore[union-attr]
+    assert accepted > 0, out
 
 
 @pytest.mark.slow
