@@ -128,6 +128,11 @@ def main(base_url: str) -> None:
         fail("creating the game failed", view)
     game_id = view.id
     view, played = play(me, view)
+    # The view's long-poll: at the version we hold, a game that is over answers at once, 304 and no body.
+    started = time.monotonic()
+    waited = get_game.sync_detailed(game_id, client=me, wait=5.0, if_none_match=f'"{view.version}"')
+    if waited.status_code != HTTPStatus.NOT_MODIFIED or time.monotonic() - started > 3:
+        fail("the finished game's view, waited on at its version", (waited.status_code, time.monotonic() - started))
 
     final = list_events.sync(game_id, client=me, after=0, limit=500)
     if not isinstance(final, EventPage) or not final.finished:

@@ -59,6 +59,14 @@ async function main(): Promise<void> {
   if (created.data === undefined) fail("creating the game failed", created.error);
   const gameId = created.data.id;
   const { view, played } = await play(me, created.data);
+  // The view's long-poll: at the version we hold, a game that is over answers at once, 304 and no body.
+  const waitedFrom = Date.now();
+  const waited = await me.GET("/v1/games/{game_id}", {
+    params: { path: { game_id: gameId }, query: { wait: 5 }, header: { "If-None-Match": `"${view.version}"` } },
+  });
+  if (waited.response.status !== 304 || Date.now() - waitedFrom > 3000) {
+    fail("the finished game's view, waited on at its version", [waited.response.status, Date.now() - waitedFrom]);
+  }
 
   const feed = await me.GET("/v1/games/{game_id}/events", { params: { path: { game_id: gameId }, query: { limit: 500 } } });
   if (feed.data === undefined || !feed.data.finished) fail("the finished feed", feed.error);
