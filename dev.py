@@ -76,7 +76,11 @@ def run_suites(python: Path) -> int:
             stdout=out,
             stderr=subprocess.STDOUT,
         )
-        suite = subprocess.Popen([str(python), "-m", "pytest", "--ignore=tests/faults"], cwd=ROOT, stdout=subprocess.PIPE)
+        # --durations: the slowest tests, at the end of every run, so that CI's time (kept under ~25 minutes) is read
+        # from its log, not guessed.
+        suite = subprocess.Popen(
+            [str(python), "-m", "pytest", "--ignore=tests/faults", "--durations=25"], cwd=ROOT, stdout=subprocess.PIPE
+        )
         assert suite.stdout is not None
         seen = b""
         while chunk := os.read(suite.stdout.fileno(), 4096):
