@@ -43,6 +43,10 @@ def clean_real_redis(text: redis.Redis, key_prefix: str) -> None:
         if text.type(worker) == "hash" and namespace in (text.hget(worker, "queues") or ""):
             text.delete(worker)
             text.srem("rq:workers", worker)
+    if text.type("rq:rl-keys") == "set":  # RQ's set of rate-limited lines (a webhook receiver's), kept unprefixed
+        for line in text.smembers("rq:rl-keys"):
+            if namespace in line:
+                text.srem("rq:rl-keys", line)
 
 
 def settings_for(key_prefix: str, **overrides: Any) -> Settings:
