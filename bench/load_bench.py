@@ -115,9 +115,10 @@ def player(base: str, stop: threading.Event, measuring: threading.Event, timings
                     timings.accepted += 1
                 else:
                     timings.refused += 1
-        view = answer.json() if answer is not None and answer.status_code == 200 and wait == "view" else None
-        if answer is not None and answer.status_code == 200 and not answer.json()["legal_steps"]:
+        answered = answer.json() if answer is not None and answer.status_code == 200 else None
+        if answered is not None and not answered["legal_steps"]:
             waiting_since = time.perf_counter()
+        view = answered if wait == "view" else None
 
 
 def percentiles(values: list[float]) -> str:

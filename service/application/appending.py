@@ -169,8 +169,6 @@ class GameWrites:
         at = self.clock()
         after = game.copy()
         authors = [by] * len(events) if isinstance(by, str) else by
-        if len(authors) != len(events):
-            raise ValueError(f"{len(events)} events, {len(authors)} authors")
         payloads = []
         for event, author in zip(events, authors, strict=True):
             payloads.append(event_envelope(event, at=at, by=author))

@@ -109,6 +109,7 @@ class _Blueprint(Blueprint):  # type: ignore[misc]  # flask-smorest ships no typ
 
 
 v1: ApiBlueprint = _Blueprint("v1", __name__, url_prefix="/v1", description="Players, games, actions and event feeds")
+health: ApiBlueprint = Blueprint("health", __name__, description="Liveness and readiness")
 
 
 def parsed_query(schema: Schema) -> dict[str, Any]:
@@ -117,8 +118,6 @@ def parsed_query(schema: Schema) -> dict[str, Any]:
     query: dict[str, Any] = _Blueprint.ARGUMENTS_PARSER.parse(schema, this_request(), location="query")
     return query
 
-
-health: ApiBlueprint = Blueprint("health", __name__, description="Liveness and readiness")
 
 HTTP_REASONS = {code: HTTPStatus(code).phrase for code in (400, 401, 403, 404, 406, 409, 412, 413, 415, 422, 429, 503)}
 
