@@ -134,6 +134,21 @@ def test_the_wait_is_validated(api):
         assert response.get_json()["errors"][0]["location"] == "query"
 
 
+def test_the_wait_is_read_beside_other_query_parameters(api):
+    """The query is parsed only when there is one: ``wait`` after ``lang`` still waits (and is still validated), and a
+    query without ``wait`` answers at once."""
+    ana, _, game = two_humans(api)
+    held = {"If-None-Match": f'"{game["version"]}"'}
+    started = time.monotonic()
+    response = api.call("GET", f"/v1/games/{game['id']}?lang=pl&wait=0.5", ana["token"], headers=held)
+    assert response.status_code == 304 and 0.45 <= time.monotonic() - started < 3
+    bad = api.call("GET", f"/v1/games/{game['id']}?lang=pl&wait=61", ana["token"], headers=held)
+    assert bad.status_code == 422 and bad.get_json()["errors"][0]["location"] == "query"
+    started = time.monotonic()
+    polish = api.call("GET", f"/v1/games/{game['id']}?lang=pl", ana["token"], headers=held)
+    assert polish.status_code == 304 and time.monotonic() - started < 0.4
+
+
 def test_the_wait_is_documented_as_the_route_reads_it(api):
     document = api.call("GET", "/v1/openapi.json").get_json()
     parameters = {p["name"]: p for p in document["paths"]["/v1/games/{game_id}"]["get"]["parameters"] if "name" in p}
