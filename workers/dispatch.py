@@ -26,7 +26,7 @@ from service.application.followups import PUSHED, QUICK_LEVELS, Due, quick_turn,
 from service.game import Game
 from workers.agenda import Agenda
 from workers.liveness import PULSE_EVERY, runs
-from workers.queues import JobQueue, JobRecord, enqueue, find, find_and_claim, scheduled_at, waits_in
+from workers.queues import Found, JobQueue, JobRecord, claim_on, enqueue, find, find_and_claim, scheduled_at, waits_in
 from workers.shares import Shares
 
 log = logging.getLogger("red7.dispatch")
@@ -259,31 +259,52 @@ class Dispatcher:
                 looks.append(_ms(at))
             elif item.job == "ai_turn" and playing_on and quick_turn(game, self.play_on_levels):
                 looks.append(_ms(now + timedelta(seconds=RECHECK_AFTER)))  # the running job plays it (a look, to be sure)
-            elif item.job == "ai_turn" and not self._admitted(game, item, now):
-                looks.append(_ms(now + timedelta(seconds=RECHECK_AFTER)))  # in its player's line (and a look, to be sure)
+            elif item.job == "ai_turn":
+                admitted, found = self._admitted(game, item, now)
+                if admitted:
+                    self.enqueue(item, found=found)
+                    queued_now = True
+                # Refused: in its player's line.  Either way a look, to be sure.
+                looks.append(_ms(now + timedelta(seconds=RECHECK_AFTER)))
             else:
                 self.enqueue(item)
                 queued_now = True
                 looks.append(_ms(now + timedelta(seconds=RECHECK_AFTER)))
         return queued_now, min(looks, default=None)
 
-    def _admitted(self, game: Game, item: Due, now: datetime) -> bool:
-        """Whether the AI turn fits in its player's share now (else its game waits in their line).
+    def _admitted(self, game: Game, item: Due, now: datetime) -> tuple[bool, Found | None]:
+        """Whether the AI turn fits in its player's share now (else its game waits in their line), and its job and
+        marker as :meth:`enqueue` would find them, when they were asked with the share (``None``: they were not).
 
-        Refused, it looks whether a place is held by a job that will not run any more (its worker died under
-        it): such a place is taken back, and the turn asks again.
+        The share, the job and the marker go down one pipeline: a move that hands the turn to an AI asks the queue's
+        Redis once for them, not twice (:func:`~workers.queues.find_and_claim` follows the share's answer there as it
+        did after it).  Refused, the marker is given back (whoever queues the turn when a place frees needs it), and
+        it looks whether a place is held by a job that will not run any more (its worker died under it): such a
+        place is taken back, and the turn asks again.
         """
-        if self.shares is None:
-            return True
-        owner = game.created_by
+        shares, owner = self.shares, game.created_by
+        if shares is None or not shares.limits(owner):
+            return True, None
         job_id, game_jobs = item.job_id(self.namespace), item.job_id_prefix(self.namespace)
-        if self.shares.admit(owner, job_id, game.id, game_jobs, _ms(now)):
-            return True
-        lost = [held for held, since in self.shares.holders(owner) if not self._holds_on(held, since, now)]
+        queue = self.queue_of(item)
+        if shares.redis is queue.connection:
+            marker = self._marker(item, job_id)
+            with queue.connection.pipeline(transaction=False) as pipe:
+                answer = shares.admit_on(pipe, owner, job_id, game.id, game_jobs, _ms(now))
+                read = claim_on(pipe, queue, job_id, marker, self.marker_ttl)
+                replies = pipe.execute(raise_on_error=False)
+            found = read(replies[1:])
+            if answer(replies[0]):
+                return True, found
+            if found[1]:
+                queue.connection.delete(marker)
+        elif shares.admit(owner, job_id, game.id, game_jobs, _ms(now)):
+            return True, None
+        lost = [held for held, since in shares.holders(owner) if not self._holds_on(held, since, now)]
         for held in lost:
             log.info("job %s holds a place of player %s but will not run; the place is taken back", held, owner)
-            self.shares.release(owner, held)
-        return bool(lost) and self.shares.admit(owner, job_id, game.id, game_jobs, _ms(now))
+            shares.release(owner, held)
+        return bool(lost) and shares.admit(owner, job_id, game.id, game_jobs, _ms(now)), None
 
     def _holds_on(self, job_id: str, since_ms: int, now: datetime) -> bool:
         """Whether a job holding a place in a player's share will still run (or is running)."""
@@ -316,14 +337,15 @@ class Dispatcher:
         url = self.webhook_of(item.args[0])
         return (f"{self.namespace}-webhooks-{receiver(url)}", self.per_receiver) if url else None
 
-    def enqueue(self, item: Due, *, extra: Sequence[Any] = ()) -> bool:
+    def enqueue(self, item: Due, *, extra: Sequence[Any] = (), found: Found | None = None) -> bool:
         """Queue ``item`` now unless the same job is on its way already; ``True`` if queued now.  ``extra``: arguments
-        after the item's own that do not name the job (a ``notices`` job's list, named by its digest)."""
+        after the item's own that do not name the job (a ``notices`` job's list, named by its digest).  ``found``: the
+        job and its marker, read with the share it was admitted to (:meth:`_admitted`)."""
         job_id = item.job_id(self.namespace)
         queue = self.queue_of(item)
-        marker = f"{self.marker_prefix}jobs:{{{item.game_id}}}:{job_id}"
+        marker = self._marker(item, job_id)
         # The job read and the marker claimed in one round trip (the usual case: no such job yet, and it is queued).
-        existing, claimed = find_and_claim(queue, job_id, marker, self.marker_ttl)
+        existing, claimed = found if found is not None else find_and_claim(queue, job_id, marker, self.marker_ttl)
         if existing is not None and self._on_its_way(existing, queue):
             if claimed:
                 queue.connection.delete(marker)  # not queued after all: the next look may queue it
@@ -337,6 +359,10 @@ class Dispatcher:
         args = (item.game_id, item.version, *item.args, *extra)
         enqueue(queue, item.job, args, job_id=job_id, line=self.line_of(item), timeout=timeout)
         return True
+
+    def _marker(self, item: Due, job_id: str) -> str:
+        """The short ``SET NX`` key that keeps racing enqueuers from queueing the job twice."""
+        return f"{self.marker_prefix}jobs:{{{item.game_id}}}:{job_id}"
 
     def _on_its_way(self, job: JobRecord, queue: JobQueue) -> bool:
         """Whether the job will still run, or is running on a live worker."""

@@ -124,18 +124,37 @@ def find(queue: Queue, job_id: str) -> JobRecord | None:
     return _record(found)
 
 
-def find_and_claim(queue: Queue, job_id: str, marker: str, ttl: int) -> tuple[JobRecord | None, bool]:
+#: What :func:`find_and_claim` finds: the job, if RQ still keeps it, and whether the marker is now ours.
+Found = tuple[JobRecord | None, bool]
+
+
+def find_and_claim(queue: Queue, job_id: str, marker: str, ttl: int) -> Found:
     """The job with this id, if RQ still keeps it, and whether ``marker`` was free and is now ours for ``ttl``
     seconds (``SET NX``): both in one round trip (a pipeline), before an enqueue."""
     with queue.connection.pipeline(transaction=False) as pipe:
-        pipe.hgetall(NamedJob.key_for(job_id))
-        pipe.set(marker, b"1", nx=True, ex=ttl)
-        data, claimed = pipe.execute()
-    if not data:
-        return None, bool(claimed)
-    found = NamedJob(job_id, connection=queue.connection, serializer=queue.serializer)
-    found.restore(data)
-    return _record(found), bool(claimed)
+        read = claim_on(pipe, queue, job_id, marker, ttl)
+        return read(pipe.execute())
+
+
+def claim_on(pipe: redis.client.Pipeline, queue: Queue, job_id: str, marker: str, ttl: int) -> Callable[[Sequence[Any]], Found]:
+    """:func:`find_and_claim`'s two commands, queued on ``pipe`` behind whatever else it carries to the queue's Redis;
+    the function returned reads their two replies (raising the error of either, for a pipeline run with
+    ``raise_on_error=False``)."""
+    pipe.hgetall(NamedJob.key_for(job_id))
+    pipe.set(marker, b"1", nx=True, ex=ttl)
+
+    def read(replies: Sequence[Any]) -> Found:
+        data, claimed = replies
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        if not data:
+            return None, bool(claimed)
+        found = NamedJob(job_id, connection=queue.connection, serializer=queue.serializer)
+        found.restore(data)
+        return _record(found), bool(claimed)
+
+    return read
 
 
 def _record(found: Job) -> JobRecord:

@@ -30,9 +30,11 @@ the games waiting for a place, scored by when they began to wait).
 
 from __future__ import annotations
 
-from typing import cast
+from collections.abc import Callable
+from typing import Any, cast
 
 import redis
+from redis.exceptions import NoScriptError
 
 #: How long a place is held for a job that never says it is done (its worker killed), in ms.  A healed job
 #: (queued again under the same id) keeps its place, so this bounds only how long a crash can hold one.
@@ -88,16 +90,48 @@ class Shares:
     def _line_key(self, player_id: str) -> str:
         return f"{self.prefix}ai-line:{{{player_id}}}"
 
+    def limits(self, player_id: str) -> bool:
+        """Whether the player's AI turns are held to a share at all (never with no share, nor for a game nobody made)."""
+        return self.per_player > 0 and bool(player_id)
+
     def admit(self, player_id: str, job_id: str, game_id: str, game_jobs: str, now_ms: int) -> bool:
         """Whether the job may be queued now (it takes a place); if not, its game waits in the player's line.
 
         ``game_jobs``: the prefix of every AI-turn job id of the game (see :data:`ADMIT_SCRIPT`).
         """
-        if self.per_player <= 0 or not player_id:
+        if not self.limits(player_id):
             return True
+        return bool(self._admit(*self._admit_call(player_id, job_id, game_id, game_jobs, now_ms)))
+
+    def admit_on(
+        self, pipe: redis.client.Pipeline, player_id: str, job_id: str, game_id: str, game_jobs: str, now_ms: int
+    ) -> Callable[[Any], bool]:
+        """:meth:`admit`, queued on ``pipe`` (this Redis's) beside other commands, for a player :meth:`limits`; the
+        function returned reads the answer from the script's reply.
+
+        The script goes by its digest alone: redis-py sends ``SCRIPT EXISTS``, a round trip of its own, before any
+        pipeline carrying a registered script.  A Redis that does not know it yet (new, restarted, flushed) answers
+        NOSCRIPT; the ask is then made again alone, which loads it, and the other commands' replies stand.
+        """
+        keys, args = self._admit_call(player_id, job_id, game_id, game_jobs, now_ms)
+        pipe.evalsha(self._admit.sha, len(keys), *keys, *args)
+
+        def answer(reply: Any) -> bool:
+            if isinstance(reply, NoScriptError):
+                return self.admit(player_id, job_id, game_id, game_jobs, now_ms)
+            if isinstance(reply, Exception):
+                raise reply
+            return bool(reply)
+
+        return answer
+
+    def _admit_call(
+        self, player_id: str, job_id: str, game_id: str, game_jobs: str, now_ms: int
+    ) -> tuple[list[str], list[str | int]]:
+        """The admit script's keys and arguments."""
         keys = [self._turns_key(player_id), self._line_key(player_id)]
         args: list[str | int] = [job_id, game_id, now_ms, now_ms + HOLD_MS, self.per_player, game_jobs, 2 * HOLD_MS, LINE_KEPT_MS]
-        return bool(self._admit(keys=keys, args=args))
+        return keys, args
 
     def holders(self, player_id: str) -> list[tuple[str, int]]:
         """The jobs holding the player's places, each with when it was admitted (epoch ms)."""

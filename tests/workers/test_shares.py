@@ -8,9 +8,12 @@ bookkeeping and the dispatcher's use of it, on fakeredis and the real Redis.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
 
 from service.application.followups import Due, due
-from tests.support import ai
+from tests.support import HUMAN, ai
 from workers.runner import thread_worker
 from workers.shares import HOLD_MS, Shares
 
@@ -109,3 +112,83 @@ def test_a_place_held_by_a_job_that_died_is_taken_back_when_another_turn_asks(ap
     dispatcher.clock = lambda: later
     assert dispatcher.reoffer(waiting, due(waiting)), "past it, the place is taken back and the turn queued"
     assert [job.args[0] for job in runtime.queue.jobs] == [second]
+
+
+def round_trips(connection: Any, monkeypatch: pytest.MonkeyPatch) -> list[list[tuple[str, Any]]]:
+    """Each round trip ``connection`` makes from now on: the commands it carried, each as its name and first
+    argument (a script's digest), a pipeline's together."""
+    trips: list[list[tuple[str, Any]]] = []
+    execute_command, pipeline = connection.execute_command, connection.pipeline
+
+    def one(*args: Any, **options: Any) -> Any:
+        trips.append([(str(args[0]).upper(), args[1] if len(args) > 1 else None)])
+        return execute_command(*args, **options)
+
+    def piped(*args: Any, **kwargs: Any) -> Any:
+        pipe = pipeline(*args, **kwargs)
+        execute = pipe.execute
+
+        def run(*run_args: Any, **run_kwargs: Any) -> Any:
+            trips.append([(str(c[0][0]).upper(), c[0][1] if len(c[0]) > 1 else None) for c in pipe.command_stack])
+            return execute(*run_args, **run_kwargs)
+
+        pipe.execute = run
+        return pipe
+
+    monkeypatch.setattr(connection, "execute_command", one)
+    monkeypatch.setattr(connection, "pipeline", piped)
+    return trips
+
+
+def human_to_move(api: Any) -> tuple[str, str]:
+    """A token and a game (a human first, two AIs after) where it is that human's turn."""
+    token = api.player()["token"]
+    game = api.game(token, [HUMAN, ai("random"), ai("greedy")], seed=4)["id"]
+    for _ in range(50):
+        if api.view(game, token)["legal_steps"]:
+            return token, game
+        api.run_jobs()
+    raise AssertionError("the human never came to move")
+
+
+@pytest.mark.every_store
+def test_a_move_handing_the_turn_to_an_ai_asks_for_its_place_its_job_and_its_marker_at_once(api, monkeypatch):
+    """The share's admit, the job's record and the marker's ``SET NX`` go down one round trip to the queue's Redis
+    (they were two: the admit, then the other two), and the turn is queued."""
+    token, game = human_to_move(api)
+    runtime = api.runtime
+    admit = runtime.dispatcher.shares._admit.sha
+    trips = round_trips(runtime.queue.connection, monkeypatch)
+    response = api.act(game, token, [{"type": "fold"}])
+    assert response.status_code == 200 and response.get_json()["turn"]["seat"] == 1, response.get_json()
+    asked = [trip for trip in trips if ("EVALSHA", admit) in trip]
+    assert len(asked) == 1, trips
+    assert [name for name, _ in asked[0]] == ["EVALSHA", "HGETALL", "SET"], asked
+    assert not [trip for trip in trips if trip is not asked[0] and any(name == "HGETALL" for name, _ in trip)], trips
+    assert [job.args[:2] for job in runtime.queue.jobs] == [[game, response.get_json()["version"]]]
+
+
+def test_a_queue_redis_without_the_share_script_still_admits_and_queues_the_turn(api):
+    """A queue Redis new, restarted or flushed knows no script: the pipeline's admit answers NOSCRIPT, the ask is made
+    again alone (loading the script), and the job and marker read beside it stand (on fakeredis, whose server is this
+    test's own; ``tests/faults`` restarts a real queue Redis empty under play)."""
+    token, game = human_to_move(api)
+    runtime = api.runtime
+    runtime.queue.connection.script_flush()
+    response = api.act(game, token, [{"type": "fold"}])
+    assert response.status_code == 200, response.get_json()
+    assert [job.args[:2] for job in runtime.queue.jobs] == [[game, response.get_json()["version"]]]
+    assert runtime.queue.connection.script_exists(runtime.dispatcher.shares._admit.sha) == [True]
+
+
+@pytest.mark.every_store
+def test_a_turn_refused_a_place_leaves_no_marker_behind(api):
+    """The marker claimed beside a refused admit is given back: when a place frees, whoever queues the turn needs it."""
+    token = api.player("Busy")["token"]
+    api.game(token, [ai("random"), ai("random")], variant="basic")
+    second = api.game(token, [ai("random"), ai("random")], variant="basic")["id"]
+    runtime = api.runtime
+    dispatcher = runtime.dispatcher
+    (item,) = due(runtime.games.load(second))
+    assert item.job == "ai_turn" and len(runtime.queue.jobs) == 1, "the second game waits in its player's line"
+    assert not runtime.queue.connection.exists(dispatcher._marker(item, item.job_id(dispatcher.namespace)))
