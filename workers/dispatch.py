@@ -116,7 +116,8 @@ class Dispatcher:
     #: Deliveries to one receiver on their way at once (queued or running); the rest wait in its line (0: no lines).
     per_receiver: int = 1
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
-    #: Each player's share of AI turns on their way at once (None: no limit): see :mod:`workers.shares`.
+    #: Each player's share of AI turns on their way at once (None: no limit): see :mod:`workers.shares`.  On the
+    #: queue's Redis: its admit goes down one pipeline with the job's read (:meth:`_admitted`).
     shares: Shares | None = None
     #: Whether a finished rated game is applied to its ladder (the composition root asks the ratings): until it is,
     #: its ``rate`` job is watched like a move (queued again if lost); ``None``: it is queued once, unwatched.
@@ -132,6 +133,10 @@ class Dispatcher:
     #: root asks the store): until it is, its ``compact`` job is watched like a move.
     compact_after: float = 0.0
     compacted: Callable[[Game], bool] | None = None
+
+    def __post_init__(self) -> None:
+        if self.shares is not None and self.shares.redis is not self.queue.connection:
+            raise ValueError("the shares must be kept on the queue's Redis")
 
     def before_append(self, game_id: str) -> int:
         """Note the game on the agenda before an append: if this process dies before :meth:`after_append`,
@@ -274,7 +279,8 @@ class Dispatcher:
 
     def _admitted(self, game: Game, item: Due, now: datetime) -> tuple[bool, Found | None]:
         """Whether the AI turn fits in its player's share now (else its game waits in their line), and its job and
-        marker as :meth:`enqueue` would find them, when they were asked with the share (``None``: they were not).
+        marker as :meth:`enqueue` would find them, read with the share's answer (``None``: the turn is held to no
+        share, or got its place on a second ask; :meth:`enqueue` reads them itself).
 
         The share, the job and the marker go down one pipeline: a move that hands the turn to an AI asks the queue's
         Redis once for them, not twice (:func:`~workers.queues.find_and_claim` follows the share's answer there as it
@@ -286,20 +292,16 @@ class Dispatcher:
         if shares is None or not shares.limits(owner):
             return True, None
         job_id, game_jobs = item.job_id(self.namespace), item.job_id_prefix(self.namespace)
-        queue = self.queue_of(item)
-        if shares.redis is queue.connection:
-            marker = self._marker(item, job_id)
-            with queue.connection.pipeline(transaction=False) as pipe:
-                answer = shares.admit_on(pipe, owner, job_id, game.id, game_jobs, _ms(now))
-                read = claim_on(pipe, queue, job_id, marker, self.marker_ttl)
-                replies = pipe.execute(raise_on_error=False)
-            found = read(replies[1:])
-            if answer(replies[0]):
-                return True, found
-            if found[1]:
-                queue.connection.delete(marker)
-        elif shares.admit(owner, job_id, game.id, game_jobs, _ms(now)):
-            return True, None
+        queue, marker = self.queue, self._marker(item, job_id)
+        with queue.connection.pipeline(transaction=False) as pipe:
+            answer = shares.admit_on(pipe, owner, job_id, game.id, game_jobs, _ms(now))
+            read = claim_on(pipe, queue, job_id, marker, self.marker_ttl)
+            replies = pipe.execute(raise_on_error=False)
+        found = read(replies[1:])
+        if answer(replies[0]):
+            return True, found
+        if found[1]:
+            queue.connection.delete(marker)
         lost = [held for held, since in shares.holders(owner) if not self._holds_on(held, since, now)]
         for held in lost:
             log.info("job %s holds a place of player %s but will not run; the place is taken back", held, owner)
