@@ -28,9 +28,13 @@ def test_a_game_whose_worker_is_killed_mid_job_moves_on_by_itself(deployment, se
     base = deployment.api()
     slow = deployment.worker("slow", RED7_EXPERT_SECONDS=str(SLOW))
     fast = deployment.worker("fast", RED7_EXPERT_SECONDS="0.05")
+    raw = redis.Redis(host="127.0.0.1", port=server.port)
+    # A two-expert game at the fast worker's pace is over in about 2.5 s: made before the slow worker waits for jobs,
+    # on a busy machine, it could end with no turn of it on the slow one.
+    deployment.wait_listening(slow, raw)
+    deployment.wait_listening(fast, raw)
     creator = Client(base).sign_up("Ana")
     game = creator.json("POST", "/games", expect=201, json={"seats": [{"kind": "ai", "level": "expert"}] * 2})
-    raw = redis.Redis(host="127.0.0.1", port=server.port)
     text = server.client()
     queue = deployment.env["RED7_QUEUE_NAME"]
     registry = StartedJobRegistry(queue, connection=raw)
@@ -47,7 +51,11 @@ def test_a_game_whose_worker_is_killed_mid_job_moves_on_by_itself(deployment, se
                 return job
         return None
 
-    job = wait_until(thinking_on_the_slow_worker, 90, "the slow worker thinks over an AI turn")
+    try:
+        job = wait_until(thinking_on_the_slow_worker, 90, "the slow worker thinks over an AI turn")
+    except AssertionError as missed:
+        over = any(e["type"] == "game_finished" for e in stream_events(text, deployment.prefix, game["id"]))
+        raise AssertionError(f"{missed} (the game is {'over' if over else 'not over'})\n{deployment.logs()}") from None
     version = int(job.args[1])
     assert stored_version(text, deployment.prefix, game["id"]) == version, "the slow job must still be running"
     killed = time.monotonic()
