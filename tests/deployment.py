@@ -28,6 +28,7 @@ from typing import Any
 import redis
 import requests
 
+from service.config import Settings
 from service.game import decode
 
 REDIS_SERVER = shutil.which("redis-server")
@@ -324,21 +325,24 @@ class Processes:
     def worker(self, name: str = "worker", **env: str) -> subprocess.Popen[bytes]:
         return self._start(f"{name}-{len(self.started)}", [sys.executable, "-m", "service.cli", "worker"], **env)
 
-    def wait_listening(self, worker: subprocess.Popen[bytes], connection: redis.Redis, runners: int = 8) -> None:
-        """Wait until each of ``worker``'s ``runners`` job runners waits on the games' queue.
+    def wait_listening(self, worker: subprocess.Popen[bytes], connection: redis.Redis | None = None, runners: int = 8) -> None:
+        """Wait until each of ``worker``'s ``runners`` job runners waits on the games' queue (on ``connection``, by
+        default the first queue shard of these processes' settings).
 
         A process is started long before it takes jobs (its imports, its runtime): a test whose point is which worker
-        runs a job must not make the game before both can take it.  RQ registers a worker on its queues as it starts
-        to wait, with its process id.
+        runs a job, or how soon a job runs, must not start the game before the worker can take it.  RQ registers a
+        worker on its queues as it starts to wait, with its process id.
         """
         queue = self.env["RED7_QUEUE_NAME"]
+        connection = connection or redis.Redis.from_url(Settings.from_env(self.env).queue_urls[0])
 
         def registered() -> bool:
             if worker.poll() is not None:
                 raise RuntimeError(f"the worker exited with {worker.returncode}: {self.log_of(worker)}")
             keys = connection.smembers(f"rq:workers:{queue}")
             pids = [connection.hget(key, "pid") for key in keys]
-            return sum(pid == str(worker.pid).encode() for pid in pids) >= runners
+            mine = str(worker.pid)
+            return sum((pid.decode() if isinstance(pid, bytes) else pid) == mine for pid in pids) >= runners
 
         wait_until(registered, 30, f"{runners} job runners of worker {worker.pid} waiting on {queue}", every=0.1)
 

@@ -25,6 +25,8 @@ def test_a_deadline_fires_on_time_when_the_timekeeper_dies(deployment, server):
     base = deployment.api()
     workers = [deployment.worker(), deployment.worker()]
     text = server.client()
+    for worker in workers:  # the one that takes the role over must be up by then, however slowly it started
+        deployment.wait_listening(worker, text)
     role_key = f"{deployment.prefix}ticker"
     holder = wait_until(lambda: text.get(role_key), 20, "a worker takes the ticker's role")
     ana = Client(base).sign_up("Ana")

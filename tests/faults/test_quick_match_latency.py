@@ -55,8 +55,8 @@ def seated(player: Client, ticket: dict[str, Any], timeout: float = 30) -> tuple
 
 def test_two_live_players_are_in_one_game_within_two_seconds_and_ais_fill_in_on_time(deployment):
     base = deployment.api(workers=2, RED7_RATE_LIMIT_SIGNUP="")  # 64 sign-ups from one address
-    deployment.worker()
-    deployment.worker()
+    for worker in (deployment.worker(), deployment.worker()):  # the waits measured are the matchmaker's, not a start's
+        deployment.wait_listening(worker)
     load_before = os.getloadavg()
     lobby = Client(base)
     with ThreadPoolExecutor(16) as pool:
