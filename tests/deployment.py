@@ -27,6 +27,8 @@ from typing import Any
 
 import redis
 import requests
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from service.config import Settings
 from service.game import decode
@@ -36,9 +38,76 @@ NO_REDIS_SERVER = "redis-server is not on PATH (apt-get install redis-server)"
 
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A free loopback port below the ephemeral range.
+
+    A port the kernel hands out (``bind(0)``) is free again the moment it is checked, and the next ``bind(0)`` or
+    outgoing connection of any process may take it before the test's server binds it; the suites run side by side.
+    Below the ephemeral range only another test's random pick can, which each server's start catches
+    (:func:`listens_on`) and then starts again on another port.
+    """
+    top = max(11000, _ephemeral_ports_from() - 1)
+    for _ in range(200):
+        port = random.randint(10000, top)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("no free port")
+
+
+def listens_on(pid: int, port: int) -> bool:
+    """Whether the process ``pid``, or one below it, holds the socket that listens on 127.0.0.1:``port``.
+
+    A server that could not bind its port (another test's took it) may still be starting, or retrying, while the other
+    answers there: a readiness check must know whose answer it got.  Linux says in ``/proc``; elsewhere this says yes.
+    """
+    try:
+        table = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    except OSError:
+        return True
+    local, listen = f"0100007F:{port:04X}", "0A"
+    sockets = {f"socket:[{f[9]}]" for f in (line.split() for line in table) if f[1] == local and f[3] == listen}
+    for holder in (pid, *descendants(pid)):
+        try:
+            fds = os.listdir(f"/proc/{holder}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            with suppress(OSError):
+                if os.readlink(f"/proc/{holder}/fd/{fd}") in sockets:
+                    return True
+    return False
+
+
+#: How many ports a server's start tries before it gives up: each after another test's server took the one before.
+PORT_TRIES = 5
+#: What a server says in its log when its port is taken: gunicorn (it retries, for seconds), werkzeug and redis-server.
+PORT_TAKEN = ("Connection in use", "Address already in use")
+
+
+def serving(process: subprocess.Popen[bytes], port: int, log: Path, url: str, what: str) -> bool:
+    """Wait until ``process`` answers 200 at ``url`` on its own socket: ``True``; ``False`` if its port was taken.
+
+    A server that finds its port taken says so and exits (gunicorn after retrying for seconds; werkzeug only once the
+    app is built), and the server that took the port answers there meanwhile: an answer counts only from a socket
+    that is the process's (:func:`listens_on`).
+    """
+
+    def up() -> str | None:
+        said = log.read_text(errors="replace")
+        if any(words in said for words in PORT_TAKEN):
+            return "taken"
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited with {process.returncode}: {said[-3000:]}")
+        try:
+            answered = requests.get(url, timeout=1).status_code == 200
+        except requests.RequestException:
+            return None
+        return "ours" if answered and listens_on(process.pid, port) else None
+
+    return wait_until(up, 30, f"{what} answers {url}", every=0.1) == "ours"
 
 
 def _ephemeral_ports_from() -> int:
@@ -83,6 +152,8 @@ class RedisServer:
     def __init__(self, directory: Path, port: int | None = None, appendfsync: str = "always", *extra: str) -> None:
         self.directory = directory
         self.port = port or free_port()
+        #: Whether a first start may move to another port (one it chose, that nothing was told yet).
+        self._may_move = port is None
         self.appendfsync = appendfsync
         self.extra = list(extra)  # more redis-server options, e.g. "--replicaof", "127.0.0.1", "6390"
         self.process: subprocess.Popen[bytes] | None = None
@@ -93,7 +164,20 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
+        """Start it and wait until it answers on its port (on another, at a first start, if another test's took it)."""
+        for _ in range(PORT_TRIES):
+            if self._started():
+                self._may_move = False
+                return
+            if not self._may_move:
+                raise RuntimeError(f"port {self.port} is taken: {self.tail()}")
+            self.port = free_port()
+        raise RuntimeError(f"redis-server found no free port in {PORT_TRIES} tries")
+
+    def _started(self) -> bool:
+        """Whether it started on its port (``False``: the port is another process's)."""
         assert REDIS_SERVER is not None, NO_REDIS_SERVER
+        logged = self.log.stat().st_size if self.log.exists() else 0
         args = [
             REDIS_SERVER,
             "--port",
@@ -115,19 +199,26 @@ class RedisServer:
             *self.extra,
         ]
         self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        probe = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.5)
+        # Each ping short and tried once (redis-py 8 tries three more times): one to a port another process took may
+        # never be answered, and the loop must look at the process between two.
+        probe = redis.Redis(
+            host="127.0.0.1", port=self.port, socket_connect_timeout=0.5, socket_timeout=0.5, retry=Retry(NoBackoff(), 0)
+        )
 
-        def answers() -> bool:
+        def answers() -> str | None:
             assert self.process is not None
             if self.process.poll() is not None:
+                if "Address already in use" in self.log.read_text(errors="replace")[logged:]:
+                    return "taken"
                 raise RuntimeError(f"redis-server exited with {self.process.returncode}: {self.tail()}")
             try:
-                return bool(probe.ping())
+                up = bool(probe.ping())
             except (redis.ConnectionError, redis.BusyLoadingError, redis.TimeoutError):
-                return False
+                return None
+            return "ours" if up and listens_on(self.process.pid, self.port) else None  # not another's answer
 
         try:
-            wait_until(answers, 20, f"redis-server on port {self.port}")
+            return wait_until(answers, 20, f"redis-server on port {self.port}") == "ours"
         finally:
             probe.close()
 
@@ -347,33 +438,31 @@ class Processes:
         wait_until(registered, 30, f"{runners} job runners of worker {worker.pid} waiting on {queue}", every=0.1)
 
     def api(self, *, workers: int = 2, name: str = "api", **env: str) -> str:
-        """gunicorn as the Dockerfile runs it (its config: gevent workers), on a port of its own; its base URL once ready."""
-        port = free_port()
-        args = [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "--config",
-            "python:service.gunicorn_config",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            str(workers),
-            "service.wsgi:app",
-        ]
-        process = self._start(f"{name}-{port}", args, **env)
-        base = f"http://127.0.0.1:{port}"
+        """gunicorn as the Dockerfile runs it (its config: gevent workers), on a port of its own; its base URL once ready.
 
-        def ready() -> bool:
-            if process.poll() is not None:
-                raise RuntimeError(f"gunicorn exited with {process.returncode}: {self.log_of(process)}")
-            try:
-                return requests.get(f"{base}/readyz", timeout=1).status_code == 200
-            except requests.RequestException:
-                return False
-
-        wait_until(ready, 30, "gunicorn ready", every=0.1)
-        return base
+        Ready is its own ``/readyz`` answering 200: a gunicorn that finds its port taken retries the bind for seconds,
+        while the server that took it answers there.  Then it is stopped and started again on another port.
+        """
+        for _ in range(PORT_TRIES):
+            port = free_port()
+            args = [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "--config",
+                "python:service.gunicorn_config",
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--workers",
+                str(workers),
+                "service.wsgi:app",
+            ]
+            process = self._start(f"{name}-{port}", args, **env)
+            base = f"http://127.0.0.1:{port}"
+            if serving(process, port, self.directory / f"{name}-{port}.log", f"{base}/readyz", "gunicorn"):
+                return base
+            self.kill_tree(process)
+        raise RuntimeError(f"gunicorn found no free port in {PORT_TRIES} tries")
 
     def log_of(self, process: subprocess.Popen[bytes]) -> str:
         index = self.started.index(process)
@@ -470,38 +559,37 @@ class Served:
 @contextmanager
 def red7_serve(directory: Path, **env: str) -> Iterator[Served]:
     """``red7 serve --embedded`` (werkzeug's server, as ``python3 dev.py run`` starts it) on a free loopback port, in a
-    process group of its own, with no ``RED7_*`` or ``REDIS_URL`` setting but ``env``; stopped when the block ends."""
-    port = free_port()
-    log = directory / f"serve-{port}.log"
+    process group of its own, with no ``RED7_*`` or ``REDIS_URL`` setting but ``env``; stopped when the block ends.
+
+    Up is its own ``/healthz`` answering 200 (one that finds its port taken says so and exits, but only after the app
+    is built: the server that took the port may answer before); then it starts again on another port.
+    """
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("RED7_", "REDIS_URL"))} | env
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            [str(RED7), "serve", "--embedded", "--host", "127.0.0.1", "--port", str(port)],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=environ,
-            cwd=directory,
-            start_new_session=True,
-        )
-    try:
-
-        def healthy() -> bool:
-            assert process.poll() is None, log.read_text()
-            try:
-                return requests.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200
-            except requests.ConnectionError:
-                return False
-
-        wait_until(healthy, 30, "red7 serve --embedded answers /healthz")
-        yield Served(port, process, log)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(10)
+    for _ in range(PORT_TRIES):
+        port = free_port()
+        log = directory / f"serve-{port}.log"
+        with open(log, "wb") as out:
+            process = subprocess.Popen(
+                [str(RED7), "serve", "--embedded", "--host", "127.0.0.1", "--port", str(port)],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=environ,
+                cwd=directory,
+                start_new_session=True,
+            )
+        try:
+            if serving(process, port, log, f"http://127.0.0.1:{port}/healthz", "red7 serve --embedded"):
+                yield Served(port, process, log)
+                return
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+                try:
+                    process.wait(10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, signal.SIGKILL)
+                    process.wait(10)
+    raise RuntimeError(f"red7 serve found no free port in {PORT_TRIES} tries")
 
 
 @dataclass

@@ -86,14 +86,20 @@ def test_a_closed_client_gives_its_waits_back_at_once(base):
         assert stream.status() == 200
         stream.read_until(b"retry: 2000", 10)
 
+    answered: list[int] = []
+
     def refused() -> bool:  # every wait of this address is counted: one more is refused
         extra = RawWait(base, f"/v1/games/{game_id}/stream")
         try:
-            return extra.status() == 429
+            answered.append(extra.status())
+            return answered[-1] == 429
         finally:
             extra.close()
 
-    wait_until(refused, 10, "the address is at its cap of waits")
+    try:
+        wait_until(refused, 10, "the address is at its cap of waits")
+    except AssertionError as missed:
+        raise AssertionError(f"{missed}: {len(answered)} more were answered {sorted(set(answered))}") from None
     for held in streams + polls:
         held.close()  # the client goes away
     closed = time.monotonic()
