@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,8 +87,18 @@ PORT_TRIES = 5
 PORT_TAKEN = ("Connection in use", "Address already in use")
 
 
-def serving(process: subprocess.Popen[bytes], port: int, log: Path, url: str, what: str) -> bool:
-    """Wait until ``process`` answers 200 at ``url`` on its own socket: ``True``; ``False`` if its port was taken.
+def serving(
+    process: subprocess.Popen[bytes],
+    port: int,
+    log: Path,
+    answers: Callable[[], bool],
+    what: str,
+    *,
+    since: int = 0,
+    timeout: float = 30,
+) -> bool:
+    """Wait until ``process`` ``answers`` on its own socket: ``True``; ``False`` if its port was taken (its ``log``
+    says so, after byte ``since``).
 
     A server that finds its port taken says so and exits (gunicorn after retrying for seconds; werkzeug only once the
     app is built), and the server that took the port answers there meanwhile: an answer counts only from a socket
@@ -96,18 +106,37 @@ def serving(process: subprocess.Popen[bytes], port: int, log: Path, url: str, wh
     """
 
     def up() -> str | None:
-        said = log.read_text(errors="replace")
+        said = log.read_bytes()[since:].decode(errors="replace") if log.exists() else ""
         if any(words in said for words in PORT_TAKEN):
             return "taken"
         if process.poll() is not None:
             raise RuntimeError(f"{what} exited with {process.returncode}: {said[-3000:]}")
-        try:
-            answered = requests.get(url, timeout=1).status_code == 200
-        except requests.RequestException:
-            return None
-        return "ours" if answered and listens_on(process.pid, port) else None
+        return "ours" if answers() and listens_on(process.pid, port) else None
 
-    return wait_until(up, 30, f"{what} answers {url}", every=0.1) == "ours"
+    return wait_until(up, timeout, f"{what} on port {port}", every=0.1) == "ours"
+
+
+def answers_200(url: str) -> Callable[[], bool]:
+    """Whether ``url`` answers 200 now (no answer: not yet)."""
+
+    def answers() -> bool:
+        try:
+            return requests.get(url, timeout=1).status_code == 200
+        except requests.RequestException:
+            return False
+
+    return answers
+
+
+def stop_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to the process's group (it was started in a session of its own), SIGKILL if it is not gone in 10 s."""
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(10)
 
 
 def _ephemeral_ports_from() -> int:
@@ -205,20 +234,14 @@ class RedisServer:
             host="127.0.0.1", port=self.port, socket_connect_timeout=0.5, socket_timeout=0.5, retry=Retry(NoBackoff(), 0)
         )
 
-        def answers() -> str | None:
-            assert self.process is not None
-            if self.process.poll() is not None:
-                if "Address already in use" in self.log.read_text(errors="replace")[logged:]:
-                    return "taken"
-                raise RuntimeError(f"redis-server exited with {self.process.returncode}: {self.tail()}")
+        def answers() -> bool:
             try:
-                up = bool(probe.ping())
+                return bool(probe.ping())
             except (redis.ConnectionError, redis.BusyLoadingError, redis.TimeoutError):
-                return None
-            return "ours" if up and listens_on(self.process.pid, self.port) else None  # not another's answer
+                return False
 
         try:
-            return wait_until(answers, 20, f"redis-server on port {self.port}") == "ours"
+            return serving(self.process, self.port, self.log, answers, "redis-server", since=logged, timeout=20)
         finally:
             probe.close()
 
@@ -459,7 +482,7 @@ class Processes:
             ]
             process = self._start(f"{name}-{port}", args, **env)
             base = f"http://127.0.0.1:{port}"
-            if serving(process, port, self.directory / f"{name}-{port}.log", f"{base}/readyz", "gunicorn"):
+            if serving(process, port, self.directory / f"{name}-{port}.log", answers_200(f"{base}/readyz"), "gunicorn"):
                 return base
             self.kill_tree(process)
         raise RuntimeError(f"gunicorn found no free port in {PORT_TRIES} tries")
@@ -578,17 +601,11 @@ def red7_serve(directory: Path, **env: str) -> Iterator[Served]:
                 start_new_session=True,
             )
         try:
-            if serving(process, port, log, f"http://127.0.0.1:{port}/healthz", "red7 serve --embedded"):
+            if serving(process, port, log, answers_200(f"http://127.0.0.1:{port}/healthz"), "red7 serve --embedded"):
                 yield Served(port, process, log)
                 return
         finally:
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
-                try:
-                    process.wait(10)
-                except subprocess.TimeoutExpired:
-                    os.killpg(process.pid, signal.SIGKILL)
-                    process.wait(10)
+            stop_group(process)
     raise RuntimeError(f"red7 serve found no free port in {PORT_TRIES} tries")
 
 

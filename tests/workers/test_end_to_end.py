@@ -18,6 +18,7 @@ from service.game import decode, engine_event
 from service.http.app import create_app
 from service.lobby import LOBBY_TYPES
 from service.runtime import build_runtime
+from tests.deployment import stop_group
 from tests.support import HUMAN, REAL_REDIS_SKIP, REAL_REDIS_URL, Api, ai, clean_real_redis, settings_for
 from tests.workers.test_jobs import Receiver, receiver, verify  # noqa: F401 (fixture)
 from workers.liveness import IDLE
@@ -58,12 +59,7 @@ def real(key_prefix, tmp_path):
 
     yield Api(create_app(runtime), runtime), start_worker
     for process in processes:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
+        stop_group(process)
     clean_real_redis(text, key_prefix)
 
 
