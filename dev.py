@@ -6,7 +6,7 @@ its test tools installed, so a fresh machine needs nothing but Python 3.11+.
 The environment is rebuilt only when ``pyproject.toml`` changes.
 
 ``python3 dev.py catalogs`` extracts the texts marked in the code into ``service/locale/messages.pot`` and brings
-every language's ``.po`` up to date with it (README, "Languages"); only the dates change when nothing else did.
+every language's ``.po`` up to date with it (docs/languages.md); only the dates change when nothing else did.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The catalogs are kept whole: every language has every text the code marks, none fuzzy, none empty, each with the
-English placeholders, and the template is what the code says today (README, "Languages"; `python3 dev.py catalogs`).
+English placeholders, and the template is what the code says today (docs/languages.md; `python3 dev.py catalogs`).
 
 The catalogs are ``.po`` files compiled in memory when first used (service/texts.py): there is no ``.mo`` to go stale.
 """

@@ -96,7 +96,7 @@ def test_redis_persists_with_aof_on_a_volume(compose, services):
     args = argv(redis.get("command"))
     assert args and args[0] == "redis-server", args
     assert option(args, "--appendonly") == "yes", args
-    # every acknowledged move survives a host crash (README, "Durability"); everysec may lose the last second
+    # every acknowledged move survives a host crash (docs/durability.md); everysec may lose the last second
     assert option(args, "--appendfsync") == "always", args
     mounts = [str(v) if isinstance(v, str) else f"{v.get('source')}:{v.get('target')}" for v in redis.get("volumes", [])]
     data = [m for m in mounts if m.split(":")[1:2] == ["/data"]]
@@ -107,7 +107,7 @@ def test_redis_persists_with_aof_on_a_volume(compose, services):
 
 
 def test_the_queue_is_a_redis_of_its_own_fsynced_every_second(compose, services):
-    """What the queue holds is found again from the stores if it is lost (README, "Durability"): `everysec`."""
+    """What the queue holds is found again from the stores if it is lost (docs/durability.md): `everysec`."""
     queue = services["queue"]
     args = argv(queue.get("command"))
     assert str(queue["image"]).startswith("redis:7") and args[:1] == ["redis-server"], queue
@@ -273,7 +273,7 @@ def test_every_node_and_the_queue_persist_on_a_volume_of_their_own(scaled):
         service = services[name]
         args = argv(service["command"])
         assert str(service["image"]).startswith("redis:7"), name
-        # the stores keep every acknowledged write; the queue what the stores find again (README, "Durability")
+        # the stores keep every acknowledged write; the queue what the stores find again (docs/durability.md)
         fsync = "everysec" if name == "queue" else "always"
         assert option(args, "--appendonly") == "yes" and option(args, "--appendfsync") == fsync, (name, args)
         assert "redis-cli" in argv(service["healthcheck"]["test"]), name
@@ -333,7 +333,7 @@ def test_the_sharded_files_queue_is_two_redis_servers_each_persisted_on_a_volume
         service = services[name]
         args = argv(service["command"])
         assert str(service["image"]).startswith("redis:7") and args[:1] == ["redis-server"], name
-        fsync = "always" if name == "redis" else "everysec"  # the stores keep every acknowledged write (README)
+        fsync = "always" if name == "redis" else "everysec"  # the stores keep every acknowledged write (docs/durability.md)
         assert option(args, "--appendonly") == "yes" and option(args, "--appendfsync") == fsync, (name, args)
         assert "redis-cli" in argv(service["healthcheck"]["test"]), name
         (mount,) = service["volumes"]

@@ -1,52 +1,122 @@
-"""The maps match the tree: every path README's layout table and ARCHITECTURE.md name exists, and every package is named."""
+"""The documents hold together: README.md is a door to every document of docs/, each link lands on a file and a heading
+that are there, prose keeps lines of normal length, every path a document or
+ARCHITECTURE.md names exists, ARCHITECTURE.md names every package, and the rules the code cites are in docs/rules.md.
+"""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.documents import DOCS, ROOT, documents, headings, lines_outside_code, text
 
-
-def layout_paths() -> list[str]:
-    readme = (ROOT / "README.md").read_text()
-    table = readme.split("## Layout", 1)[1].split("\n## ", 1)[0]
-    paths = []
-    for row in table.splitlines():
-        if row.startswith("| `"):
-            cell = row.split("|")[1]
-            first = re.findall(r"`([^`]+)`", cell)
-            base = str(Path(first[0]).parent) + "/" if "/" in first[0].rstrip("/") else ""
-            paths += [first[0]] + [name if "/" in name else base + name for name in first[1:]]
-    return paths
+#: README.md is a door, not a manual.
+README_MAX_LINES = 300
+#: Prose is wrapped at this width (tables and code aside).
+WIDTH = 120
+#: A markdown link: [text](target), the text on one line or several.
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+#: A path of the repository a document names in backticks.
+PATH = re.compile(r"`((?:engine|service|workers|replays|tests|bench|docs)/[^`<>{}*…\s]*)`")
 
 
-def test_every_path_in_the_readme_layout_exists():
-    paths = layout_paths()
-    assert paths
-    missing = [p for p in paths if not (ROOT / p).exists()]
+def prose(document: str) -> str:
+    """The document without its code: fenced blocks and inline code spans dropped."""
+    return re.sub(r"`[^`\n]*`", "", "\n".join(line for _, line in lines_outside_code(document)))
+
+
+def slug(title: str) -> str:
+    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces as hyphens."""
+    plain = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", title).replace("`", "")
+    return re.sub(r"[^\w\- ]", "", plain.lower()).replace(" ", "-")
+
+
+def anchors(document: str) -> set[str]:
+    seen: dict[str, int] = {}
+    found = set()
+    for _, _, title in headings(document):
+        base = slug(title)
+        found.add(base if base not in seen else f"{base}-{seen[base]}")
+        seen[base] = seen.get(base, 0) + 1
+    return found
+
+
+def links(document: str) -> list[tuple[str, str]]:
+    """(document linked, anchor or "") of every link of ``document`` to a file of the repository."""
+    found = []
+    for target in LINK.findall(prose(document)):
+        if re.match(r"[a-z]+:", target):  # http:, https:, mailto:
+            continue
+        path, _, anchor = target.partition("#")
+        linked = document if not path else str((ROOT / document).parent.joinpath(path).resolve().relative_to(ROOT))
+        found.append((linked, anchor))
+    return found
+
+
+def test_the_readme_is_a_door():
+    lines = text("README.md").splitlines()
+    assert len(lines) <= README_MAX_LINES, f"README.md has {len(lines)} lines: move the detail to docs/"
+
+
+def test_every_document_in_docs_is_linked_from_the_readme():
+    linked = {path for path, _ in links("README.md")}
+    unlinked = [d for d in documents() if d.startswith("docs/") and d not in linked]
+    assert not unlinked, unlinked
+
+
+def test_every_link_lands_on_a_file_and_a_heading_that_are_there():
+    broken = []
+    for document in [*documents(), "ARCHITECTURE.md"]:
+        for linked, anchor in links(document):
+            if not (ROOT / linked).exists():
+                broken.append(f"{document}: {linked}")
+            elif anchor and linked.endswith(".md") and anchor not in anchors(linked):
+                broken.append(f"{document}: {linked}#{anchor}")
+    assert not broken, broken
+
+
+def test_prose_lines_are_of_normal_length():
+    long = [
+        f"{document}:{number} ({len(line)})"
+        for document in [d for d in documents() if d != "docs/rules.md"]
+        for number, line in lines_outside_code(document)
+        if len(line) > WIDTH and not line.lstrip().startswith("|")
+    ]
+    assert not long, long
+
+
+def test_every_path_the_documents_name_exists():
+    missing = sorted(
+        f"{document}: {path}"
+        for document in documents()
+        for path in set(PATH.findall(text(document)))
+        if not (ROOT / path.rstrip("/")).exists()
+    )
     assert not missing, missing
 
 
-def test_the_readme_layout_names_every_package_and_subpackage():
-    named = set(layout_paths())
-    packages = [p.parent for p in ROOT.glob("*/__init__.py")] + [p.parent for p in ROOT.glob("service/*/__init__.py")]
-    for package in packages:
-        relative = f"{package.relative_to(ROOT)}/"
-        if relative.startswith(("tests/", "bench/")):
-            continue
-        assert any(path.startswith(relative) for path in named), f"{relative} is not in README's layout table"
+def architecture_paths() -> set[str]:
+    return set(re.findall(r"`((?:engine|service|workers|replays|tests)/[^`]*)`", text("ARCHITECTURE.md")))
 
 
 def test_every_path_architecture_md_names_exists():
-    text = (ROOT / "ARCHITECTURE.md").read_text()
-    paths = {p for p in re.findall(r"`((?:engine|service|workers|replays|tests)/[^`]*)`", text)}
+    paths = architecture_paths()
     assert len(paths) > 20
     missing = sorted(p for p in paths if not (ROOT / p).exists())
     assert not missing, missing
 
 
-RULES = ROOT / "docs" / "rules.md"
+def test_architecture_md_names_every_package_and_subpackage():
+    """The map of the code is ARCHITECTURE.md (README.md links it): each package of ours has its place there."""
+    named = architecture_paths()
+    packages = [p.parent for p in ROOT.glob("*/__init__.py")] + [p.parent for p in ROOT.glob("service/*/__init__.py")]
+    for package in packages:
+        relative = f"{package.relative_to(ROOT)}/"
+        if relative.startswith(("tests/", "bench/")):
+            continue
+        assert any(path.startswith(relative) for path in named), f"{relative} is not in ARCHITECTURE.md"
+
+
+RULES = DOCS / "rules.md"
 SOURCES = ("engine", "service", "workers", "replays", "tests", "bench")
 
 
@@ -58,7 +128,7 @@ def cited_rules() -> list[tuple[str, int]]:
     """Every ``docs/rules.md N`` (and ``N-M``, ``N, M``) citation in the code and the docs, with its file."""
     cited = []
     files = [p for d in SOURCES for p in (ROOT / d).rglob("*") if p.suffix in (".py", ".html", ".md")]
-    for path in [*files, ROOT / "README.md", ROOT / "ARCHITECTURE.md"]:
+    for path in [*files, *(ROOT / d for d in documents()), ROOT / "ARCHITECTURE.md"]:
         for numbers in re.findall(r"docs/rules\.md ((?:\d+(?:-\d+)?(?:, | and )?)+)", path.read_text()):
             for first, last in re.findall(r"(\d+)(?:-(\d+))?", numbers):
                 cited += [(str(path.relative_to(ROOT)), n) for n in range(int(first), int(last or first) + 1)]

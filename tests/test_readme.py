@@ -1,7 +1,7 @@
-"""The README's "Integrate in 5 minutes" block runs exactly as written against ``red7 serve --embedded``
-(what ``python3 dev.py run`` starts), with nothing on the PATH but curl and python3; and that server, idle,
-neither logs nor spins.  What the README says the tests need is what they skip without, and the client tools'
-versions it names are the ones pinned (its client-generation commands themselves run in tests/clients).
+"""The README's "Integrate in 5 minutes" block runs exactly as written against ``red7 serve --embedded`` (what
+``python3 dev.py run`` starts), with nothing on the PATH but curl and python3; and that server, idle, neither logs
+nor spins.  What docs/development.md says the tests need is what they skip without, and the client tools' versions
+docs/integrating.md names are the ones pinned (its client-generation commands themselves run in tests/clients).
 
 The server is the venv's ``red7``, on a free loopback port (the one change made to the block is that port in
 its ``API=`` line), in a process group of its own (``tests.deployment.red7_serve``), stopped whatever the test did.
@@ -22,16 +22,9 @@ from pathlib import Path
 import pytest
 
 from tests.browser import NO_CHROMIUM
-from tests.clients.support import (
-    NO_NODE,
-    TYPESCRIPT,
-    no_npm_tool,
-    no_python_generator,
-    readme_blocks,
-    readme_command,
-    readme_section,
-)
+from tests.clients.support import NO_NODE, TYPESCRIPT, guide_command, no_npm_tool, no_python_generator
 from tests.deployment import Served, red7_serve
+from tests.documents import block, section
 from tests.support import NO_REAL_REDIS_URL
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,11 +34,8 @@ PYTHON3 = Path(sys.executable).resolve()  # the interpreter itself (a "python3" 
 
 
 def readme_block() -> str:
-    """The first ``sh`` block under "## Integrate in 5 minutes", exactly as the README shows it."""
-    section = (ROOT / "README.md").read_text().split("## Integrate in 5 minutes\n", 1)[1].split("\n## ", 1)[0]
-    match = re.search(r"^```sh\n(.*?)^```$", section, re.DOTALL | re.MULTILINE)
-    assert match, "no ```sh block under '## Integrate in 5 minutes'"
-    return match.group(1)
+    """The ``sh`` block under "## Integrate in 5 minutes", exactly as the README shows it."""
+    return block("README.md", "Integrate in 5 minutes", "sh")
 
 
 @pytest.fixture
@@ -56,10 +46,10 @@ def served(tmp_path: Path) -> Iterator[Served]:
 
 @pytest.mark.skipif(CURL is None, reason="needs curl (apt-get install curl; .ci/run installs it)")
 def test_the_integrate_in_5_minutes_block_runs_as_written(served: Served, tmp_path: Path) -> None:
-    block = readme_block()
-    assert block.count(API_LINE) == 1, f"the block sets the API once, as {API_LINE}"
+    session = readme_block()
+    assert session.count(API_LINE) == 1, f"the block sets the API once, as {API_LINE}"
     script = tmp_path / "block.sh"
-    script.write_text(block.replace(API_LINE, f"API=http://127.0.0.1:{served.port}/v1"))
+    script.write_text(session.replace(API_LINE, f"API=http://127.0.0.1:{served.port}/v1"))
     tools = tmp_path / "bin"  # the block may use curl and python3, and nothing else but bash's builtins
     tools.mkdir()
     assert CURL is not None
@@ -112,38 +102,38 @@ def test_an_idle_embedded_server_neither_logs_nor_spins(served: Served) -> None:
     assert share < 0.04, f"idle, the server used {share:.1%} of a core"
 
 
-def test_the_readme_says_what_the_browser_and_client_tests_need() -> None:
+def test_the_docs_say_what_the_browser_and_client_tests_need() -> None:
     """Each skip reason as the tests give it, and the client tools' install lines as .ci/run runs them."""
-    section = readme_section("What the tests need")
+    needs = section("docs/development.md", "What the tests need")
     reasons = [NO_REAL_REDIS_URL, NO_CHROMIUM, NO_NODE, no_npm_tool("<tool>"), no_python_generator(ROOT / ".venv-clients")]
-    missing = [reason for reason in reasons if f"`{reason}`" not in section]
+    missing = [reason for reason in reasons if f"`{reason}`" not in needs]
     assert not missing, missing
     ci = (ROOT / ".ci" / "run").read_text()
-    assert "apt-get install" in section and re.search(r"apt-get install\b.*\bchromium chromium-driver\b", ci)
-    (installs,) = readme_blocks(section, "sh")
+    assert "apt-get install" in needs and re.search(r"apt-get install\b.*\bchromium chromium-driver\b", ci)
+    installs = block("docs/development.md", "What the tests need", "sh")
     lines = installs.strip().splitlines()
     assert len(lines) == 3 and all(line in ci.splitlines() for line in lines), lines
 
 
-def test_the_readme_names_the_client_tool_versions_that_are_pinned() -> None:
-    """The versions in "Generated clients" (its table and its install commands) are package.json's, its lock file's
-    and .ci/run's; typescript is a 5.x (openapi-typescript 7 cannot use the 7.x a plain install pulls)."""
-    section = readme_section("Generated clients")
-    table = dict(re.findall(r"^\| ([a-z-]+) \| (\d+\.\d+\.\d+) \|", section, re.MULTILINE))
+def test_the_docs_name_the_client_tool_versions_that_are_pinned() -> None:
+    """The versions in "Generating the clients" (its table and its install commands) are package.json's, its lock
+    file's and .ci/run's; typescript is a 5.x (openapi-typescript 7 cannot use the 7.x a plain install pulls)."""
+    generating = section("docs/integrating.md", "Generating the clients")
+    table = dict(re.findall(r"^\| ([a-z-]+) \| (\d+\.\d+\.\d+) \|", generating, re.MULTILINE))
     npm = json.loads((TYPESCRIPT / "package.json").read_text())["devDependencies"]
     lock = json.loads((TYPESCRIPT / "package-lock.json").read_text())["packages"]
     for tool in ("openapi-typescript", "openapi-fetch", "typescript"):
         assert table[tool] == npm[tool] == lock[f"node_modules/{tool}"]["version"], tool
-    assert npm["typescript"].startswith("5.") and "typescript@^5.x" in section
+    assert npm["typescript"].startswith("5.") and "typescript@^5.x" in generating
     ci = (ROOT / ".ci" / "run").read_text()
     assert f'"openapi-python-client=={table["openapi-python-client"]}"' in ci
-    assert f"pip install openapi-python-client=={table['openapi-python-client']}" in section
+    assert f"pip install openapi-python-client=={table['openapi-python-client']}" in generating
     installs = [
         word
         for line in ("npm install --save-exact openapi-fetch", "npm install --save-exact --save-dev")
-        for word in readme_command(line)
+        for word in guide_command(line)
         if "@" in word
     ]
     assert sorted(installs) == sorted(f"{tool}@{table[tool]}" for tool in ("openapi-fetch", "openapi-typescript", "typescript"))
-    generate = readme_command("npx openapi-typescript ")
+    generate = guide_command("npx openapi-typescript ")
     assert not [word for word in generate if word.startswith("--default-non-nullable")], "the default options do"

@@ -1,21 +1,22 @@
-"""Where the client tools are, and the README's commands that generate the clients (the server they play against is
-the ``server`` fixture in this folder's conftest).
+"""Where the client tools are, and the commands of docs/integrating.md that generate the clients (the server they play
+against is the ``server`` fixture in this folder's conftest).
 
 The tools are pinned and installed by ``.ci/run``: openapi-python-client in a venv of its own
 (``.venv-clients``, so its pins never meet the project's; ``RED7_CLIENTS_VENV`` names another), and the npm
 packages under ``tests/clients/typescript`` with ``npm ci`` from its lock file.  A test whose tool is absent
-skips and says how to get it (README's "What the tests need" quotes these reasons).
+skips and says how to get it (docs/development.md, "What the tests need", quotes these reasons).
 """
 
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import shutil
 from pathlib import Path
 
 import pytest
+
+from tests.documents import block, blocks, commands
 
 ROOT = Path(__file__).resolve().parents[2]
 TYPESCRIPT = Path(__file__).resolve().parent / "typescript"
@@ -31,8 +32,8 @@ QUICK_MATCH = (
 )
 #: What a client's player script prints of the finished game's analysis and the mistakes it lists of its own.
 ANALYSED = r"analysed: \d+ decisions, \d+ labelled, our accuracy (none|\d+\.\d), \d+ of ours listed"
-#: Where the README's commands fetch the document from (``python3 dev.py run``); the tests use their own server.
-README_DOCUMENT = "http://127.0.0.1:8000/v1/openapi.json"
+#: Where the guide's commands fetch the document from (``python3 dev.py run``); the tests use their own server.
+GUIDE_DOCUMENT = "http://127.0.0.1:8000/v1/openapi.json"
 
 NO_NODE = "needs node (20+): .ci/run installs the client tools"
 
@@ -55,24 +56,21 @@ def node_tool(name: str) -> Path:
     return tool
 
 
-def readme_section(title: str) -> str:
-    """The README's section ``## title``, up to the next one."""
-    return (ROOT / "README.md").read_text().split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
-
-
-def readme_blocks(section: str, language: str) -> list[str]:
-    return re.findall(rf"^```{language}\n(.*?)^```$", section, re.DOTALL | re.MULTILINE)
-
-
-def readme_command(start: str) -> list[str]:
-    """The one command of README's "Generated clients" that begins with ``start``, split as a shell splits it."""
-    lines = [line for block in readme_blocks(readme_section("Generated clients"), "sh") for line in block.splitlines()]
+def guide_command(start: str) -> list[str]:
+    """The one command of docs/integrating.md's "Generating the clients" that begins with ``start``, split as a shell
+    splits it (a line continued with a backslash is one command)."""
+    lines = [line for code in blocks("docs/integrating.md", "Generating the clients", "sh") for line in commands(code)]
     found = [line for line in lines if line.startswith(start)]
-    assert len(found) == 1, f"README's 'Generated clients' has {len(found)} commands that begin with {start!r}: {lines}"
+    assert len(found) == 1, f"'Generating the clients' has {len(found)} commands that begin with {start!r}: {lines}"
     return shlex.split(found[0])
 
 
+def guide_config() -> str:
+    """The ``red7-client.yaml`` that docs/integrating.md gives openapi-python-client."""
+    return block("docs/integrating.md", "Generating the clients", "yaml")
+
+
 def against(server: str, command: list[str]) -> list[str]:
-    """The README's command with the document fetched from ``server`` instead of ``python3 dev.py run``'s."""
-    assert command.count(README_DOCUMENT) == 1, f"the command fetches {README_DOCUMENT} once: {command}"
-    return [f"{server}/v1/openapi.json" if word == README_DOCUMENT else word for word in command]
+    """The guide's command with the document fetched from ``server`` instead of ``python3 dev.py run``'s."""
+    assert command.count(GUIDE_DOCUMENT) == 1, f"the command fetches {GUIDE_DOCUMENT} once: {command}"
+    return [f"{server}/v1/openapi.json" if word == GUIDE_DOCUMENT else word for word in command]

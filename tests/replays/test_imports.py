@@ -41,7 +41,7 @@ def test_the_issues_file_a_700_kb_name_is_refused_naming_the_field_and_nothing_i
 @pytest.mark.parametrize("name", WORST_NAMES, ids=["emoji", "angle-brackets"])
 @pytest.mark.every_store  # MEMORY USAGE: only a real server tells
 def test_an_import_keeps_fewer_bytes_than_its_file_and_serves_at_most_three_times_them(api, backend, name):
-    """The bound README states: Redis keeps at most the file's bytes (STRLEN; MEMORY USAGE on a real Redis), and every
+    """The bound docs/replays.md states: Redis keeps at most the file's bytes (STRLEN; MEMORY USAGE on a real Redis), and every
     form of the replay served (JSON, NDJSON, the viewer less its page) is at most 3x the file, for the issue's recipe
     with the longest name a player may have."""
     token, document = played_game(api)

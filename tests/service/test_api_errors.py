@@ -284,7 +284,7 @@ def test_cors_for_configured_origins(redis_pair, key_prefix):
 
 
 def test_a_tokens_budget_is_one_across_every_route(redis_pair, key_prefix):
-    """The README's promise: one budget per token and one per address, not one per route."""
+    """The promise of docs/security.md: one budget per token and one per address, not one per route."""
     runtime = build_runtime(settings_for(key_prefix, rate_limit_token="6 per minute"), clients=redis_pair)
     api = Api(create_app(runtime), runtime)
     token, other = api.player("Ana")["token"], api.player("Bo")["token"]

@@ -13,6 +13,7 @@ import pytest
 
 from service import config
 from service.config import RENAMED, Settings, SettingsError, variable
+from tests.documents import section
 
 ROOT = Path(__file__).resolve().parents[2]
 HINTS = typing.get_type_hints(Settings)
@@ -99,9 +100,8 @@ def test_a_bad_value_stops_red7_at_start_saying_which_variable():
     assert "Traceback" not in run.stderr
 
 
-def test_the_readme_settings_table_names_every_variable_and_no_other():
-    readme = (ROOT / "README.md").read_text()
-    table = readme.split("| setting |", 1)[1].split("\n\n", 1)[0]
+def test_the_documented_settings_table_names_every_variable_and_no_other():
+    table = section("docs/running.md", "Settings").split("| setting |", 1)[1].split("\n\n", 1)[0]
     named = set()
     for cell in (row.split("|")[1] for row in table.splitlines()[2:] if row.startswith("|")):
         for name in __import__("re").findall(r"`(RED7_[A-Z_]+|REDIS_URL)`", cell):

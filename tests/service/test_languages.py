@@ -1,4 +1,4 @@
-"""The language of an answer: ?lang=, then the player's setting, then Accept-Language, then English (README, Languages)."""
+"""The language of an answer: ?lang=, then the player's setting, then Accept-Language, then English (docs/languages.md)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import uuid
 from html.parser import HTMLParser
-from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -15,6 +14,7 @@ from openapi_spec_validator import validate
 
 from service.http.app import create_app
 from service.runtime import build_runtime
+from tests.documents import section
 
 try:
     from tests.support import settings_for
@@ -481,21 +481,19 @@ def test_unknown_docs_assets_are_404(client):
 
 # --- what client generators name and type: operationIds, enums, nullable members, events, examples ------------
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-
 
 def test_the_document_has_a_license_and_relative_servers(spec):
     assert spec["info"]["license"]["name"] == "MIT"
     assert spec["servers"] == [{"url": "/", "description": spec["servers"][0]["description"]}]  # any host reaches it
 
 
-def test_every_operation_has_a_stable_camel_case_operation_id_listed_in_the_readme(spec):
+def test_every_operation_has_a_stable_camel_case_operation_id_listed_in_the_docs(spec):
     ids = [op["operationId"] for _, _, op in operations(spec)]
     assert len(ids) == len(set(ids)) >= 24
-    readme = README.read_text()
+    listed = section("docs/api.md", "Operations")
     for method, path, op in operations(spec):
         assert re.fullmatch(r"[a-z]+(?:[A-Z][a-z]+)*", op["operationId"]), op["operationId"]
-        assert f"`{op['operationId']}`" in readme, f"{op['operationId']} ({method} {path}) is not in the README"
+        assert f"`{op['operationId']}`" in listed, f"{op['operationId']} ({method} {path}) is not in docs/api.md"
 
 
 def walk(node: Any, where: str = "#") -> list[tuple[str, dict[str, Any]]]:
@@ -553,8 +551,8 @@ def test_every_event_type_is_a_schema_of_the_discriminated_union(spec):
     for name, target in mapping.items():
         schema = spec["components"]["schemas"][target.rsplit("/", 1)[-1]]
         assert schema["properties"]["type"]["enum"] == [name] and "type" in schema["required"]
-    table = re.findall(r"^\| `([a-z_]+)` \|", README.read_text().split("## Events", 1)[1].split("\n## ", 1)[0], re.M)
-    assert set(table) == set(mapping), "the README's event table and the Event union differ"
+    table = re.findall(r"^\| `([a-z_]+)` \|", section("docs/api.md", "Events"), re.M)
+    assert set(table) == set(mapping), "docs/api.md's event table and the Event union differ"
     page = spec["components"]["schemas"]["EventPage"]["properties"]["events"]["items"]
     assert page == {"$ref": "#/components/schemas/Event"}
 

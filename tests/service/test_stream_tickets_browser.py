@@ -14,7 +14,6 @@ import json
 import re
 import time
 import uuid
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,15 +21,15 @@ import pytest
 from service.http.app import create_app
 from service.runtime import build_runtime
 from tests.browser import chromium, served, skip_without_chromium
+from tests.documents import section
 from tests.faults.players import pick
 from tests.support import Api, settings_for
 
 skip_without_chromium()
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402 (after the skip)
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-#: Every event type of the README's table, each a named SSE event a page listens for (plus the stream's own two).
-EVENT_TYPES = [*re.findall(r"^\| `([a-z_]+)` \|", README.read_text(), flags=re.M), "end", "reset"]
+#: Every event type of docs/api.md's table, each a named SSE event a page listens for (plus the stream's own two).
+EVENT_TYPES = [*re.findall(r"^\| `([a-z_]+)` \|", section("docs/api.md", "Events"), flags=re.M), "end", "reset"]
 
 PAGE = """<!doctype html>
 <meta charset="utf-8"><title>follows a game</title>
