@@ -32,6 +32,13 @@ QUICK_MATCH = (
 )
 #: What a client's player script prints of the finished game's analysis and the mistakes it lists of its own.
 ANALYSED = r"analysed: \d+ decisions, \d+ labelled, our accuracy (none|\d+\.\d), \d+ of ours listed"
+#: What the guide's program (docs/integrating.md's snippets, in either language) prints: every event of its game as it
+#: follows the feed (number and type, from the first), the winner, then the finished game's view waited on.
+GUIDE_GAME = (
+    r"1 game_created\n(\d+ [a-z_]+\n)+\d+ game_finished\n"
+    r"finished: winner seat [01], \d+ events\n"
+    r"the finished game's view, waited on: unchanged"
+)
 #: Where the guide's commands fetch the document from (``python3 dev.py run``); the tests use their own server.
 GUIDE_DOCUMENT = "http://127.0.0.1:8000/v1/openapi.json"
 
