@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from tests.documents import block, commands
+
 yaml = pytest.importorskip("yaml", reason="PyYAML reads docker-compose.yml (add pyyaml to the test extra)")
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -189,6 +191,20 @@ def test_the_worker_scales(services):
     worker = services["worker"]
     assert "container_name" not in worker and "ports" not in worker, "a fixed name or port stops --scale worker=3"
     assert "hostname" not in worker
+
+
+def test_the_documented_compose_commands_name_these_files_and_a_worker_that_scales():
+    """docs/running.md's two commands, on paper: each file they name is here and runs the API on port 8000 and a
+    ``worker`` service that ``--scale`` can multiply."""
+    for command in commands(block("docs/running.md", "With Docker Compose", "sh")):
+        args = shlex.split(command)
+        assert args[:2] == ["docker", "compose"] and "up" in args, command
+        named = ROOT / (option(args, "-f") or "docker-compose.yml")
+        services = yaml.safe_load(named.read_text())["services"]
+        assert "8000:8000" in services["api"]["ports"], named
+        scale = option(args, "--scale")
+        assert scale is None or (scale.split("=")[0] == "worker" and "container_name" not in services["worker"]), command
+        assert "ports" not in services["worker"], named
 
 
 def test_api_and_worker_run_the_same_image(services):

@@ -1,13 +1,14 @@
 """The documents hold together: README.md is a door to every document of docs/, each link lands on a file and a heading
-that are there, prose keeps lines of normal length, every path a document or
+that are there, every runnable block is run by a test, prose keeps lines of normal length, every path a document or
 ARCHITECTURE.md names exists, ARCHITECTURE.md names every package, and the rules the code cites are in docs/rules.md.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 
-from tests.documents import DOCS, ROOT, documents, headings, lines_outside_code, text
+from tests.documents import DOCS, ROOT, RUNNABLE, block, blocks, documents, fenced, headings, lines_outside_code, text
 
 #: README.md is a door, not a manual.
 README_MAX_LINES = 300
@@ -72,6 +73,53 @@ def test_every_link_lands_on_a_file_and_a_heading_that_are_there():
             elif anchor and linked.endswith(".md") and anchor not in anchors(linked):
                 broken.append(f"{document}: {linked}#{anchor}")
     assert not broken, broken
+
+
+def taken_blocks() -> set[tuple[str, str]]:
+    """(document, code) of every block a test takes: each call of ``block`` or ``blocks`` of tests/documents.py in the
+    tests, with its document, heading and language as literal strings."""
+    taken = set()
+    for path in (ROOT / "tests").rglob("*.py"):
+        if "node_modules" in path.parts:
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        if not any(isinstance(node, ast.ImportFrom) and node.module == "tests.documents" for node in ast.walk(tree)):
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or len(node.args) != 3:
+                continue
+            name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+            if name not in ("block", "blocks") or not all(isinstance(a, ast.Constant) for a in node.args):
+                continue
+            document, title, language = (a.value for a in node.args if isinstance(a, ast.Constant))
+            codes = [block(document, title, language)] if name == "block" else blocks(document, title, language)
+            taken |= {(document, code) for code in codes}
+    return taken
+
+
+def test_every_runnable_block_is_run_by_a_test():
+    """A ``sh``, ``python``, ``js`` or ``ts`` block (the languages of tests/documents.py's ``RUNNABLE``) in README.md or
+    docs/ is taken by a test through tests/documents.py, which runs it as printed."""
+    taken = taken_blocks()
+    assert len({document for document, _ in taken}) >= 6, "the tests take blocks from the README and from docs/"
+    untested = [
+        f"{found.document}:{found.line} ```{found.language} under {found.heading!r}"
+        for document in documents()
+        for found in fenced(document)
+        if found.language in RUNNABLE and (document, found.code) not in taken
+    ]
+    assert not untested, untested
+
+
+def test_no_runnable_block_hides_without_a_language():
+    """A block without a language is a diagram or an example of data, never a command left unmarked."""
+    unmarked = [
+        f"{found.document}:{found.line}"
+        for document in documents()
+        for found in fenced(document)
+        if not found.language and re.search(r"^\s*(\$ |curl |python|red7 |docker |npm |npx |pip )", found.code, re.M)
+    ]
+    assert not unmarked, unmarked
 
 
 def test_prose_lines_are_of_normal_length():

@@ -1,17 +1,20 @@
-"""The README's "Integrate in 5 minutes" block runs exactly as written against ``red7 serve --embedded`` (what
-``python3 dev.py run`` starts), with nothing on the PATH but curl and python3; and that server, idle, neither logs
-nor spins.  What docs/development.md says the tests need is what they skip without, and the client tools' versions
+"""The README's blocks run as written: the quick start's ``python3 dev.py run`` serves what the README says it does
+(``python3 dev.py test`` is CI's own command), and "Integrate in 5 minutes" runs against ``red7 serve --embedded``
+(what ``python3 dev.py run`` starts), with nothing on the PATH but curl and python3; and that server, idle, neither
+logs nor spins.  What docs/development.md says the tests need is what they skip without, and the client tools' versions
 docs/integrating.md names are the ones pinned (its client-generation commands themselves run in tests/clients).
 
-The server is the venv's ``red7``, on a free loopback port (the one change made to the block is that port in
-its ``API=`` line), in a process group of its own (``tests.deployment.red7_serve``), stopped whatever the test did.
+Each server is on a free loopback port (the one change made to a block: the port, in the 5-minute block's ``API=``
+line, and as ``--host``/``--port`` after ``dev.py run``), in a process group of its own, stopped whatever the test did.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -20,11 +23,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import requests
 
 from tests.browser import NO_CHROMIUM
 from tests.clients.support import NO_NODE, TYPESCRIPT, guide_command, no_npm_tool, no_python_generator
-from tests.deployment import Served, red7_serve
-from tests.documents import block, section
+from tests.deployment import PORT_TRIES, Served, answers_200, free_port, red7_serve, serving, stop_group
+from tests.documents import block, commands, section
 from tests.support import NO_REAL_REDIS_URL
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,6 +85,56 @@ def test_the_integrate_in_5_minutes_block_runs_as_written(served: Served, tmp_pa
     cursor = re.search(r"cursor=([^&\s]*)", answers[3][1])
     assert cursor and cursor.group(1) not in ("", "null"), answers[3]
     assert re.search(r"^id: \d+\nevent: \w+\ndata: \{", ran.stdout, re.MULTILINE), "the stream sent events before --max-time"
+
+
+def quick_start() -> list[str]:
+    return commands(block("README.md", "Quick start", "sh"))
+
+
+def test_the_quick_start_is_two_commands_and_ci_runs_the_test_command() -> None:
+    assert quick_start() == ["python3 dev.py run", "python3 dev.py test"]
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
+    assert "python3 dev.py test" in ci, "CI runs the README's test command, as printed"
+
+
+def venv_is_current() -> bool:
+    """Whether ``dev.py`` would use ``.venv`` as it is (else it installs the project first, which takes minutes)."""
+    stamp = ROOT / ".venv" / ".red7-installed"
+    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    return stamp.exists() and stamp.read_text() == wanted
+
+
+@pytest.mark.skipif(shutil.which("python3") is None, reason="needs python3 on the PATH, as the quick start does")
+def test_the_quick_starts_run_serves_the_play_page_the_api_docs_and_the_document(tmp_path: Path) -> None:
+    """``python3 dev.py run``, as printed, on a free loopback port: the in-memory store (it says so), ``/play``,
+    ``/v1/docs`` and ``/v1/openapi.json`` as the quick start promises."""
+    if not venv_is_current():
+        pytest.skip("dev.py would install the project into .venv first (minutes): run python3 dev.py env")
+    run = shlex.split(quick_start()[0])
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("RED7_", "REDIS_URL"))}
+    environ["PYTHONUNBUFFERED"] = "1"  # its first lines reach the log as they reach a terminal
+    for _ in range(PORT_TRIES):
+        port = free_port()
+        log = tmp_path / f"run-{port}.log"
+        with open(log, "wb") as out:
+            process = subprocess.Popen(
+                [*run, "--host", "127.0.0.1", "--port", str(port)],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=environ,
+                cwd=ROOT,
+                start_new_session=True,
+            )
+        try:
+            if serving(process, port, log, answers_200(f"http://127.0.0.1:{port}/healthz"), "python3 dev.py run", timeout=60):
+                for path in ("/play", "/v1/docs", "/v1/openapi.json"):
+                    answer = requests.get(f"http://127.0.0.1:{port}{path}", timeout=10)
+                    assert answer.status_code == 200, (path, answer.status_code)
+                assert "in-memory store" in log.read_text(errors="replace"), "it says at start that nothing persists"
+                return
+        finally:
+            stop_group(process)
+    raise AssertionError(f"python3 dev.py run found no free port in {PORT_TRIES} tries")
 
 
 def test_an_idle_embedded_server_neither_logs_nor_spins(served: Served) -> None:

@@ -307,7 +307,7 @@ def receiver():
 
 
 def verify(secret: str, headers: dict[str, str], body: bytes) -> bool:
-    """What a receiver does (as the README documents)."""
+    """What a receiver does (as docs/live-feeds.md documents; tests/test_doc_blocks.py runs its own code)."""
     timestamp = headers["X-Red7-Timestamp"]
     expected = "v1=" + hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
     fresh = abs(datetime.now(UTC).timestamp() - int(timestamp)) < 300
