@@ -9,7 +9,7 @@ from flask import Response, request
 from flask.views import MethodView
 
 from service.application.players import Player, Profile, TokenInfo, hash_token
-from service.http.auth import bearer_token, current_player, require_api_key
+from service.http.auth import account_deleted_by_request, bearer_token, current_player, require_api_key
 from service.http.common import (
     API_KEY,
     NO_STORE,
@@ -162,6 +162,7 @@ class Me(MethodView):
         "deleted player", so their replays still verify.
         """
         player_service().delete(current_player())
+        account_deleted_by_request()
         return Response(status=204, mimetype=None)
 
 
