@@ -28,6 +28,7 @@ from service.storage.handles import Found, HandleTaken, fold
 from service.storage.players import AccountGone, Player, PlayerStore, PlayerTag, TokenInfo, TooManyTokens, hash_token
 
 __all__ = [
+    "ACCOUNT_GONE",
     "AccountDeleted",
     "Issued",
     "Player",
@@ -94,9 +95,13 @@ class AccountDeleted(Protocol):
     def on_account_deleted(self, player_id: str) -> None: ...
 
 
+#: What a request whose account was deleted while it ran is told (``invalid_token``, as any later one with its token).
+ACCOUNT_GONE = "This account was deleted: its tokens no longer work."
+
+
 def _gone() -> Refused:
     """The answer to a request whose account was deleted while it ran: as to any later one with its token."""
-    return Refused("invalid_token", "This account was deleted: its tokens no longer work.")
+    return Refused("invalid_token", ACCOUNT_GONE)
 
 
 def _reused(exc: IdempotencyMismatch) -> Refused:

@@ -7,7 +7,7 @@ from typing import Literal, overload
 
 from flask import Request, g, request
 
-from service.application.players import Player, hash_token
+from service.application.players import ACCOUNT_GONE, Player, hash_token
 from service.http.common import player_service, red7_runtime, this_request
 from service.http.problems import ApiError
 
@@ -72,8 +72,7 @@ def settle_write(failure: BaseException | None = None) -> None:
     if player is None or req.method in SAFE_METHODS or g.get("deleted_by_request"):
         return
     if not player_service().still_there(player):
-        gone = ApiError("invalid_token", "This account was deleted: its tokens no longer work.")
-        raise gone from failure
+        raise ApiError("invalid_token", ACCOUNT_GONE) from failure
 
 
 def account_deleted_by_request() -> None:
