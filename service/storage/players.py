@@ -43,7 +43,7 @@ issued as the account goes is unmade by its own issue (:meth:`PlayerStore._enabl
 
 A token's lookup is cached in the process (``cache_seconds``), yet a token revoked or deleted with its account stops
 working in every process at once.  A write (``fresh``) asks the store whether the token still works (one round
-trip: its lookup key and the record's tombstone, pipelined); a read trusts the cache only while Redis's tracking of
+trip: its lookup key); a read trusts the cache only while Redis's tracking of
 the tokens' lookup keys (:class:`~service.storage.changes.ChangeWatch`, family ``token``) says nobody changed the
 token's key since it was read, and asks like a write otherwise (no watch: a cluster, a Redis without tracking, a
 watch not heard from lately).  Revoking deletes the lookup key, whose change Redis sends every watching process
@@ -453,12 +453,16 @@ class PlayerStore:
         watch = self.watch
         if hit is not None and hit[0] > now:
             cached = hit[1]
-            if not fresh and watch is not None and watch.unchanged(digest):
+            vouched = watch is not None and watch.unchanged(digest)
+            if vouched and not fresh:
                 return cached
-            ticket = watch.ticket(digest) if watch is not None else None
-            works = self._works(digest, cached.id)
-            if watch is not None:
-                watch.settle(digest, ticket, current=works)
+            if vouched:  # a write asks anyway; the watch holds the key as read already
+                works = self._works(digest, cached.id)
+            else:
+                ticket = watch.ticket(digest) if watch is not None else None
+                works = self._works(digest, cached.id)
+                if watch is not None:
+                    watch.settle(digest, ticket, current=works)
             if works:
                 return cached
             with self._lock:
@@ -481,13 +485,12 @@ class PlayerStore:
         return player
 
     def _works(self, digest: str, player_id: str) -> bool:
-        """Whether the token still resolves to the player, and the player's account is not deleted: one round trip
-        (two keys on two slots, in a plain pipeline that a cluster client splits by node)."""
-        with self.redis.pipeline(transaction=False) as pipe:
-            pipe.get(self._token_key(digest))
-            pipe.hexists(self._player_key(player_id), "deleted_at")
-            owner, deleted = pipe.execute()
-        return owner is not None and _text(owner) == player_id and not deleted
+        """Whether the token still resolves to the player: one read of its lookup key, which a revocation deletes, and
+        the deletion of the account too (after its tombstone, before it answers).  A key that outlived its account
+        (its issue stopped between writing it and reading the tombstone) resolves to nobody on a lookup, and a write
+        made with it is undone by its own check after (``PlayerService.still_there``)."""
+        owner = self.redis.get(self._token_key(digest))
+        return owner is not None and _text(owner) == player_id
 
     def deleted(self, player_id: str) -> bool:
         """Whether the player's account was deleted (read now: no cache)."""

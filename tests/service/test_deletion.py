@@ -103,9 +103,9 @@ def test_a_token_revoked_in_one_process_is_refused_at_once_by_another(redis_clie
 
 
 def test_a_cached_token_costs_a_read_no_round_trip_where_redis_tracks_it_and_a_write_one(redis_client, key_prefix, other_process):
-    """The price of the check, in round trips to the store: a write's token is asked about once (its lookup key and
-    the record's tombstone, pipelined); a read's, never while the watch vouches for it (the real Redis), once where
-    nothing tracks (fakeredis: no tracking, so the read asks like a write)."""
+    """The price of the check, in round trips to the store: a write's token is asked about once (its lookup key); a
+    read's, never while the watch vouches for it (the real Redis), once where nothing tracks (fakeredis: no tracking,
+    so the read asks like a write)."""
     player, token = PlayerStore(redis_client, key_prefix).create("Ana", AT)
     assert other_process.by_token(token) == player
     counting = Counting(redis_client)
