@@ -10,7 +10,8 @@
   them made by someone else (a challenge accepted, a match, a rematch) after they went.
 - Challenges show "deleted player" for the account, in everyone's inbox.
 
-The stores' and the application's tests run on fakeredis and the real Redis; those through HTTP on fakeredis.
+The stores' and the application's tests run on fakeredis and the real Redis (the stores' on a cluster too), and so
+do those through HTTP (they build their own app).
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ class Counting:
 # --- the tokens: refused at once, in every process -----------------------------------------------------------------
 
 
+@pytest.mark.on_cluster
 def test_a_token_another_process_cached_works_for_nothing_once_its_account_is_deleted(redis_client, key_prefix, other_process):
     here = PlayerStore(redis_client, key_prefix)
     player, token = here.create("Ana", AT)
@@ -92,6 +94,7 @@ def test_a_token_another_process_cached_works_for_nothing_once_its_account_is_de
     assert other_process.by_token(token) is None
 
 
+@pytest.mark.on_cluster
 def test_a_token_revoked_in_one_process_is_refused_at_once_by_another(redis_client, key_prefix, other_process):
     here = PlayerStore(redis_client, key_prefix)
     player, first = here.create("Ana", AT)
@@ -121,6 +124,7 @@ def test_a_cached_token_costs_a_read_no_round_trip_where_redis_tracks_it_and_a_w
 # --- the record: never written again ----------------------------------------------------------------------------------
 
 
+@pytest.mark.on_cluster
 def test_a_deleted_accounts_record_stays_a_tombstone_whatever_a_late_request_asks(redis_client, key_prefix):
     store = PlayerStore(redis_client, key_prefix)
     player, _ = store.create("Ana", AT, handle="ana")
@@ -138,6 +142,7 @@ def test_a_deleted_accounts_record_stays_a_tombstone_whatever_a_late_request_ask
     assert store.claims.owner("ana_again") is None  # the handle claimed for it was let go
 
 
+@pytest.mark.on_cluster
 def test_a_token_listed_before_the_erase_and_made_to_work_after_it_unmakes_itself(redis_client, key_prefix, monkeypatch):
     store = PlayerStore(redis_client, key_prefix)
     player, _ = store.create("Ana", AT)
