@@ -152,7 +152,10 @@ def build_runtime(
     store = EventStore(
         text, settings.key_prefix, replicas=settings.wait_replicas, replica_timeout_ms=settings.wait_replicas_timeout_ms
     )
-    players = PlayerStore(text, settings.key_prefix)
+    # Token lookups are cached per process; Redis's tracking of the tokens' keys says when one changed (revoked,
+    # deleted with its account), so that a read needs no round trip and a revoked token fails at once everywhere.
+    token_watch = ChangeWatch(text, settings.key_prefix, family="token") if settings.watch_changes else None
+    players = PlayerStore(text, settings.key_prefix, watch=token_watch)
     push = PushService(
         PushSubscriptions(text, settings.key_prefix),
         settings.vapid_private_key,

@@ -24,12 +24,13 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from engine import Variant
 from service import challenges as rules
 from service.application.commands import NewGame, SeatRequest, utc_now
+from service.application.erasure import DELETED_NAME
 from service.application.followups import FollowUps, NoFollowUps, challenge_notice
 from service.application.games import GameService
 from service.application.players import PlayerService
@@ -86,6 +87,17 @@ def _ms(at: str) -> int:
     return int(rules.parse_time(at).timestamp() * 1000)
 
 
+def _erased(challenge: Challenge, gone: set[str]) -> Challenge:
+    """The challenge with the names of the players in ``gone`` (deleted accounts) shown as "deleted player"."""
+    return replace(
+        challenge,
+        challenger_name=DELETED_NAME if challenge.challenger in gone else challenge.challenger_name,
+        challenged=tuple(
+            Invitee(invitee.player_id, DELETED_NAME) if invitee.player_id in gone else invitee for invitee in challenge.challenged
+        ),
+    )
+
+
 def _parse_cursor(cursor: str | None) -> tuple[int, str] | None:
     """``<ms>.<challenge id>``: after that entry of the inbox."""
     if cursor is None:
@@ -140,7 +152,19 @@ class ChallengeService:
         """A challenge the player has a part in; a started one's game is made if it is not yet."""
         challenge = self._visible(challenge_id, player)
         self._made(challenge)
-        return challenge
+        return self.shown(challenge)
+
+    def shown(self, challenge: Challenge) -> Challenge:
+        """The challenge as its players may see it (:meth:`shown_all`)."""
+        return self.shown_all([challenge])[0]
+
+    def shown_all(self, challenges: Sequence[Challenge]) -> list[Challenge]:
+        """The challenges as their players may see them: a player whose account was deleted is named "deleted player"
+        (their id stays: it names nobody now).  Their events keep the name they had, as a game's do; it is replaced
+        wherever a challenge is read (one round trip for them all, no cache: a deletion shows at once)."""
+        concerned = {player_id for challenge in challenges for player_id in challenge.players}
+        gone = self.players.deleted_among(concerned) if concerned else set()
+        return [_erased(challenge, gone) if gone.intersection(challenge.players) else challenge for challenge in challenges]
 
     def inbox(self, player: Player, *, status: str | None = None, limit: int = 50, cursor: str | None = None) -> ChallengePage:
         """The challenges the player sent and received, newest first, a page at a time; ``status``: only those that
@@ -164,7 +188,7 @@ class ChallengeService:
         more = not exhausted and before is not None and bool(self.challenge_index.page(player.id, before, 1))
         for challenge in found:
             self._made(challenge)
-        return ChallengePage(found, f"{before[0]}.{before[1]}" if more and before is not None else None)
+        return ChallengePage(self.shown_all(found), f"{before[0]}.{before[1]}" if more and before is not None else None)
 
     # --- writing ----------------------------------------------------------------------
 
@@ -212,7 +236,7 @@ class ChallengeService:
             ) from None
         if first is not None:  # an attempt with this key beside this one claimed it first
             return self._create_again(challenger, request, first)
-        return ChallengeOutcome(self._open(new, events, at))
+        return ChallengeOutcome(self.shown(self._open(new, events, at)))
 
     def _create_again(self, challenger: Player, request: NewChallenge, first: Made) -> ChallengeOutcome:
         """A retry of a create: the challenge as its first attempt made it, or made now if that attempt never did."""
@@ -221,12 +245,11 @@ class ChallengeService:
             new = Challenge(challenge_id)
             command = self._command(challenger, request, str(first["expires_at"]))
             try:
-                return ChallengeOutcome(
-                    self._open(new, rules.decide(new, command, rules.parse_time(first["at"])), first["at"]), replayed=True
-                )
+                made = self._open(new, rules.decide(new, command, rules.parse_time(first["at"])), first["at"])
+                return ChallengeOutcome(self.shown(made), replayed=True)
             except Conflict:
                 pass  # the first attempt made it meanwhile: its answer, below
-        return ChallengeOutcome(self._as_of(challenge_id, 1), replayed=True)
+        return ChallengeOutcome(self.shown(self._as_of(challenge_id, 1)), replayed=True)
 
     def _open(self, new: Challenge, events: Sequence[ChallengeEvent], at: str) -> Challenge:
         """Index a new challenge under the challenged, then append it (a crash between leaves entries readers skip),
@@ -311,7 +334,7 @@ class ChallengeService:
         if appended:
             others = [p for p in challenge.players if p != player.id]
             self._tell(challenge, "challenge_accepted", others, game_id=challenge.game_id)
-        return ChallengeOutcome(challenge, replayed)
+        return ChallengeOutcome(self.shown(challenge), replayed)
 
     def _check_room(self, challenge: Challenge, player: Player, *, starts: bool) -> None:
         quotas = self.games.quotas
@@ -349,7 +372,7 @@ class ChallengeService:
         if appended:
             self.challenge_index.closed(challenge.challenger, challenge.id)
             self._tell(challenge, "challenge_declined", [p for p in challenge.players if p != player.id])
-        return ChallengeOutcome(challenge, replayed)
+        return ChallengeOutcome(self.shown(challenge), replayed)
 
     def cancel(self, challenge_id: str, player: Player) -> Challenge:
         """The challenger withdraws an open challenge (again: nothing more happens)."""
@@ -357,13 +380,13 @@ class ChallengeService:
         self.challenge_index.closed(player.id, challenge.id)
         if appended:
             self._tell(challenge, "challenge_cancelled", [invitee.player_id for invitee in challenge.challenged])
-        return challenge
+        return self.shown(challenge)
 
     def on_account_deleted(self, player_id: str) -> None:
-        """A deleted account's open challenges end: those it sent are cancelled, those it received declined."""
-        player = self.players.get(player_id)
-        if player is None:
-            return
+        """A deleted account's open challenges end: those it sent are cancelled, those it received declined (an
+        acceptance of theirs too: the challenge cannot start without them).  Called before the account goes and
+        again after, on its tombstone: found in the player's index, which a challenge enters before it is appended."""
+        player = self.players.get(player_id) or Player(player_id, DELETED_NAME, "")
         cursor: str | None = None
         while True:
             page = self.inbox(player, status="open", limit=50, cursor=cursor)

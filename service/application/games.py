@@ -22,6 +22,7 @@ from engine import Event, RuleViolation, Step, decide_steps
 from service.application import compaction
 from service.application.appending import OVER, GameWrites, OnConflict
 from service.application.commands import GamePage, NewGame, Outcome, utc_now
+from service.application.erasure import DELETED_NAME
 from service.application.followups import Due, FollowUps, NoFollowUps, due
 from service.application.listing import GameLists
 from service.application.loading import GameLoader
@@ -58,6 +59,12 @@ from service.storage.players import Player, PlayerStore, games_key, new_id, reco
 from service.storage.tables import TableIndex
 
 log = logging.getLogger("red7.games")
+
+#: The AI that takes the seat of a player whose account was deleted while the game is in play.
+DEPARTED_LEVEL = "greedy"
+#: How often a deleted player's departure from one game is decided again when the game moved on between its read and
+#: its write.
+DEPARTURE_ATTEMPTS = 3
 
 
 class GameService(GameWrites):
@@ -242,16 +249,54 @@ class GameService(GameWrites):
         """A game with players seated at once (a match, an accepted challenge, a rematch): ``creator`` on the first
         human seat (it owns the AI seats), each of ``seated`` on theirs.  Under ``game_id``, a second set-up of the
         same game makes nothing (``None``): whoever finishes a set-up that stopped half-way may simply do it again.
+
+        Its players may not be the ones who asked for it (a challenge accepted, a match the matchmaker found), and
+        one of them may be deleting their account meanwhile: once the game is there, its players' tombstones are
+        read, and a deleted player leaves it at once (:meth:`depart`).  The game was listed on each player's slot
+        before it was appended, so a deletion whose tombstone came after that read finds it there
+        (:class:`~service.application.players.PlayerService`): either way no deleted player keeps a seat in it.
         """
         new = Game(game_id or new_id("g"))
         events = lobby_decide(new, self._set_up(creator, request, seated))
         self._list_table(new.id, request, len(seated))
-        for player in (creator, *(player for _, player in seated)):
+        players = (creator, *(player for _, player in seated))
+        for player in players:
             self.players.add_game(player.id, new.id)  # listed first: a crash before the append lists a game not there
         try:
-            return self.append(new, events, f"player:{creator.id}").game
+            made = self.append(new, events, f"player:{creator.id}").game
         except Conflict:
-            return None  # made already, by this set-up's first attempt
+            made = None  # made already, by this set-up's first attempt
+        gone = self.players.deleted_among({player.id for player in players})
+        for player_id in sorted(gone):
+            self.depart(new.id, player_id)
+        return self.load(new.id) if gone and made is not None else made
+
+    def depart(self, game_id: str, player_id: str, level: str = DEPARTED_LEVEL) -> None:
+        """A deleted player leaves a game: called off if it is waiting and theirs, their seat opened if it is waiting,
+        taken by an AI of ``level`` if it is in play; safe to repeat.  Once their part in it is over, the game leaves
+        their list; a game still waiting without them stays listed, for a join of theirs that may still be on its way
+        seats them (that join ends it, :meth:`PlayerService.still_there`), as does a game not there yet."""
+        player = Player(player_id, DELETED_NAME, "")
+        for _ in range(DEPARTURE_ATTEMPTS):
+            try:
+                game = self.load(game_id)
+            except NotFound:
+                return  # not made yet (a create on its way), or never: its maker looks again once it is
+            seat = game.seat_of(player_id)
+            try:
+                if game.status == "waiting" and game.created_by == player_id:
+                    self.cancel(game_id, player)  # and it leaves everyone's list
+                    return
+                if game.status in ("waiting", "active") and seat is not None and not game.seats[seat].resigned:
+                    self.leave(game_id, player, level)
+                    continue  # looked at again: over for them once it shows so
+            except Refused as refused:  # the game moved on (it started, say): look at it again
+                log.info("game %s refused deleted player %s's departure (%s); deciding again", game_id, player_id, refused.code)
+                continue
+            if game.status != "waiting" or seat is not None:
+                self.players.forget_game({player_id}, game_id)  # over, left, or an AI plays the seat: their part is over
+            return
+        log.warning("deleted player %s could not leave game %s in %d attempts", player_id, game_id, DEPARTURE_ATTEMPTS)
 
     def _list_table(self, game_id: str, request: NewGame, seated: int = 0) -> None:
         """Enter a listed game that will have a human seat open in the open tables, before its first append (a crash

@@ -30,6 +30,7 @@ import redis
 
 from engine import CorruptHistory, Variant
 from service.application.commands import NewGame, SeatRequest
+from service.application.erasure import DELETED_NAME
 from service.application.games import GameService
 from service.errors import NotConfirmed, NotFound, Refused
 from service.matchmaking import (
@@ -350,10 +351,10 @@ class MatchService:
         ]
 
     def on_account_deleted(self, player_id: str) -> None:
-        """A deleted account's waiting tickets are cancelled (the account's ``on_account_deleted`` hook)."""
-        player = self.games.players.get(player_id)
-        if player is not None:
-            self.close_tickets_of(player)
+        """A deleted account's waiting tickets are cancelled (the account's ``on_account_deleted`` hook), before the
+        account goes and again after, on its tombstone: found in the player's index, which a ticket enters before it is
+        appended.  A ticket matched already has its game made here if it is not yet, which the player then leaves."""
+        self.close_tickets_of(self.games.players.get(player_id) or Player(player_id, DELETED_NAME, ""))
 
     def close_tickets_of(self, player: Player) -> int:
         """Cancel every ticket of the player still waiting (an account deleted): how many there were."""

@@ -25,9 +25,10 @@ from service.errors import NotFound, Refused, bad_cursor
 from service.game import Game
 from service.storage.events import Idempotency, IdempotencyMismatch
 from service.storage.handles import Found, HandleTaken, fold
-from service.storage.players import Player, PlayerStore, PlayerTag, TokenInfo, TooManyTokens, hash_token
+from service.storage.players import AccountGone, Player, PlayerStore, PlayerTag, TokenInfo, TooManyTokens, hash_token
 
 __all__ = [
+    "ACCOUNT_GONE",
     "AccountDeleted",
     "Issued",
     "Player",
@@ -87,9 +88,20 @@ class PlayerPage:
 class AccountDeleted(Protocol):
     """A part of the service that holds something of a player which ends when their account is deleted (their
     games, match tickets, challenges, push subscriptions ...).  It joins with :meth:`PlayerService.join`; its
-    ``on_account_deleted`` must be safe to call twice (it is: see :meth:`PlayerService.delete`)."""
+    ``on_account_deleted`` must be safe to call again and again (see :meth:`PlayerService.delete`), and must work
+    on an account already deleted (its record a tombstone: no name), finding what it ends from what the player's
+    slot lists (their games, tickets, challenges), which every write that gives the player something lists first."""
 
     def on_account_deleted(self, player_id: str) -> None: ...
+
+
+#: What a request whose account was deleted while it ran is told (``invalid_token``, as any later one with its token).
+ACCOUNT_GONE = "This account was deleted: its tokens no longer work."
+
+
+def _gone() -> Refused:
+    """The answer to a request whose account was deleted while it ran: as to any later one with its token."""
+    return Refused("invalid_token", ACCOUNT_GONE)
 
 
 def _reused(exc: IdempotencyMismatch) -> Refused:
@@ -128,13 +140,30 @@ class PlayerService:
 
     # --- who is calling -----------------------------------------------------------------
 
-    def by_token(self, token: str) -> Player | None:
-        """The player a bearer token belongs to, while it is not revoked."""
-        return self.store.by_token(token)
+    def by_token(self, token: str, *, fresh: bool = False) -> Player | None:
+        """The player a bearer token belongs to, while it is not revoked (nor their account deleted); ``fresh``: for a
+        write, the store is asked even if this process has the token cached (see :class:`PlayerStore`)."""
+        return self.store.by_token(token, fresh=fresh)
 
     def by_token_digest(self, digest: str) -> Player | None:
         """The same for a token known by its digest (a stream ticket keeps only that)."""
         return self.store.by_token_digest(digest)
+
+    def still_there(self, player: Player) -> bool:
+        """After a write of ``player``'s: whether their account is still there.  If it was deleted while the write
+        ran, whatever the write made for them is ended now, as the deletion ends the rest (:meth:`delete`), and
+        ``False``: the write is then answered as any request with a token of the account (``invalid_token``).
+
+        This is what makes a deletion complete whatever raced it: the write listed what it made on the player's slot
+        before it wrote it (every part's rule), and reads the tombstone after; the deletion writes the tombstone before
+        its second pass reads those lists.  Redis applies each of these in one order, so either this read sees the
+        tombstone (and this ends what the write made), or the write came before the tombstone, and the deletion's
+        second pass finds it.  A request authenticated before the deletion and writing after it can leave nothing.
+        """
+        if not self.store.deleted(player.id):
+            return True
+        self._end_everything(player.id)
+        return False
 
     # --- signing up, the profile --------------------------------------------------------
 
@@ -178,12 +207,15 @@ class PlayerService:
         """
         if handle:
             check_handle(handle)
-        if handle is not None:
-            try:
-                self.store.set_handle(player.id, handle or None, self.handle_hold_seconds * 1000)
-            except HandleTaken:
-                raise _taken(handle) from None
-        return self.store.update(player.id, name=name, webhook_url=webhook_url, language=language)
+        try:
+            if handle is not None:
+                try:
+                    self.store.set_handle(player.id, handle or None, self.handle_hold_seconds * 1000)
+                except HandleTaken:
+                    raise _taken(handle) from None
+            return self.store.update(player.id, name=name, webhook_url=webhook_url, language=language)
+        except AccountGone:
+            raise _gone() from None
 
     # --- players others can find ----------------------------------------------------------
 
@@ -231,18 +263,24 @@ class PlayerService:
         there, so that a failure stops the deletion where the client can try it again; then the account goes
         (:meth:`PlayerStore.erase`: tokens revoked, webhook, name and handle erased, the handle freed, the lists
         ended); then the parts are called again, for what seated the player meanwhile (their tokens worked until
-        then), and what fails now is logged: nobody could retry it.  Game streams keep the player's pseudonymous
-        id, so every replay still verifies; what is shown of the seat is "deleted player".
+        then), and what fails now is logged: nobody could retry it.  A write that passed its token's check before
+        the account went and wrote after that second pass ends what it made itself (:meth:`still_there`).  Game
+        streams keep the player's pseudonymous id, so every replay still verifies; what is shown of the seat is
+        "deleted player".
         """
         for part in self.parts:
             part.on_account_deleted(player.id)
-        self.store.erase(player.id, self.clock())
+        self._end_everything(player.id)
+
+    def _end_everything(self, player_id: str) -> None:
+        """Erase the account (again: a token issued meanwhile goes too), then let every part end what it holds of it;
+        a part's failure is logged, as nobody could retry it."""
+        self.store.erase(player_id, self.clock())
         for part in self.parts:
             try:
-                part.on_account_deleted(player.id)
+                part.on_account_deleted(player_id)
             except Exception:
-                log.exception("%s could not end what it holds of deleted player %s", type(part).__name__, player.id)
-        self.store.forget_games(player.id)
+                log.exception("%s could not end what it holds of deleted player %s", type(part).__name__, player_id)
 
     # --- tokens -------------------------------------------------------------------------
 
@@ -257,6 +295,8 @@ class PlayerService:
         """
         try:
             info, token, replayed = self.store.issue_token_once(player.id, label, self.clock(), idempotency)
+        except AccountGone:
+            raise _gone() from None
         except TooManyTokens:
             raise Refused("token_limit_reached", "Revoke a token you no longer use first.") from None
         except IdempotencyMismatch as exc:

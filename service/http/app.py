@@ -40,6 +40,7 @@ from service.http.api import (
     this_request,
     v1,
 )
+from service.http.auth import settle_write
 from service.http.budgets import Budget, RateBudgets
 from service.http.locale import language
 from service.http.logs import redact_access_logs
@@ -327,6 +328,17 @@ class _Flask(Flask):
         response = super().make_default_options_response()
         response.status_code = 204
         return response
+
+    def dispatch_request(self) -> Any:
+        """The route, then :func:`auth.settle_write`: a write whose caller's account went while it ran is answered
+        ``invalid_token``, whatever the route answered or raised, once what it made is ended."""
+        try:
+            answer = super().dispatch_request()
+        except Exception as failure:
+            settle_write(failure)
+            raise
+        settle_write()
+        return answer
 
     def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
         """Flask's, with its answer kept per function: Flask asks ``inspect.iscoroutinefunction`` of every hook and

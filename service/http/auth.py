@@ -7,9 +7,12 @@ from typing import Literal, overload
 
 from flask import Request, g, request
 
-from service.application.players import Player, hash_token
+from service.application.players import ACCOUNT_GONE, Player, hash_token
 from service.http.common import player_service, red7_runtime, this_request
 from service.http.problems import ApiError
+
+#: Methods that change nothing: a token is checked against the store for every other (see :func:`current_player`).
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def bearer_token() -> str | None:
@@ -33,7 +36,11 @@ def current_player(required: Literal[False]) -> Player | None: ...
 
 
 def current_player(required: bool = True) -> Player | None:
-    """The player the bearer token belongs to; ``None`` (or 401) without one."""
+    """The player the bearer token belongs to; ``None`` (or 401) without one.
+
+    For a write the store is asked whether the token still works, whatever this process cached: a token revoked, or
+    deleted with its account, writes nothing anywhere from the moment its revocation answered.  A read trusts the
+    process's cache while Redis's tracking of the tokens' keys vouches for it (:class:`PlayerService`)."""
     ctx = g._get_current_object()  # the request's g, not its proxy: read up to three times
     if "player" in ctx:
         known: Player | None = ctx.player  # this request's caller, found by an earlier call
@@ -48,11 +55,29 @@ def current_player(required: bool = True) -> Player | None:
             raise ApiError("token_required")
         ctx.player = None
         return None
-    player = player_service().by_token(token)
+    player = player_service().by_token(token, fresh=req.method not in SAFE_METHODS)
     if player is None:
         raise ApiError("invalid_token")
     ctx.player = player
     return player
+
+
+def settle_write(failure: BaseException | None = None) -> None:
+    """After a write's route (its answer, or the ``failure`` it raised): if the caller's account was deleted while it
+    ran, whatever the write made for them is ended (:meth:`PlayerService.still_there`), and it is answered
+    ``invalid_token``, as any request with a token of that account is from then on, never with what the route said
+    (a 201 for something that no longer lives, or a failure of a write that found the account gone half-way)."""
+    req = this_request()
+    player: Player | None = g.get("player")
+    if player is None or req.method in SAFE_METHODS or g.get("deleted_by_request"):
+        return
+    if not player_service().still_there(player):
+        raise ApiError("invalid_token", ACCOUNT_GONE) from failure
+
+
+def account_deleted_by_request() -> None:
+    """The caller deleted their own account (``DELETE /v1/players/me``): that write ends it, and answers 204."""
+    g.deleted_by_request = True
 
 
 def feed_reader(game_id: str, ticket: str | None) -> Player | None:

@@ -28,6 +28,10 @@ How it stays right:
   only while Redis answered a ping sent within :data:`TRUSTED_FOR` seconds: a process back from idle reads until a
   pong comes, and one whose pong is :data:`DEAD_AFTER` seconds late starts its connection again.  A change held up
   on its way is so seen within those seconds at worst.
+- **Games, or tokens.**  A watch follows one family of keys: the games' (``<prefix>game:{<id>}:...``, named by the
+  game's id), or the tokens' lookup keys (``<prefix>token:<sha256>``, named by the digest), which
+  :class:`~service.storage.players.PlayerStore` watches so that a token revoked, or an account deleted, stops
+  working in every process at once while its lookup is cached (a process has one watch, one connection, of each).
 - **Anything unknown reads.**  A Redis without tracking (fakeredis; a proxy that refuses ``CLIENT``), a cluster
   client (one tracking connection per primary is not built here), a connection that cannot be made: the watch
   is off, every read asks Redis as before.  A broken connection is made again at most every
@@ -87,9 +91,10 @@ class Ticket:
 class ChangeWatch:
     """The games under ``prefix`` whose keys this process read and nobody changed since (see the module)."""
 
-    def __init__(self, client: redis.Redis, prefix: str, *, retry_after: float = RETRY_AFTER) -> None:
+    def __init__(self, client: redis.Redis, prefix: str, *, retry_after: float = RETRY_AFTER, family: str = "game") -> None:
         self.client = client
-        self.prefix = f"{prefix}game:"
+        self.family = family
+        self.prefix = f"{prefix}{family}:"
         self.retry_after = retry_after
         self._lock = threading.Lock()
         self._connection: Any = None
@@ -174,20 +179,20 @@ class ChangeWatch:
             taken = 0
             while connection.can_read(timeout=0):
                 if taken == MOST_TAKEN:
-                    log.info("the watch of game changes fell %d messages behind: starting it again", taken)
+                    log.info("the watch of %s changes fell %d messages behind: starting it again", self.family, taken)
                     self._reset(at_once=True)
                     return
                 self._take(connection.read_response(disconnect_on_error=False, push_request=True))
                 taken += 1
             if self._pinged is not None and now - self._pinged > DEAD_AFTER:
-                log.info("the watch of game changes heard nothing for %.0f s: starting it again", now - self._pinged)
+                log.info("the watch of %s changes heard nothing for %.0f s: starting it again", self.family, now - self._pinged)
                 self._reset(at_once=True)
                 return
             if self._pinged is None and now - self._heard >= PING_EVERY:
                 connection.send_command("PING")
                 self._pinged = now
         except (redis.RedisError, OSError) as error:
-            log.info("the watch of game changes lost its connection (%s): reading every game until it is back", error)
+            log.info("the watch of %s changes lost its connection (%s): reading every one until it is back", self.family, error)
             self._reset()
 
     def _take(self, message: Any) -> None:
@@ -214,10 +219,13 @@ class ChangeWatch:
                 self._changed_while_read[stream] = self._seen
 
     def _stream_of(self, key: str) -> str | None:
-        """The game a key is of (``<prefix>game:{<id>}:<part>``), ``None`` for another key under the prefix."""
+        """The game a key is of (``<prefix>game:{<id>}:<part>``), ``None`` for another key under the prefix; for the
+        tokens' family, the digest a lookup key is of (``<prefix>token:<sha256>``)."""
         if not key.startswith(self.prefix):
             return None
         rest = key[len(self.prefix) :]
+        if self.family != "game":
+            return rest or None
         if not rest.startswith("{"):
             return None
         end = rest.find("}")
@@ -276,10 +284,12 @@ class ChangeWatch:
                 log.info("this Redis does not track changes (%s): every game is read from it", error)
                 self._refused = True
             else:
-                log.info("the watch of game changes was refused (%s): trying again in %.0f s", error, self.retry_after)
+                log.info("the watch of %s changes was refused (%s): trying again in %.0f s", self.family, error, self.retry_after)
             return None
         except (redis.RedisError, OSError) as error:
-            log.info("the watch of game changes could not connect (%s): trying again in %.0f s", error, self.retry_after)
+            log.info(
+                "the watch of %s changes could not connect (%s): trying again in %.0f s", self.family, error, self.retry_after
+            )
             _close(connection)
             return None
         return connection

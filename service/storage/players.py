@@ -37,7 +37,17 @@ A handle's claim and the index of handles are on slots of their own too (:mod:`s
 claim is taken before the record names the handle, the index entry written before it too (a reader checks the
 record), and both let go of after the record no longer names it.  Deleting an account follows the same order:
 the record becomes a tombstone first (nothing of the player works or shows from then on), then the handle and
-the tokens' lookup keys go; a crash in between leaves only what nothing resolves to any more.
+the tokens' lookup keys go; a crash in between leaves only what nothing resolves to any more.  Nothing written
+after writes to a tombstone: a change of the record checks it in the same script or transaction, and a token
+issued as the account goes is unmade by its own issue (:meth:`PlayerStore._enable_token`).
+
+A token's lookup is cached in the process (``cache_seconds``), yet a token revoked or deleted with its account stops
+working in every process at once.  A write (``fresh``) asks the store whether the token still works (one round
+trip: its lookup key); a read trusts the cache only while Redis's tracking of
+the tokens' lookup keys (:class:`~service.storage.changes.ChangeWatch`, family ``token``) says nobody changed the
+token's key since it was read, and asks like a write otherwise (no watch: a cluster, a Redis without tracking, a
+watch not heard from lately).  Revoking deletes the lookup key, whose change Redis sends every watching process
+before it answers the revocation: a process that answers a request after that has it in hand (changes.py).
 """
 
 from __future__ import annotations
@@ -54,6 +64,7 @@ from typing import cast
 import redis
 from redis.typing import EncodableT, FieldT
 
+from service.storage.changes import ChangeWatch
 from service.storage.events import Idempotency
 from service.storage.handles import Claim, Found, HandleClaims, HandleIndex, HandleTaken, fold
 from service.storage.idempotency import CreateRecords, made_by, record_field, record_text, seal, signup_records_key, unseal
@@ -82,7 +93,7 @@ def _texts(fields: Mapping[bytes | str, bytes | str]) -> dict[str, str]:
 
 def _player(player_id: str, data: Mapping[str, str]) -> Player | None:
     """The player a record holds; ``None`` for none, or a deleted account's tombstone (it has no name)."""
-    if "name" not in data:
+    if "name" not in data or "deleted_at" in data:
         return None
     return Player(
         player_id,
@@ -111,6 +122,10 @@ class TokenInfo:
 
 class TooManyTokens(Exception):
     pass
+
+
+class AccountGone(Exception):
+    """The account was deleted (or never was): nothing of it is written, and a token issued as it went was unmade."""
 
 
 def _new_token(label: str, created_at: str) -> tuple[str, TokenInfo]:
@@ -179,7 +194,25 @@ class Record:
     complete: bool
 
 
-__all__ = ["Found", "HandleTaken", "Player", "PlayerStore", "PlayerTag", "Record", "TokenInfo", "TooManyTokens"]
+__all__ = [
+    "AccountGone",
+    "Found",
+    "HandleTaken",
+    "Player",
+    "PlayerStore",
+    "PlayerTag",
+    "Record",
+    "TokenInfo",
+    "TooManyTokens",
+]
+
+#: Set fields of a player's record only while it is a player's (it has a name): never on a deleted account's tombstone.
+#: KEYS[1] the record; ARGV field, value, ...  Returns 1 if written, 0 if the record is no player's.
+_SET_IF_PLAYER = """
+if redis.call('HEXISTS', KEYS[1], 'name') == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
+"""
 
 
 class PlayerStore:
@@ -187,13 +220,17 @@ class PlayerStore:
 
     Every request starts by resolving its token; the cache spares it two round
     trips.  A change made here drops the player from this process's cache; other
-    processes see it when their entry expires (``cache_seconds``).
+    processes see a new name or handle when their entry expires (``cache_seconds``),
+    and a token revoked or deleted with its account at once (see the module: ``watch``).
     """
 
-    def __init__(self, client: redis.Redis, prefix: str = "red7:", cache_seconds: float = 10.0) -> None:
+    def __init__(
+        self, client: redis.Redis, prefix: str = "red7:", cache_seconds: float = 10.0, watch: ChangeWatch | None = None
+    ) -> None:
         self.redis = client
         self.prefix = prefix
         self.cache_seconds = cache_seconds
+        self.watch = watch  # the tokens' lookup keys (family "token"): a cached lookup read without a round trip
         self._by_token: dict[str, tuple[float, Player]] = {}
         self._webhooks: dict[str, tuple[float, str | None]] = {}
         self._tags: dict[str, tuple[float, PlayerTag]] = {}
@@ -201,6 +238,7 @@ class PlayerStore:
         self._lock = threading.Lock()
         self.claims = HandleClaims(client, prefix)
         self.index = HandleIndex(client, prefix)
+        self._set_if_player = client.register_script(_SET_IF_PLAYER)
 
     def _player_key(self, player_id: str) -> str:
         return player_key(self.prefix, player_id)
@@ -277,8 +315,18 @@ class PlayerStore:
         pipe.hset(self._tokens_key(player_id), info.id, json.dumps(record))
 
     def _enable_token(self, player_id: str, info: TokenInfo) -> None:
-        """Make a listed token work: its lookup key, on its own slot, written after the listing (see the module)."""
-        self.redis.set(self._token_key(info.digest), player_id)
+        """Make a listed token work: its lookup key, on its own slot, written after the listing (see the module).
+
+        Then the record is read again: a deletion that came between the listing and now may have deleted the listed
+        tokens' keys before this one was written, so the token unmakes itself (:class:`AccountGone`).  One of the two
+        always sees the other: the deletion makes the tombstone before it reads the listing, this writes the key
+        before it reads the record.
+        """
+        key = self._token_key(info.digest)
+        self.redis.set(key, player_id)
+        if not self.redis.hexists(self._player_key(player_id), "name"):
+            self.redis.delete(key)
+            raise AccountGone(player_id)
 
     def _adopt_legacy_token(self, player_id: str) -> None:
         """Players made before tokens were listed kept one token as ``token_hash`` on the player: list it like the others."""
@@ -315,8 +363,11 @@ class PlayerStore:
         with self.redis.pipeline(transaction=True) as pipe:
             while True:
                 try:
-                    # two issues at once cannot both pass the limit (redis-py leaves Pipeline.watch unannotated)
-                    pipe.watch(self._tokens_key(player_id), records)  # type: ignore[no-untyped-call]
+                    # two issues at once cannot both pass the limit, nor an issue list a token on a deleted account
+                    # (redis-py leaves Pipeline.watch unannotated)
+                    pipe.watch(self._tokens_key(player_id), records, self._player_key(player_id))  # type: ignore[no-untyped-call]
+                    if not pipe.hexists(self._player_key(player_id), "name"):
+                        raise AccountGone(player_id)
                     if idempotency is not None and (stored := pipe.hget(records, field)) is not None:
                         break  # issued before, for this key
                     if pipe.hlen(self._tokens_key(player_id)) >= MAX_TOKENS:
@@ -385,46 +436,84 @@ class PlayerStore:
             self._webhooks[player_id] = (now + self.cache_seconds, url)
         return url
 
-    def by_token(self, token: str) -> Player | None:
-        return self.by_token_digest(hash_token(token))
+    def by_token(self, token: str, *, fresh: bool = False) -> Player | None:
+        return self.by_token_digest(hash_token(token), fresh=fresh)
 
-    def by_token_digest(self, digest: str) -> Player | None:
-        """The player a token (known by its SHA-256) belongs to, while it is not revoked."""
+    def by_token_digest(self, digest: str, *, fresh: bool = False) -> Player | None:
+        """The player a token (known by its SHA-256) belongs to, while it is not revoked and the account not deleted.
+
+        ``fresh``: asked for a write, so the store is asked whether the token still works even when this process has
+        it cached.  A read is answered from the cache while the watch of the tokens' keys vouches for it, and asks
+        the store otherwise (see the module): either way a token revoked, or deleted with its account, is refused
+        at once in every process.
+        """
         now = time.monotonic()
         with self._lock:
             hit = self._by_token.get(digest)
+        watch = self.watch
         if hit is not None and hit[0] > now:
-            return hit[1]
+            cached = hit[1]
+            vouched = watch is not None and watch.unchanged(digest)
+            if vouched and not fresh:
+                return cached
+            if vouched:  # a write asks anyway; the watch holds the key as read already
+                works = self._works(digest, cached.id)
+            else:
+                ticket = watch.ticket(digest) if watch is not None else None
+                works = self._works(digest, cached.id)
+                if watch is not None:
+                    watch.settle(digest, ticket, current=works)
+            if works:
+                return cached
+            with self._lock:
+                self._by_token.pop(digest, None)
+            return None
+        ticket = watch.ticket(digest) if watch is not None else None
         revocations = self._revocations
         player_id = self.redis.get(self._token_key(digest))
         player = self.get(_text(player_id)) if player_id else None
+        kept = False
         if player is not None:
             with self._lock:
                 if len(self._by_token) > 50_000:
                     self._by_token.clear()
                 if self._revocations == revocations:
                     self._by_token[digest] = (now + self.cache_seconds, player)
+                    kept = True
+        if watch is not None:
+            watch.settle(digest, ticket, current=kept)
         return player
+
+    def _works(self, digest: str, player_id: str) -> bool:
+        """Whether the token still resolves to the player: one read of its lookup key, which a revocation deletes, and
+        the deletion of the account too (after its tombstone, before it answers).  A key that outlived its account
+        (its issue stopped between writing it and reading the tombstone) resolves to nobody on a lookup, and a write
+        made with it is undone by its own check after (``PlayerService.still_there``)."""
+        owner = self.redis.get(self._token_key(digest))
+        return owner is not None and _text(owner) == player_id
+
+    def deleted(self, player_id: str) -> bool:
+        """Whether the player's account was deleted (read now: no cache)."""
+        return bool(self.redis.hexists(self._player_key(player_id), "deleted_at"))
 
     def update(
         self, player_id: str, *, name: str | None = None, webhook_url: str | None = None, language: str | None = None
     ) -> Player:
         """Change the name, the webhook or the language (``""``: none chosen); a new webhook gets a new signing secret
-        (returned once)."""
-        mapping: dict[FieldT, EncodableT] = {}  # HSET's types: its Mapping is invariant in the field
+        (returned once).  :class:`AccountGone` if the account was deleted: a tombstone is never written to (one script
+        checks and writes)."""
+        fields: list[str] = []
         if name is not None:
-            mapping["name"] = name
+            fields += ["name", name]
         if language is not None:
-            mapping["language"] = language
+            fields += ["language", language]
         if webhook_url is not None:
-            mapping["webhook_url"] = webhook_url
-            mapping["webhook_secret"] = secrets.token_urlsafe(32) if webhook_url else ""
-        if mapping:
-            self.redis.hset(self._player_key(player_id), mapping=mapping)
+            fields += ["webhook_url", webhook_url, "webhook_secret", secrets.token_urlsafe(32) if webhook_url else ""]
+        if fields:
+            if not self._set_if_player(keys=[self._player_key(player_id)], args=fields):
+                raise AccountGone(player_id)
             self._forget(player_id)
-        player = self.get(player_id)
-        assert player is not None
-        return player
+        return self._got(player_id)
 
     def _forget(self, player_id: str) -> None:
         """Drop what this process cached of the player (other processes: within ``cache_seconds``)."""
@@ -447,18 +536,24 @@ class PlayerStore:
         meanwhile.  A player sets aside one handle at a time, the one given up last: a change frees the one set
         aside before (unless it takes it back).  Only the case changed: the record changes, and nothing else.
         """
-        current = self.get(player_id)
-        assert current is not None, "the player is the caller: it exists"
+        current = self._got(player_id)  # AccountGone if it was deleted (its token worked when the request began)
         if handle is not None and _same(handle, current.handle):
             if handle != current.handle:
-                self.redis.hset(self._player_key(player_id), "handle", handle)
+                if not self._set_if_player(keys=[self._player_key(player_id)], args=["handle", handle]):
+                    raise AccountGone(player_id)
                 self._forget(player_id)
             return self._got(player_id)
         if handle is not None:
             claim = self.claims.claim(handle, player_id, self._names)
             self.index.add(handle, player_id)  # a hint until the record names the handle (readers check)
             self.claims.refresh(claim, player_id)
-        old, held = self._point_to(player_id, handle, keep=keep_ms > 0)
+        try:
+            old, held = self._point_to(player_id, handle, keep=keep_ms > 0)
+        except AccountGone:
+            if handle is not None:  # deleted meanwhile: the handle claimed for it is nobody's
+                self.index.remove(handle, player_id)
+                self.claims.let_go(handle, player_id)
+            raise
         if old is not None:
             self.index.remove(old, player_id)
             self.claims.let_go(old, player_id, keep_ms)  # set aside (or freed) after the record no longer names it
@@ -469,14 +564,17 @@ class PlayerStore:
 
     def _point_to(self, player_id: str, handle: str | None, *, keep: bool) -> tuple[str | None, str | None]:
         """Make the record name ``handle`` (and set aside the one it named, if ``keep``); what it named and had set
-        aside before.  One transaction on the player's slot, decided again if the record changed meanwhile."""
+        aside before.  One transaction on the player's slot, decided again if the record changed meanwhile;
+        :class:`AccountGone` if the record is a tombstone (the account was deleted since the request began)."""
         key = self._player_key(player_id)
         with self.redis.pipeline(transaction=True) as pipe:
             while True:
                 try:
                     pipe.watch(key)  # type: ignore[no-untyped-call]  # redis-py leaves Pipeline.watch unannotated
-                    stored = pipe.hmget(key, ["handle", "held_handle"])
-                    old, held = (_text(value) if value else None for value in stored)
+                    stored = pipe.hmget(key, ["handle", "held_handle", "name"])
+                    if stored[2] is None:
+                        raise AccountGone(player_id)
+                    old, held = (_text(value) if value else None for value in stored[:2])
                     pipe.multi()
                     if handle is None:
                         pipe.hdel(key, "handle")
@@ -492,8 +590,10 @@ class PlayerStore:
                     continue
 
     def _got(self, player_id: str) -> Player:
+        """The player as stored now; :class:`AccountGone` if the account was deleted."""
         player = self.get(player_id)
-        assert player is not None
+        if player is None:
+            raise AccountGone(player_id)
         return player
 
     def by_handle(self, handle: str) -> Player | None:
@@ -564,10 +664,6 @@ class PlayerStore:
             played, won, complete = pipe.execute()
         return Record(int(played), int(won), bool(complete))
 
-    def forget_games(self, player_id: str) -> None:
-        """Drop the player's list of games not finished (a deleted account's, once it has left them)."""
-        self.redis.delete(self._games_key(player_id))
-
     def deleted_among(self, player_ids: set[str]) -> set[str]:
         """Which of these players' accounts were deleted (read now: no cache)."""
         ordered = sorted(player_ids)
@@ -596,7 +692,7 @@ class PlayerStore:
         idempotency records go (one transaction on its slot: from then on the player answers nobody, and their
         tokens resolve to nobody), then the handle is freed (index entry, claims) and the tokens' lookup keys go,
         then their listing.  Safe to repeat.  The list of games not finished stays, for the games to be left
-        (:meth:`forget_games` ends it)."""
+        (``GameService.depart`` takes each game off once the player's part in it is over)."""
         self._adopt_legacy_token(player_id)  # a token kept the old way is listed, so that its lookup key goes too
         key = self._player_key(player_id)
         lists = [f"{key}:{name}" for name in ("finished", "played", "won", "idem")]

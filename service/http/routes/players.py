@@ -9,7 +9,7 @@ from flask import Response, request
 from flask.views import MethodView
 
 from service.application.players import Player, Profile, TokenInfo, hash_token
-from service.http.auth import bearer_token, current_player, require_api_key
+from service.http.auth import account_deleted_by_request, bearer_token, current_player, require_api_key
 from service.http.common import (
     API_KEY,
     NO_STORE,
@@ -158,10 +158,13 @@ class Me(MethodView):
         """Delete your account: every token revoked, the webhook dropped, name and handle erased (the handle is free).
 
         Games waiting that you created are called off; you leave the others still waiting, and an AI plays your seat
-        to the end of every game in play.  Finished games keep your seat under its pseudonymous id, shown as
-        "deleted player", so their replays still verify.
+        to the end of every game in play; your match tickets are cancelled, the challenges you sent cancelled and
+        those you received declined.  Finished games keep your seat under its pseudonymous id, shown as "deleted
+        player", so their replays still verify.  Once this has answered, no token of yours works in any process; a
+        request of yours still under way as it ran is answered 401 `invalid_token`, and what it made is ended.
         """
         player_service().delete(current_player())
+        account_deleted_by_request()
         return Response(status=204, mimetype=None)
 
 
