@@ -125,7 +125,8 @@ def _problem_response(code: str, status: int, detail: str, headers: dict[str, st
     """A problem+json answer: its title in the request's language, ``detail`` as given (written in it, or, for a
     detail only said in English, the title again in another language: see :func:`problems.detail_of`)."""
     lang = language()
-    if lang != DEFAULT and detail and not extra.pop("_localized", False):
+    localized = extra.pop("_localized", False)  # ours, never a member of the answer: popped whatever the language
+    if lang != DEFAULT and detail and not localized:
         detail = title_of(code, lang)
     return json_response(problem(code, status, detail, request.path, language=lang, **extra), status, headers, PROBLEM_JSON)
 
