@@ -248,6 +248,9 @@ class GiveTime(MethodView):
         has a turn limit (409 `no_turn_limit`); each turn may be given, in all, as much as its own limit (a turn at most
         doubles: 409 `give_time_limit_reached`, with `limit` and `left`), so that giving time never keeps a game from
         ending. The stream records it (`time_given`), and the view's `turn.deadline` and `turn.time_left` say it.
+
+        Time given adds up, so a retry after a lost answer would give it twice: send an Idempotency-Key and the retry
+        is answered as the first attempt was, without giving more.
         """
         player = current_player()
         return _answer(game_service().give_time(game_id, player, body["seconds"], _idempotency(player)), player)
