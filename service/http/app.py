@@ -223,7 +223,8 @@ _JSON_ONLY = ("application/json",)
 
 
 def _check_body(req: Request) -> None:
-    """415 for a body that is not JSON, 400 for JSON that does not parse or nests too deeply (before any schema runs)."""
+    """415 for a body that is not JSON, 400 for JSON that does not parse or nests too deeply, 422 for a PATCH without a
+    body (before any schema runs)."""
     if req.method not in ("POST", "PUT", "PATCH"):
         return
     path = req.path
@@ -234,6 +235,9 @@ def _check_body(req: Request) -> None:
         req.max_content_length = current_app.extensions["red7"].settings.max_replay_bytes
     has_body = (req.content_length or 0) > 0 or req.headers.get("Transfer-Encoding") == "chunked"
     if not has_body:
+        if req.method == "PATCH":  # a PATCH is its changes: the document requires them (``{}`` changes nothing)
+            missing = {"field": "", "message": "a body is required: the fields to change, as a JSON object", "location": "json"}
+            raise ApiError("invalid_request", "Send the fields to change as a JSON object.", errors=[missing])
         return
     mimetype = req.mimetype
     if replay and mimetype == NDJSON:

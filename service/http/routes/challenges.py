@@ -142,7 +142,7 @@ class AcceptChallenge(MethodView):
 @v1.route("/challenges/<challenge_id>/decline")
 class DeclineChallenge(MethodView):
     @documented_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
-    @v1.arguments(ChallengeDeclineSchema(), example=example("ChallengeDecline"))
+    @v1.arguments(ChallengeDeclineSchema(), required=False, example=example("ChallengeDecline"))
     @v1.response(200, ChallengeSchema, headers=response_headers("Idempotent-Replayed"), example=example("Challenge"))
     @v1.doc(operationId="declineChallenge", security=TOKEN, parameters=[idempotency_parameter("does not decline again")])
     def post(self, body: dict[str, Any], challenge_id: str) -> Response:
