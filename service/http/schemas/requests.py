@@ -91,7 +91,8 @@ HANDLE_DOC = {
     "maxLength": 20,
     "example": "ana_b",
     "description": f"unique whatever its case (stored as given): {HANDLE_RULE}; a few words are reserved "
-    "(handle_reserved, e.g. me, admin, system, ai, red7, support, null), and handle_taken says another player has it",
+    "(handle_reserved, e.g. me, admin, system, ai, red7, support, null), in every spelling that reads as them "
+    "(ai_random, admin_, support1, adm1n), and handle_taken says another player has it",
 }
 
 
