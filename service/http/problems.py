@@ -99,6 +99,7 @@ SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "push_subscription_not_found": (404, N_("You have no push subscription with this endpoint")),
     "push_not_configured": (404, N_("This server sends no web push (it has no VAPID key)")),
     "push_endpoint_refused": (422, N_("The push endpoint is not a public https URL")),
+    "webhook_url_refused": (422, N_("The webhook URL is not an http(s) URL of a public host")),
 }
 
 #: The engine's refusal codes, all answered with 422.

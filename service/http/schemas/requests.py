@@ -101,12 +101,6 @@ class PlayerCreateSchema(Strict):
     handle = fields.String(metadata={**HANDLE_DOC, "description": f"what others find you by: {HANDLE_DOC['description']}"})
 
 
-def _webhook_url(value: str | None) -> None:
-    """An http(s) URL, or empty to remove the webhook."""
-    if value:
-        validate.URL(schemes={"http", "https"}, require_tld=False)(value)
-
-
 class VacationRequestSchema(Strict):
     start = fields.AwareDateTime(metadata={"description": "when it begins (ISO 8601 with an offset; left out: now)"})
     end = fields.AwareDateTime(required=True, metadata={"description": "when it ends"})
@@ -133,8 +127,13 @@ class PlayerUpdateSchema(Strict):
     )
     webhook_url = fields.String(
         allow_none=True,
-        validate=[validate.Length(max=500), _webhook_url],
-        metadata={"description": "http(s) URL to notify (your turn, round over, game finished); empty or null removes it"},
+        validate=validate.Length(max=500),
+        metadata={
+            "description": "http(s) URL to notify (your turn, round over, game finished); empty or null removes it. Its "
+            "host must be public: an address that is not (loopback, private, link-local, in any spelling) or a name "
+            "that resolves to one or to nothing is 422 webhook_url_refused, with a reason (not_a_url, not_public, "
+            "unresolvable)"
+        },
     )
     time_zone = fields.String(
         validate=validate.Length(1, 64),
