@@ -242,6 +242,7 @@ def build_runtime(
         games,
         followups=followups,
         max_open=settings.max_open_challenges,
+        max_received=settings.max_challenges_received,
         expiry=settings.challenge_expiry,
         max_expiry=settings.max_challenge_expiry,
     )

@@ -197,6 +197,13 @@ def _import_key(req: Request) -> str | None:
     return _token_key(req)
 
 
+def _challenge_key(req: Request) -> str | None:
+    """Challenges made draw on a budget of their own, per address: many accounts from one place flood inboxes."""
+    if req.endpoint != "v1.Challenges" or req.method != "POST":
+        return None
+    return _address(req)
+
+
 def _check_request() -> None:
     """``before_request``: what every request is checked for before its route (an Accept header it can be answered
     in, a body that is JSON, an Idempotency-Key where it is honoured), in one hook on the request itself: as three
@@ -385,6 +392,7 @@ def create_app(runtime: Runtime | None = None) -> Flask:
             ("token", settings.rate_limit_token, _token_key),
             ("signup", settings.rate_limit_signup, _signup_key),
             ("import", settings.rate_limit_import, _import_key),
+            ("challenge", settings.rate_limit_challenge, _challenge_key),
         )
         if text
     ]

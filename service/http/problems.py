@@ -83,6 +83,7 @@ SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "challenge_expired": (409, N_("The challenge has expired")),
     "already_challenged": (409, N_("An open challenge of yours already challenges that player")),
     "challenge_limit_reached": (409, N_("You have as many open challenges as a player may have")),
+    "challenge_inbox_full": (409, N_("A player you challenge has as many open challenges as a player may receive")),
     "challenge_cannot_start": (409, N_("A player of the challenge has no room for another game now")),
     "unknown_players": (422, N_("No player has that handle")),
     "cannot_challenge_yourself": (422, N_("You cannot challenge yourself")),
