@@ -46,6 +46,9 @@ class Settings:
     #: Replay imports per token (``POST /v1/replays``): each keeps up to its file's bytes for ``imported_replay_ttl``,
     #: so this bounds what one token can have kept (100 a day: at most 100 files' bytes, 2 MiB each, a day).
     rate_limit_import: str = "100 per day"
+    #: Challenges made from one address (``POST /v1/challenges``), whoever makes them: the caps per challenger and
+    #: per inbox hold one account each; this holds many new accounts from one address (a flood of inboxes).
+    rate_limit_challenge: str = "60 per hour"
     #: How many proxies in front of the service append to X-Forwarded-For (0: none; the header is ignored).
     trusted_proxy_hops: int = 0
     snapshot_every: int = 64
@@ -83,6 +86,9 @@ class Settings:
     #: Challenges a player may have sent that are still open (0: no limit); how long a challenge stays open unless its
     #: challenger asks otherwise, and the longest they may ask for (seconds: a day, two weeks).
     max_open_challenges: int = 20
+    #: Challenges a player may have received and not answered yet (0: no limit): past it, more are refused
+    #: (``challenge_inbox_full``), so that many accounts cannot flood one inbox.
+    max_challenges_received: int = 20
     challenge_expiry: int = 24 * 3600
     max_challenge_expiry: int = 14 * 24 * 3600
     #: How many listed games waiting for players (open tables) one player may have at once; 0: no limit.

@@ -30,6 +30,7 @@ from service.application.review import MistakeReview
 from service.application.tickets import StreamTickets
 from service.application.timing import Calendars
 from service.config import Settings
+from service.destinations import Destinations
 from service.storage.analyses import AnalysisStore
 from service.storage.calendars import CalendarStreams
 from service.storage.challenges import ChallengeIndex, ChallengeStreams
@@ -225,7 +226,12 @@ def build_runtime(
     )
     calendars.changed.append(games.retime)
     replays = ReplayStore(text, settings.key_prefix)
-    accounts = PlayerService(players, load=games.load, handle_hold_seconds=settings.handle_hold_seconds)
+    accounts = PlayerService(
+        players,
+        load=games.load,
+        handle_hold_seconds=settings.handle_hold_seconds,
+        destinations=Destinations(settings.webhook_private_hosts),
+    )
     tickets = StreamTickets(TicketStore(text, settings.key_prefix, settings.stream_ticket_seconds), accounts, games.load)
     imports = ImportedReplays(replays, players, settings.imported_replay_ttl, max_events=settings.max_replay_events)
     worker_redis = first.worker_connection
@@ -239,6 +245,7 @@ def build_runtime(
         games,
         followups=followups,
         max_open=settings.max_open_challenges,
+        max_received=settings.max_challenges_received,
         expiry=settings.challenge_expiry,
         max_expiry=settings.max_challenge_expiry,
     )

@@ -33,8 +33,9 @@ class SubscriptionGone(Exception):
 def vapid_headers(private_key: str, subject: str, endpoint: str, now: float | None = None) -> dict[str, str]:
     """``Authorization: vapid t=<JWT ES256>,k=<public key>`` for the endpoint's origin."""
     parts = urllib.parse.urlsplit(endpoint)
+    host = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname
     claims: dict[str, Any] = {
-        "aud": f"{parts.scheme}://{parts.netloc}",
+        "aud": f"{parts.scheme}://{host}{f':{parts.port}' if parts.port else ''}",  # the origin: no user or password
         "sub": subject,
         "exp": int((now or time.time()) + SIGNATURE_SECONDS),
     }
@@ -61,6 +62,7 @@ def send(
     mends (another 4xx, a private address), and ``OSError`` / ``urllib.error.HTTPError`` on what one may.
     """
     endpoint = str(subscription["endpoint"])
+    address = webhooks.check_destination(endpoint, private_hosts=private_hosts)  # before anything is signed for it
     body = WebPusher(subscription).encode(payload, "aes128gcm")["body"]
     headers = {
         "Content-Encoding": "aes128gcm",
@@ -74,7 +76,9 @@ def send(
         headers["Topic"] = topic
     request = urllib.request.Request(endpoint, data=body, method="POST", headers=headers)
     try:
-        return webhooks.post(request, private_hosts=private_hosts, timeout=timeout, connect_timeout=connect_timeout)
+        return webhooks.post(
+            request, private_hosts=private_hosts, timeout=timeout, connect_timeout=connect_timeout, address=address
+        )
     except webhooks.UndeliverableWebhook as refused:
         if refused.status in (404, 410):
             raise SubscriptionGone(str(refused)) from None

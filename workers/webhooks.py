@@ -2,7 +2,8 @@
 
 A webhook URL is whatever a player typed, and the workers run inside the
 deployment's network: without these checks a player could make them POST to
-an internal service (SSRF).  Redirects are not followed for the same reason
+an internal service (SSRF).  The rule is :mod:`service.destinations`'s, the
+one the URL was checked by when it was saved.  Redirects are not followed for the same reason
 (and because urllib would turn the POST into a GET without its body).  The host is
 looked up once: the connection goes to the address that was checked, so a name
 that answers with another address the second time (DNS rebinding) cannot send
@@ -12,13 +13,13 @@ it elsewhere.
 from __future__ import annotations
 
 import http.client
-import ipaddress
 import socket
 import urllib.error
-import urllib.parse
 import urllib.request
 from functools import partial
 from typing import Any
+
+from service.destinations import Destinations, UnsafeDestination
 
 
 class UndeliverableWebhook(Exception):
@@ -76,57 +77,32 @@ class _Pinned(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
 
 
 def check_destination(url: str, *, private_hosts: bool) -> str:
-    """Refuse a URL whose host is not a public address (every address it resolves to is checked); the address to
-    connect to.
+    """Refuse a URL whose host is not a public address (every address it resolves to is checked, by the rule the
+    save checked it with: :mod:`service.destinations`); the address to connect to.
 
-    A name that does not resolve now raises ``OSError``: DNS may be down, so
-    that is worth a retry.
+    A name that does not resolve now raises ``OSError``: DNS may be down, so that is worth a retry.
     """
     try:
-        parts = urllib.parse.urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise UndeliverableWebhook(f"{url!r} is not an http(s) URL")
-        host = parts.hostname.encode("idna").decode("ascii")
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-    except (UnicodeError, ValueError) as exc:
-        raise UndeliverableWebhook(f"the host of {url!r} cannot be looked up: {exc}") from None
-    addresses = []
-    for *_, address in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM):
-        host_address = address[0]
-        assert isinstance(host_address, str)  # an IPv4 or IPv6 address: (host, port, ...) with the host as text
-        ip = ipaddress.ip_address(host_address.split("%")[0])
-        if not private_hosts and not _is_public(ip):
-            raise UndeliverableWebhook(f"{host} is {ip}, not a public address (RED7_WEBHOOK_PRIVATE_HOSTS allows it)")
-        addresses.append(host_address)
-    return addresses[0]
-
-
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
-_SITE_LOCAL = ipaddress.ip_network("fec0::/10")  # deprecated, still routed inside some networks
-
-
-def _is_public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    """Global, and so is any IPv4 address an IPv6 one carries (mapped, 6to4, Teredo, NAT64, IPv4-compatible)."""
-    if not ip.is_global:
-        return False
-    if isinstance(ip, ipaddress.IPv4Address):
-        return True
-    if ip in _SITE_LOCAL:
-        return False
-    carried = [ip.ipv4_mapped, ip.sixtofour, ip.teredo[1] if ip.teredo else None]
-    if ip in _NAT64 or int(ip) >> 32 == 0:  # NAT64, or the old IPv4-compatible ::a.b.c.d
-        carried.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
-    return all(v4 is None or v4.is_global for v4 in carried)
+        return Destinations(private_hosts).address(url)
+    except UnsafeDestination as refused:
+        raise UndeliverableWebhook(f"{url!r}: {refused}") from None
 
 
 def post(
-    request: urllib.request.Request, *, private_hosts: bool, timeout: float = 5.0, connect_timeout: float | None = None
+    request: urllib.request.Request,
+    *,
+    private_hosts: bool,
+    timeout: float = 5.0,
+    connect_timeout: float | None = None,
+    address: str | None = None,
 ) -> int:
     """POST ``request``; the receiver's status.  4xx (but 408 and 429) and 3xx are undeliverable; the rest retryable.
 
-    ``connect_timeout`` bounds the connection (``None``: ``timeout``), ``timeout`` each read after it.
+    ``connect_timeout`` bounds the connection (``None``: ``timeout``), ``timeout`` each read after it.  ``address``:
+    the one :func:`check_destination` gave for this URL just before (else it is checked here).
     """
-    address = check_destination(request.full_url, private_hosts=private_hosts)
+    if address is None:
+        address = check_destination(request.full_url, private_hosts=private_hosts)
     # No proxy: it would look the name up again itself, and the connection must go to the address checked.
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirects, _Pinned(address, connect_timeout))
     try:

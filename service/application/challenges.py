@@ -5,9 +5,13 @@ and appends what they decided with the version and head it was decided on, decid
 first.  Around that, what no single append can do:
 
 - *Who is named.*  The challenged are named by handle (:meth:`PlayerService.by_handle`), or by player id.
-- *Caps.*  A challenger may have ``max_open`` challenges sent and still open (claimed in one transaction with the
-  challenge's place in their index, :class:`~service.storage.challenges.ChallengeIndex`); making and accepting one
-  respects the quotas of games in play (:class:`~service.application.quotas.Quotas`) of whoever would play.
+- *Caps.*  A challenger may have ``max_open`` challenges sent and still open, and one at a time toward each player
+  (both claimed in one transaction with the challenge's place in their index, on their slot:
+  :class:`~service.storage.challenges.ChallengeIndex`, so that twelve identical creates at once make one); a player
+  may have ``max_received`` received and still open (each inbox's place taken by one script with its cap's check, on
+  the player's slot: fifty challengers cannot fill it past the cap); making and accepting one respects the quotas of
+  games in play (:class:`~service.application.quotas.Quotas`) of whoever would play.  What a cap counts is pruned of
+  what is no longer open when it is reached (answered, cancelled, expired, a create that stopped long ago).
 - *The game.*  The last acceptance appends ``challenge_started`` with the game's id; the game is then made under that
   id (:meth:`GameService.set_up`, which makes a game once whoever calls it).  Should the process stop between the
   two, the next read of the challenge (or of the inbox, or an acceptance again) makes it: nobody is left with a
@@ -38,7 +42,7 @@ from service.challenges import Challenge, ChallengeCreated, ChallengeEvent, Chal
 from service.config import Settings
 from service.errors import Conflict, NotConfirmed, NotFound, Refused, bad_cursor
 from service.lobby import SeatSpec
-from service.storage.challenges import ChallengeIndex, ChallengeStreams, TooManyOpen
+from service.storage.challenges import AlreadyChallenged, ChallengeIndex, ChallengeStreams, TooManyOpen
 from service.storage.events import Idempotency, IdempotencyMismatch, NotReplicated, Replayed, VersionConflict
 from service.storage.idempotency import CreateRecords, Made
 from service.storage.players import Player, PlayerStore, new_id, records_key
@@ -98,6 +102,14 @@ def _erased(challenge: Challenge, gone: set[str]) -> Challenge:
     )
 
 
+def _already(names: list[str]) -> Refused:
+    return Refused(
+        "already_challenged",
+        f"An open challenge of yours already challenges {', '.join(names)}: cancel it first, or wait for the answer.",
+        players=names,
+    )
+
+
 def _parse_cursor(cursor: str | None) -> tuple[int, str] | None:
     """``<ms>.<challenge id>``: after that entry of the inbox."""
     if cursor is None:
@@ -121,6 +133,7 @@ class ChallengeService:
         followups: FollowUps | None = None,
         clock: Callable[[], str] = utc_now,
         max_open: int = Settings.max_open_challenges,
+        max_received: int = Settings.max_challenges_received,
         expiry: int = Settings.challenge_expiry,
         max_expiry: int = Settings.max_challenge_expiry,
     ) -> None:
@@ -132,6 +145,7 @@ class ChallengeService:
         self.followups: FollowUps = followups if followups is not None else NoFollowUps()
         self.clock = clock
         self.max_open = max_open
+        self.max_received = max_received
         self.expiry = expiry
         self.max_expiry = max_expiry
         self.records = CreateRecords(players.redis)  # of challenges made with an Idempotency-Key, on the challenger's slot
@@ -208,7 +222,7 @@ class ChallengeService:
         if idempotency is not None:
             first = self.records.find(records_key(self.players.prefix, challenger.id), idempotency)
             if first is not None:
-                return self._create_again(challenger, request, first)
+                return self._create_again(challenger, request, first, idempotency)
         at = self.clock()
         now = rules.parse_time(at)
         expires_in = self.expiry if request.expires_in is None else request.expires_in
@@ -223,10 +237,13 @@ class ChallengeService:
         new = Challenge(new_id("c"))
         events = rules.decide(new, command, now)
         self.games.quotas.check_new_game(challenger, command.terms.ai_seats)
-        self._check_sent(challenger, command, now)
+        stale = self._check_sent(challenger, command, now)
         made = {"id": new.id, "at": at, "expires_at": command.expires_at}
+        challenged = [invitee.player_id for invitee in command.challenged]
         try:
-            first = self.challenge_index.claim(challenger.id, new.id, _ms(at), self.max_open, idempotency, made)
+            first = self.challenge_index.claim(
+                challenger.id, new.id, _ms(at), self.max_open, idempotency, made, challenged=challenged, stale=stale
+            )
         except TooManyOpen:
             raise Refused(
                 "challenge_limit_reached",
@@ -234,30 +251,55 @@ class ChallengeService:
                 "or wait for its answers.",
                 limit=self.max_open,
             ) from None
+        except AlreadyChallenged as taken:  # a create beside this one claimed the pair between the check and here
+            raise _already(sorted(i.name for i in command.challenged if i.player_id in taken.players)) from None
         if first is not None:  # an attempt with this key beside this one claimed it first
-            return self._create_again(challenger, request, first)
-        return ChallengeOutcome(self.shown(self._open(new, events, at)))
+            return self._create_again(challenger, request, first, idempotency)
+        return ChallengeOutcome(self.shown(self._open(new, events, at, idempotency)))
 
-    def _create_again(self, challenger: Player, request: NewChallenge, first: Made) -> ChallengeOutcome:
+    def _create_again(
+        self, challenger: Player, request: NewChallenge, first: Made, idempotency: Idempotency | None
+    ) -> ChallengeOutcome:
         """A retry of a create: the challenge as its first attempt made it, or made now if that attempt never did."""
         challenge_id = str(first["id"])
         if not self.streams.exists(challenge_id):
             new = Challenge(challenge_id)
             command = self._command(challenger, request, str(first["expires_at"]))
+            events = rules.decide(new, command, rules.parse_time(first["at"]))
             try:
-                made = self._open(new, rules.decide(new, command, rules.parse_time(first["at"])), first["at"])
+                made = self._open(new, events, first["at"], idempotency)
                 return ChallengeOutcome(self.shown(made), replayed=True)
             except Conflict:
                 pass  # the first attempt made it meanwhile: its answer, below
         return ChallengeOutcome(self.shown(self._as_of(challenge_id, 1)), replayed=True)
 
-    def _open(self, new: Challenge, events: Sequence[ChallengeEvent], at: str) -> Challenge:
-        """Index a new challenge under the challenged, then append it (a crash between leaves entries readers skip),
-        then tell them."""
+    def _open(
+        self, new: Challenge, events: Sequence[ChallengeEvent], at: str, idempotency: Idempotency | None = None
+    ) -> Challenge:
+        """Index a new challenge under the challenged, each inbox within its cap, then append it (a crash between
+        leaves entries readers skip), then tell them.
+
+        An inbox at its cap is pruned of what is no longer open and asked again; still full, the challenge is not
+        made (``challenge_inbox_full``) and what it claimed is given back, its key's record too."""
         created = events[0]
         assert isinstance(created, ChallengeCreated)
         challenged = [invitee.player_id for invitee in created.challenged]
-        self.challenge_index.receive(challenged, new.id, _ms(at))
+        full = self.challenge_index.receive(challenged, new.id, _ms(at), self.max_received)
+        if full:
+            for player_id in full:
+                self._prune_received(player_id)
+            full = self.challenge_index.receive(full, new.id, _ms(at), self.max_received)
+        if full:
+            self.challenge_index.withdraw([p for p in challenged if p not in full], new.id)
+            self.challenge_index.unclaim(created.challenger, new.id, idempotency)
+            names = [invitee.name for invitee in created.challenged if invitee.player_id in full]
+            raise Refused(
+                "challenge_inbox_full",
+                f"{', '.join(names)} already {'has' if len(names) == 1 else 'have'} {self.max_received} open challenges "
+                "waiting for an answer, as many as a player may: try again once they have answered some.",
+                players=names,
+                limit=self.max_received,
+            )
         made = self._append(new, events, created.challenger, at=at)
         assert isinstance(made, Challenge)  # a create appends without a record of its own (it is on the challenger's slot)
         self._tell(made, "challenge_received", challenged)
@@ -289,29 +331,53 @@ class ChallengeService:
             raise Refused("unknown_players", f"No player has the handle (or id) {', '.join(unknown)}.", players=unknown)
         return tuple(found)
 
-    def _check_sent(self, challenger: Player, command: rules.Create, now: datetime) -> None:
+    def _check_sent(self, challenger: Player, command: rules.Create, now: datetime) -> dict[str, str]:
         """Drop from the challenger's open ones those no longer open (the cap counts what is left), and refuse a
-        challenge to a player an open one already challenges (``already_challenged``)."""
-        named = {invitee.player_id for invitee in command.challenged}
+        challenge to a player an open one (or one being made) already challenges (``already_challenged``).
+
+        The pairs of the players named that a challenge no longer open still holds: the claim may take them over
+        (and only those: a pair another create claims meanwhile is refused there, in the claim's transaction)."""
+        named = {invitee.player_id: invitee.name for invitee in command.challenged}
+        # The pairs first, the open ones sent next: a challenge a pair names was claimed with its place among those
+        # sent (one transaction), so it is among them below unless it closed meanwhile (then its pair is stale).
+        # Read the other way round, a create claimed between the two reads would look stale, and be taken over.
+        pairs = self.challenge_index.pairs(challenger.id, list(named))
         again: set[str] = set()
+        live: set[str] = set()  # open, or being made (claimed, not appended yet)
         now_ms = int(now.timestamp() * 1000)
         for challenge_id, made_ms in self.challenge_index.sent(challenger.id):
             challenge = self._find(challenge_id)
             if challenge is None:
                 if now_ms - made_ms > STOPPED_AFTER_MS:
                     self.challenge_index.closed(challenger.id, challenge_id)  # its create stopped before its append
+                else:
+                    live.add(challenge_id)
                 continue
             if challenge.status(now) != "open":
                 self.challenge_index.closed(challenger.id, challenge_id)
                 continue
+            live.add(challenge_id)
             again |= {invitee.name for invitee in challenge.challenged if invitee.player_id in named}
+        stale = {}
+        for player_id, challenge_id in pairs.items():
+            if challenge_id in live:
+                again.add(named[player_id])
+            else:
+                stale[player_id] = challenge_id
         if again:
-            raise Refused(
-                "already_challenged",
-                f"An open challenge of yours already challenges {', '.join(sorted(again))}: cancel it first, or wait for "
-                "the answer.",
-                players=sorted(again),
-            )
+            raise _already(sorted(again))
+        return stale
+
+    def _prune_received(self, player_id: str) -> None:
+        """Drop from what the player received and left open what is no longer open: what their inbox's cap counts."""
+        now = self.now()
+        now_ms = int(now.timestamp() * 1000)
+        for challenge_id, made_ms in self.challenge_index.received(player_id):
+            challenge = self._find(challenge_id)
+            if challenge is None and now_ms - made_ms <= STOPPED_AFTER_MS:
+                continue  # being made
+            if challenge is None or challenge.status(now) != "open":
+                self.challenge_index.answered([player_id], challenge_id)
 
     def accept(self, challenge_id: str, player: Player, idempotency: Idempotency | None = None) -> ChallengeOutcome:
         """A challenged player accepts; the last acceptance starts the game (``challenge.game_id``).
@@ -330,7 +396,7 @@ class ChallengeService:
         challenge, appended, replayed = self._write(challenge_id, player, decide, idempotency)
         self._made(challenge)
         if challenge.game_id is not None:
-            self.challenge_index.closed(challenge.challenger, challenge.id)
+            self._closed(challenge)
         if appended:
             others = [p for p in challenge.players if p != player.id]
             self._tell(challenge, "challenge_accepted", others, game_id=challenge.game_id)
@@ -370,14 +436,14 @@ class ChallengeService:
             challenge_id, player, lambda c, now: rules.decide(c, rules.Decline(player.id, reason), now), idempotency
         )
         if appended:
-            self.challenge_index.closed(challenge.challenger, challenge.id)
+            self._closed(challenge)
             self._tell(challenge, "challenge_declined", [p for p in challenge.players if p != player.id])
         return ChallengeOutcome(self.shown(challenge), replayed)
 
     def cancel(self, challenge_id: str, player: Player) -> Challenge:
         """The challenger withdraws an open challenge (again: nothing more happens)."""
         challenge, appended, _ = self._write(challenge_id, player, lambda c, now: rules.decide(c, rules.Cancel(player.id), now))
-        self.challenge_index.closed(player.id, challenge.id)
+        self._closed(challenge)
         if appended:
             self._tell(challenge, "challenge_cancelled", [invitee.player_id for invitee in challenge.challenged])
         return self.shown(challenge)
@@ -488,6 +554,12 @@ class ChallengeService:
         return rules.fold(challenge_id, [(e.number, e.payload) for e in self.streams.read(challenge_id, 0, version)])
 
     # --- what follows an append -----------------------------------------------------------
+
+    def _closed(self, challenge: Challenge) -> None:
+        """A challenge no longer open leaves what the caps count: the challenger's open ones and pairs, the
+        challenged players' inboxes' (each write safe to repeat)."""
+        self.challenge_index.closed(challenge.challenger, challenge.id)
+        self.challenge_index.answered([invitee.player_id for invitee in challenge.challenged], challenge.id)
 
     def _made(self, challenge: Challenge) -> None:
         """Make the game a started challenge names, unless it is made: whoever appended ``challenge_started`` makes it

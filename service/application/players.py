@@ -21,6 +21,7 @@ from typing import Protocol
 from service.application.commands import utc_now
 from service.application.handles import check_handle, is_handle, is_player_id
 from service.application.records import rebuild
+from service.destinations import Destinations, UnsafeDestination
 from service.errors import NotFound, Refused, bad_cursor
 from service.game import Game
 from service.storage.events import Idempotency, IdempotencyMismatch
@@ -126,11 +127,13 @@ class PlayerService:
         clock: Callable[[], str] = utc_now,
         load: Callable[[str], Game] | None = None,
         handle_hold_seconds: int = HANDLE_HOLD_SECONDS,
+        destinations: Destinations | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
         self.load = load  # the games, for a record to rebuild (none: records are read as they are)
         self.handle_hold_seconds = handle_hold_seconds
+        self.destinations = destinations or Destinations()  # where a webhook may be sent: public hosts only
         self.parts: list[AccountDeleted] = []
 
     def join(self, part: AccountDeleted) -> None:
@@ -199,14 +202,18 @@ class PlayerService:
         """Rename the player, set its webhook, its handle, or the language of the service's texts for them (``""``
         removes any; ``None`` leaves each as it is).
 
-        A webhook set gets a new signing secret, on the player returned (the only time it is shown).  The handle is
-        changed first, as it alone may be refused (``handle_invalid``, ``handle_reserved``, ``handle_taken``): a
-        request that is refused changes nothing.  The handle given up is set aside for ``handle_hold_seconds``, for
-        this player alone to take back (so that nobody poses as them under it while others still use it); a player
-        sets aside one handle at a time.
+        A webhook set gets a new signing secret, on the player returned (the only time it is shown); its URL is
+        checked first, by the rule every delivery checks it with again (``webhook_url_refused``: not an http(s) URL,
+        a host that is or resolves to an address that is not public, a name that resolves to nothing).  The handle is
+        changed next, as it alone may be refused by the store (``handle_invalid``, ``handle_reserved``,
+        ``handle_taken``): a request that is refused changes nothing.  The handle given up is set aside for
+        ``handle_hold_seconds``, for this player alone to take back (so that nobody poses as them under it while others
+        still use it); a player sets aside one handle at a time.
         """
         if handle:
             check_handle(handle)
+        if webhook_url:
+            self._check_webhook(webhook_url)
         try:
             if handle is not None:
                 try:
@@ -216,6 +223,17 @@ class PlayerService:
             return self.store.update(player.id, name=name, webhook_url=webhook_url, language=language)
         except AccountGone:
             raise _gone() from None
+
+    def _check_webhook(self, url: str) -> None:
+        try:
+            self.destinations.check(url)
+        except UnsafeDestination as refused:
+            raise Refused(
+                "webhook_url_refused",
+                f"The webhook URL must be an http(s) URL of a public host: {refused}.",
+                reason=refused.reason,
+                errors=[{"field": "webhook_url", "message": str(refused), "location": "json"}],
+            ) from None
 
     # --- players others can find ----------------------------------------------------------
 

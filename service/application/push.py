@@ -1,22 +1,22 @@
 """Web push subscriptions, as a request may ask for them: the server's key, a device's subscription made or dropped.
 
 A subscription is one per token (a device: a browser profile, an app): made again, it replaces the one the device had.
-Its endpoint is checked here for what can be told without a network (an http(s) URL; http, and addresses that are not
-public, only where ``RED7_WEBHOOK_PRIVATE_HOSTS`` allows them), and again, resolved, each time a push is sent
-(``workers/push.py``).  The pushes themselves are sent by the workers, on a queue of their own (``workers/jobs.py``).
+Its endpoint is checked here by the rule every send checks it with again (``workers/push.py``), the one rule of
+:mod:`service.destinations`: an https URL of a public host, its name resolved now (http, and addresses that are not
+public, only where ``RED7_WEBHOOK_PRIVATE_HOSTS`` allows them).  The pushes themselves are sent by the workers, on a
+queue of their own (``workers/jobs.py``).
 """
 
 from __future__ import annotations
 
 import base64
-import ipaddress
-import urllib.parse
 from collections.abc import Callable
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from service.application.commands import utc_now
+from service.destinations import Destinations, UnsafeDestination
 from service.errors import NotFound, Refused
 from service.storage.push import PushSubscriptions, Subscription
 
@@ -76,7 +76,6 @@ class PushService:
     def subscribe(self, player_id: str, device: str, endpoint: str, p256dh: str, auth: str) -> Subscription:
         """The device's subscription, replacing the one it had."""
         self.key()
-        self._check(endpoint)
         try:
             point, secret = _unb64url(p256dh), _unb64url(auth)
         except (ValueError, TypeError):
@@ -88,6 +87,7 @@ class PushService:
                 "as PushSubscription.toJSON() gives them.",
                 errors=[{"field": "keys", "message": "not a subscription's keys", "location": "json"}],
             )
+        self._check(endpoint)  # after what costs nothing: it may ask DNS
         subscription = Subscription(endpoint, p256dh, auth, self.clock())
         self.store.put(player_id, device, subscription)
         return subscription
@@ -106,23 +106,18 @@ class PushService:
         self.store.forget(player_id)
 
     def _check(self, endpoint: str) -> None:
-        """An http(s) URL, https and a public host unless private hosts are allowed (the send checks it resolved)."""
-        try:
-            parts = urllib.parse.urlsplit(endpoint)
-            host = parts.hostname or ""
-            parts.port  # noqa: B018 (raises ValueError for a port that is no number)
-        except ValueError:
-            host, parts = "", urllib.parse.urlsplit("")
+        """An https URL (http too where private hosts are allowed) of a public host, by the rule every send checks it
+        with again (:mod:`service.destinations`: every spelling of a private address, local names, and a name
+        resolved now, to public addresses only)."""
         wanted = ("https", "http") if self.private_hosts else ("https",)
-        problem = None
-        if len(endpoint) > ENDPOINT_LENGTH or parts.scheme not in wanted or not host:
-            problem = f"the endpoint must be an {' or '.join(wanted)} URL of at most {ENDPOINT_LENGTH} characters"
-        elif not self.private_hosts:
-            try:
-                address = ipaddress.ip_address(host)
-            except ValueError:
-                address = None
-            if host == "localhost" or (address is not None and not address.is_global):
-                problem = "the endpoint's host is not a public address"
-        if problem:
-            raise Refused("push_endpoint_refused", f"{problem} (RED7_WEBHOOK_PRIVATE_HOSTS allows others).")
+        try:
+            if len(endpoint) > ENDPOINT_LENGTH:
+                raise UnsafeDestination("not_a_url", f"the endpoint is longer than {ENDPOINT_LENGTH} characters")
+            Destinations(self.private_hosts).check(endpoint, wanted)
+        except UnsafeDestination as refused:
+            raise Refused(
+                "push_endpoint_refused",
+                f"The endpoint must be a public {' or '.join(wanted)} URL of at most {ENDPOINT_LENGTH} characters: {refused}.",
+                reason=refused.reason,
+                errors=[{"field": "endpoint", "message": str(refused), "location": "json"}],
+            ) from None

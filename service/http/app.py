@@ -126,7 +126,8 @@ def _problem_response(code: str, status: int, detail: str, headers: dict[str, st
     """A problem+json answer: its title in the request's language, ``detail`` as given (written in it, or, for a
     detail only said in English, the title again in another language: see :func:`problems.detail_of`)."""
     lang = language()
-    if lang != DEFAULT and detail and not extra.pop("_localized", False):
+    localized = extra.pop("_localized", False)  # ours, never a member of the answer: popped whatever the language
+    if lang != DEFAULT and detail and not localized:
         detail = title_of(code, lang)
     return json_response(problem(code, status, detail, request.path, language=lang, **extra), status, headers, PROBLEM_JSON)
 
@@ -197,6 +198,13 @@ def _import_key(req: Request) -> str | None:
     return _token_key(req)
 
 
+def _challenge_key(req: Request) -> str | None:
+    """Challenges made draw on a budget of their own, per address: many accounts from one place flood inboxes."""
+    if req.endpoint != "v1.Challenges" or req.method != "POST":
+        return None
+    return _address(req)
+
+
 def _check_request() -> None:
     """``before_request``: what every request is checked for before its route (an Accept header it can be answered
     in, a body that is JSON, an Idempotency-Key where it is honoured), in one hook on the request itself: as three
@@ -223,7 +231,8 @@ _JSON_ONLY = ("application/json",)
 
 
 def _check_body(req: Request) -> None:
-    """415 for a body that is not JSON, 400 for JSON that does not parse or nests too deeply (before any schema runs)."""
+    """415 for a body that is not JSON, 400 for JSON that does not parse or nests too deeply, 422 for a PATCH without a
+    body (before any schema runs)."""
     if req.method not in ("POST", "PUT", "PATCH"):
         return
     path = req.path
@@ -234,6 +243,9 @@ def _check_body(req: Request) -> None:
         req.max_content_length = current_app.extensions["red7"].settings.max_replay_bytes
     has_body = (req.content_length or 0) > 0 or req.headers.get("Transfer-Encoding") == "chunked"
     if not has_body:
+        if req.method == "PATCH":  # a PATCH is its changes: the document requires them (``{}`` changes nothing)
+            missing = {"field": "", "message": "a body is required: the fields to change, as a JSON object", "location": "json"}
+            raise ApiError("invalid_request", "Send the fields to change as a JSON object.", errors=[missing])
         return
     mimetype = req.mimetype
     if replay and mimetype == NDJSON:
@@ -392,6 +404,7 @@ def create_app(runtime: Runtime | None = None) -> Flask:
             ("token", settings.rate_limit_token, _token_key),
             ("signup", settings.rate_limit_signup, _signup_key),
             ("import", settings.rate_limit_import, _import_key),
+            ("challenge", settings.rate_limit_challenge, _challenge_key),
         )
         if text
     ]

@@ -5,8 +5,9 @@ and body made two games.  So every ``POST`` that creates or changes something ho
 makes no sense refuses it (400 ``idempotency_key_not_supported``) rather than ignore it:
 
 - honoured: sign-up (keyed by the caller's address: there is no token yet), a new token, a new game, joining,
-  leaving, an action, aborting, a rematch offered or declined, a replay import, a challenge made, accepted or
-  declined, a match ticket (keyed by the caller's token's player).  The answer to a retry is the first one's (status,
+  leaving, an action, aborting, a rematch offered or declined, time given to the player to move (given again, it
+  would add up), a replay import, a challenge made, accepted or declined, a match ticket (keyed by the caller's
+  token's player).  The answer to a retry is the first one's (status,
   body, ``Location``/``ETag``), with ``Idempotent-Replayed: true``; the same key with another request is 422
   ``idempotency_key_reused``.  The body is what the first attempt made (a game at the version it made, a ticket, a
   challenge), rendered again: what counts down (a turn's time left, a ticket's wait and range, a challenge's status)
@@ -45,6 +46,7 @@ HONOURED = frozenset(
         "v1.Join",
         "v1.Leave",
         "v1.Actions",
+        "v1.GiveTime",
         "v1.Replays",
         "v1.Challenges",
         "v1.AcceptChallenge",

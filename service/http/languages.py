@@ -4,7 +4,7 @@
 selector is the same function, for anything that asks Flask-Babel).  The texts themselves come from :mod:`service.texts`, whose
 catalogs the workers and the replays share.  An answer that holds text (a problem, a view, a replay, the rules, a
 page) says its language in ``Content-Language``; when ``?lang=`` did not decide it, the answer depends on
-``Accept-Language`` and says so in ``Vary``.
+the caller's token (the player's setting) and ``Accept-Language``, and says so in ``Vary`` (:func:`mark`).
 """
 
 from __future__ import annotations
@@ -57,19 +57,36 @@ def choose() -> str:
 
 
 def mark(response: Response) -> Response:
-    """``Content-Language`` on an answer with text; ``Vary: Accept-Language`` unless ``?lang=`` decided (an
-    ``after_request`` of ``service.http.app``'s, with what else every answer carries)."""
+    """``Content-Language`` on an answer with text; unless ``?lang=`` decided, ``Vary: Accept-Language, Authorization``
+    (an ``after_request`` of ``service.http.app``'s, with what else every answer carries).
+
+    Without ``?lang=`` the caller's token decides before ``Accept-Language`` does (the player's setting), so a cache
+    must key such an answer by both, and a shared cache must keep none made for a token: a ``public`` answer to a
+    request with ``Authorization`` becomes ``private``.  A problem is kept by no cache (``no-store``, unless its route
+    said otherwise): it tells of this request at this moment (a conflict, a limit, a game not there yet), and a 404
+    kept by a cache would hide the game made a second later.
+    """
     ctx = g._get_current_object()  # the request's g, not its proxy: asked twice
-    if not (ctx.get("texts_language") or response.mimetype == PROBLEM_JSON):
+    problem = response.mimetype == PROBLEM_JSON
+    if not (ctx.get("texts_language") or problem):
         return response
     headers = response.headers
     headers["Content-Language"] = chosen_on(ctx)
-    if _from_query(this_request()) is None:
+    cache = headers.get("Cache-Control")
+    if problem and cache is None:
+        headers["Cache-Control"] = cache = "no-store"
+    req = this_request()
+    if _from_query(req) is None:
         vary = headers.get("Vary")
         if vary == "Authorization":  # a private view's, the usual answer: no need to parse it
             headers["Vary"] = "Authorization, Accept-Language"
+        elif vary is None:
+            headers["Vary"] = "Accept-Language, Authorization"
         else:
             response.vary.add("Accept-Language")
+            response.vary.add("Authorization")
+        if cache is not None and "public" in cache and req.environ.get("HTTP_AUTHORIZATION"):
+            headers["Cache-Control"] = cache.replace("public", "private")
     return response
 
 

@@ -83,6 +83,7 @@ SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "challenge_expired": (409, N_("The challenge has expired")),
     "already_challenged": (409, N_("An open challenge of yours already challenges that player")),
     "challenge_limit_reached": (409, N_("You have as many open challenges as a player may have")),
+    "challenge_inbox_full": (409, N_("A player you challenge has as many open challenges as a player may receive")),
     "challenge_cannot_start": (409, N_("A player of the challenge has no room for another game now")),
     "unknown_players": (422, N_("No player has that handle")),
     "cannot_challenge_yourself": (422, N_("You cannot challenge yourself")),
@@ -99,6 +100,7 @@ SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "push_subscription_not_found": (404, N_("You have no push subscription with this endpoint")),
     "push_not_configured": (404, N_("This server sends no web push (it has no VAPID key)")),
     "push_endpoint_refused": (422, N_("The push endpoint is not a public https URL")),
+    "webhook_url_refused": (422, N_("The webhook URL is not an http(s) URL of a public host")),
 }
 
 #: The engine's refusal codes, all answered with 422.

@@ -4,11 +4,15 @@ Ana challenges Bo and Cy; their webhooks hear of it.  Then the API and the worke
 too, and everything is started again on what the AOF kept: the challenge is there, rebuilt from its stream, in both
 inboxes.  Bo and Cy accept at the same moment, through two API processes: one game starts, with everyone seated,
 which Ana hears of by webhook with its id, and which every player finds in their list of games.
+
+And the attack of issue 34: twelve identical challenges sent at once through two API processes make one; fifty
+accounts at once cannot put more than the cap in one inbox.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import Counter
 
 from tests.deployment import Client, wait_until
 from tests.faults.test_slow_webhooks import Receiver
@@ -92,3 +96,47 @@ def test_a_challenge_survives_a_restart_of_everything_and_two_acceptances_at_onc
         assert not [a for c in (ana, bo, cy) for a in c.server_errors()]
     finally:
         receiver.close()
+
+
+def _at_once(calls: list) -> list:
+    """Each call from a thread of its own, all released together; their answers (``None``: no answer)."""
+    start = threading.Barrier(len(calls))
+    answers: list = [None] * len(calls)
+
+    def run(n: int) -> None:
+        start.wait()
+        answers[n] = calls[n]()
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(len(calls))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    return answers
+
+
+def test_identical_challenges_at_once_make_one_and_many_accounts_cannot_flood_an_inbox(deployment):
+    # Two gunicorns of one process each: every other request goes to the other process.  Sign-ups unbudgeted (fifty
+    # from one address), and the address's challenge budget above what the test sends: the caps are at stake here.
+    env = {"RED7_RATE_LIMIT_SIGNUP": "", "RED7_RATE_LIMIT_CHALLENGE": "200 per hour"}
+    bases = [deployment.api(workers=1, name=f"api{n}", **env) for n in range(2)]
+    ana, bo, cy = (Client(bases[0]).sign_up(name) for name in ("Ana", "Bo", "Cy"))
+    body = {"players": [bo.player_id], "days_per_turn": 1}
+    twelve = _at_once(
+        [lambda n=n: Client(bases[n % 2], ana.token, ana.player_id).call("POST", "/challenges", json=body) for n in range(12)]
+    )
+    statuses = Counter(answer.status_code if answer is not None else 0 for answer in twelve)
+    assert statuses == {201: 1, 409: 11}, statuses
+    assert {a.json()["code"] for a in twelve if a is not None and a.status_code == 409} == {"already_challenged"}
+    inbox = bo.json("GET", "/challenges?status=open")["challenges"]
+    assert [c["challenger"]["id"] for c in inbox] == [ana.player_id]
+
+    senders = [Client(bases[n % 2]).sign_up(f"S{n}") for n in range(50)]
+    flood = _at_once(
+        [lambda s=s: s.call("POST", "/challenges", json={"players": [cy.player_id], "days_per_turn": 1}) for s in senders]
+    )
+    statuses = Counter(answer.status_code if answer is not None else 0 for answer in flood)
+    assert statuses == {201: 20, 409: 30}, statuses  # RED7_MAX_CHALLENGES_RECEIVED: 20
+    assert {a.json()["code"] for a in flood if a is not None and a.status_code == 409} == {"challenge_inbox_full"}
+    assert len(cy.json("GET", "/challenges?status=open&limit=100")["challenges"]) == 20
+    assert not [a for c in (ana, bo, cy, *senders) for a in c.server_errors()]

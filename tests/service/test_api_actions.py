@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.service.test_api_games import DECK, two_humans
@@ -188,3 +190,33 @@ def test_if_match_compares_entity_tags_strongly_as_rfc_9110_says(table):
     assert anything.status_code == 200 and anything.get_json()["version"] > version + 1
     missing = api.act("g_0000000000000000", ana, [{"type": "end_turn"}], headers={"If-Match": "*"})
     assert missing.status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("value", "documented"),
+    [
+        ("", False),  # an empty If-Match: a 400 the document did not describe
+        ("   ", False),
+        ("yesterday", False),
+        ('"abc"', False),
+        ('""', False),
+        ("12", False),
+        ('"1099511627777"', False),
+        ("*", True),
+        ('"1"', True),
+        ('W/"1"', True),
+        ('"0", "1"', True),
+    ],
+)
+def test_the_document_says_which_if_match_values_are_refused_as_malformed(table, value, documented):
+    """What the If-Match parameter's schema takes is exactly what is not refused as malformed (400): a client, or a
+    fuzzer, sending a value the document allows is never told it broke the rules."""
+    api, ana, _, game_id = table
+    spec = api.call("GET", "/v1/openapi.json").get_json()
+    (parameter,) = [p for p in spec["paths"]["/v1/games/{game_id}/actions"]["post"]["parameters"] if p["name"] == "If-Match"]
+    schema = parameter["schema"]
+    allowed = len(value) >= schema.get("minLength", 0) and re.search(schema.get("pattern", ""), value) is not None
+    assert allowed is documented
+    response = api.act(game_id, ana, [{"type": "play", "card": "R1"}], headers={"If-Match": value})  # not in her hand
+    refused_as_malformed = response.status_code == 400 and response.get_json()["code"] == "invalid_precondition"
+    assert refused_as_malformed is not documented, response.get_json()

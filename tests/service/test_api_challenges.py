@@ -255,3 +255,31 @@ def test_a_deleted_accounts_open_challenges_end(api):
     declined = api.call("GET", f"/v1/challenges/{received['id']}", cy["token"]).get_json()
     assert declined["status"] == "declined"
     assert api.call("GET", "/v1/challenges?status=open", bo["token"]).get_json()["challenges"] == []
+
+
+def test_an_inbox_is_capped_as_an_operator_sets_it_and_many_accounts_from_one_address_are_budgeted(redis_pair, key_prefix):
+    """RED7_MAX_CHALLENGES_RECEIVED holds one inbox (``challenge_inbox_full``, nothing made); RED7_RATE_LIMIT_CHALLENGE
+    holds an address however many accounts it makes (issue 34: 50 accounts put 77 challenges in one inbox)."""
+    settings = settings_for(key_prefix, max_challenges_received=3, rate_limit_challenge="5 per hour")
+    runtime = build_runtime(settings, clients=redis_pair)
+    api = Api(create_app(runtime), runtime)
+    bo, cy = api.player("Bo"), api.player("Cy")
+    senders = [api.player(f"S{n}") for n in range(7)]
+    for sender in senders[:3]:
+        challenge(api, sender["token"], bo["id"])
+    full = problem(
+        api.call("POST", "/v1/challenges", senders[3]["token"], json={"players": [cy["id"], bo["id"]]}),
+        409,
+        "challenge_inbox_full",
+    )
+    assert (full["players"], full["limit"]) == (["Bo"], 3)
+    assert api.call("GET", "/v1/challenges", cy["token"]).get_json()["challenges"] == []  # nothing made, for Cy either
+    assert api.call("GET", "/v1/challenges", senders[3]["token"]).get_json()["challenges"] == []
+    challenge(api, senders[4]["token"], cy["id"])  # the fifth of the address's hour
+    limited = problem(api.call("POST", "/v1/challenges", senders[5]["token"], json={"players": [cy["id"]]}), 429, "rate_limited")
+    assert int(api.responses[-1][1].headers["Retry-After"]) > 0 and limited["detail"]
+    elsewhere = api.call(
+        "POST", "/v1/challenges", senders[6]["token"], json={"players": [cy["id"]]}, environ_base={"REMOTE_ADDR": "198.51.100.7"}
+    )
+    assert elsewhere.status_code == 201, elsewhere.get_json()  # another address has a budget of its own
+    assert api.call("GET", "/v1/challenges", cy["token"]).status_code == 200  # reads draw on no such budget

@@ -84,3 +84,24 @@ def test_my_games_to_play_come_first_the_nearest_deadline_first(api):
     assert [g["days_per_turn"] for g in mine] == sorted(g["days_per_turn"] for g in mine)
     assert all(g["deadline"] and g["time_left"] > 0 for g in mine)
     assert len(mine) == 3
+
+
+def test_time_given_with_an_idempotency_key_is_given_once_however_often_it_is_sent(api):
+    """The operation documented the header and refused it (400 idempotency_key_not_supported); time given adds up,
+    so a retry after a lost answer must not give it twice."""
+    ana, bo, game = two_humans(api, turn_timeout=60, seed=2)
+    other = [bo, ana][game["turn"]["seat"]]
+    before = when(game["turn"]["deadline"])
+    path, key = f"/v1/games/{game['id']}/time", {"Idempotency-Key": "give-1"}
+    first = api.call("POST", path, other["token"], json={"seconds": 20}, headers=key)
+    assert first.status_code == 200 and "Idempotent-Replayed" not in first.headers
+    again = api.call("POST", path, other["token"], json={"seconds": 20}, headers=key)
+    assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true"
+    assert again.headers["ETag"] == first.headers["ETag"]
+    assert when(again.get_json()["turn"]["deadline"]) == before + timedelta(seconds=20)  # given once
+    events = api.call("GET", f"/v1/games/{game['id']}/events", other["token"]).get_json()["events"]
+    assert len([e for e in events if e["type"] == "time_given"]) == 1
+    other_body = api.call("POST", path, other["token"], json={"seconds": 30}, headers=key)
+    assert other_body.status_code == 422 and other_body.get_json()["code"] == "idempotency_key_reused"
+    fresh = api.call("POST", path, other["token"], json={"seconds": 30}, headers={"Idempotency-Key": "give-2"})
+    assert fresh.status_code == 200 and when(fresh.get_json()["turn"]["deadline"]) == before + timedelta(seconds=50)

@@ -462,3 +462,15 @@ def test_a_token_issued_with_an_idempotency_key_is_issued_once_and_stays_revoked
     assert late.status_code == 201 and late.get_json()["token"] == phone  # the answer it had ...
     assert api.call("GET", "/v1/players/me", phone).get_json()["code"] == "invalid_token"  # ... and it stays revoked
     assert len(api.call("GET", "/v1/players/me/tokens", token).get_json()["tokens"]) == 1
+
+
+def test_an_update_without_a_body_is_refused_as_the_document_says(api):
+    """``PATCH /v1/players/me`` with no body answered 200 while the document requires one; ``{}`` changes nothing."""
+    token = api.player("Ana")["token"]
+    document = api.call("GET", "/v1/openapi.json").get_json()
+    assert document["paths"]["/v1/players/me"]["patch"]["requestBody"]["required"] is True
+    for headers in ({}, {"Content-Type": "application/json"}):
+        refused = api.call("PATCH", "/v1/players/me", token, headers=headers)
+        assert refused.status_code == 422 and refused.get_json()["code"] == "invalid_request", refused.get_json()
+    unchanged = api.call("PATCH", "/v1/players/me", token, json={})
+    assert unchanged.status_code == 200 and unchanged.get_json()["name"] == "Ana"

@@ -7,6 +7,7 @@ moves: expiry is read at the application's time, never written.
 from __future__ import annotations
 
 import dataclasses
+import threading
 from datetime import timedelta
 from types import SimpleNamespace
 
@@ -76,7 +77,15 @@ def world(redis_pair, key_prefix) -> SimpleNamespace:
     )
     people = {name: accounts.sign_up(name).player for name in ("Ana", "Bo", "Cy", "Di", "Ed")}
     return SimpleNamespace(
-        service=service, games=games, told=told, clock=clock, prefix=key_prefix, redis=text, players=players, **people
+        service=service,
+        games=games,
+        told=told,
+        clock=clock,
+        prefix=key_prefix,
+        redis=text,
+        players=players,
+        accounts=accounts,
+        **people,
     )
 
 
@@ -296,3 +305,96 @@ def test_a_challenge_is_nobody_elses_business(world):
     assert refusal(service.cancel, made.id, bo).code == "not_the_challenger"
     assert service.cancel(made.id, ana).cancelled and service.cancel(made.id, ana).version == 2  # again: nothing more
     assert [k for k, *_ in world.told.notices] == ["challenge_received", "challenge_cancelled"]
+
+
+# --- caps and races (issue 34, item 4) -------------------------------------------------------------------------
+
+
+def _at_once(count: int, call) -> list:
+    """``call()`` from ``count`` threads released together: each answer, or the refusal it raised."""
+    start = threading.Barrier(count)
+    answers: list = [None] * count
+
+    def run(n: int) -> None:
+        start.wait()
+        try:
+            answers[n] = call()
+        except Refused as refused:
+            answers[n] = refused
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    return answers
+
+
+@pytest.mark.on_cluster
+def test_twelve_identical_challenges_at_once_make_one(world):
+    """12 simultaneous identical challenges from one sender gave 12 (the check read the open ones, then another claim
+    came before this one's): the pair is now claimed in the same transaction as the cap, on the challenger's slot."""
+    service, ana, bo = world.service, world.Ana, world.Bo
+    service.max_open = 20
+    answers = _at_once(12, lambda: service.create(ana, ask(bo)))
+    made = [a for a in answers if not isinstance(a, Refused)]
+    refused = [a for a in answers if isinstance(a, Refused)]
+    assert len(made) == 1, answers
+    assert {r.code for r in refused} == {"already_challenged"} and all(r.facts["players"] == ["Bo"] for r in refused)
+    assert [c.id for c in service.inbox(bo, status="open").challenges] == [made[0].challenge.id]
+    assert world.redis.zrange(sent_key(world.prefix, ana.id), 0, -1) == [made[0].challenge.id]
+    service.cancel(made[0].challenge.id, ana)  # answered: the pair is free again
+    assert service.create(ana, ask(bo)).challenge.status(service.now()) == "open"
+
+
+def test_a_challenge_naming_a_player_a_pending_create_names_is_refused(world, monkeypatch):
+    """A create that claimed its place but has not appended yet (or stopped) holds the pair: a second one to the same
+    player is refused, and once the first is old and never made, the pair is free again."""
+    service, ana, bo = world.service, world.Ana, world.Bo
+    append = service.streams.append
+
+    def crash(*args, **kwargs):
+        raise Crash
+
+    monkeypatch.setattr(service.streams, "append", crash)
+    with pytest.raises(Crash):
+        service.create(ana, ask(bo))
+    monkeypatch.setattr(service.streams, "append", append)
+    again = refusal(service.create, ana, ask(bo))
+    assert (again.code, again.facts) == ("already_challenged", {"players": ["Bo"]})
+    world.clock.advance(minutes=2)  # the create that stopped is old: it will never be made
+    assert service.create(ana, ask(bo)).challenge.status(service.now()) == "open"
+
+
+@pytest.mark.on_cluster
+def test_fifty_challengers_cannot_put_more_than_the_cap_in_one_inbox(world):
+    """50 accounts put 77 open challenges in one inbox: what a player has received and not answered is capped
+    (``max_received``), counted atomically on the player's slot; an answer, a cancel or an expiry frees a place."""
+    service, bo = world.service, world.Bo
+    service.max_received = 20
+    senders = [world.accounts.sign_up(f"S{n}").player for n in range(50)]
+    answers = [_try(lambda s=s: service.create(s, ask(bo, expires_in=3600))) for s in senders[:30]]
+    rest = iter(senders[30:])  # the last twenty at once, each its own challenger
+    answers += _at_once(20, lambda: service.create(next(rest), ask(bo, expires_in=3600)))
+    made = [a.challenge for a in answers if not isinstance(a, Refused)]
+    refused = [a for a in answers if isinstance(a, Refused)]
+    assert len(made) == 20 and len(refused) == 30, [getattr(r, "code", r) for r in refused]
+    assert {(r.code, r.facts["limit"], tuple(r.facts["players"])) for r in refused} == {("challenge_inbox_full", 20, ("Bo",))}
+    assert len(service.inbox(bo, status="open", limit=200).challenges) == 20
+    for sender in senders:  # a refused challenge left nothing behind: not in the sender's inbox, nor counted as sent
+        sent = service.inbox(sender).challenges
+        assert len(sent) == (1 if any(c.challenger == sender.id for c in made) else 0)
+    service.decline(made[0].id, bo, "later")
+    service.cancel(made[1].id, world.players.get(made[1].challenger))
+    late = [s for s in senders if not any(c.challenger == s.id for c in made)]
+    assert service.create(late[0], ask(bo)).challenge and service.create(late[1], ask(bo)).challenge
+    assert refusal(service.create, late[2], ask(bo)).code == "challenge_inbox_full"
+    world.clock.advance(hours=1)  # every one made with an hour's expiry expires: their places are free
+    assert service.create(late[3], ask(bo)).challenge.status(service.now()) == "open"
+
+
+def _try(call):
+    try:
+        return call()
+    except Refused as refused:
+        return refused

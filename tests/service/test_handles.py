@@ -66,6 +66,59 @@ def test_reserved_handles_and_handles_shaped_like_a_player_id_are_refused(handle
     assert refused.value.code == "handle_reserved"
 
 
+@pytest.mark.parametrize(
+    "handle",
+    [
+        # the AIs' names, as their seats are named (ai:random) in every spelling a handle allows
+        "ai_random",
+        "ai-random",
+        "AI_Greedy",
+        "ai1",
+        "ai_expert_2",
+        "airandom",
+        "a1_random",
+        "bot_greedy",
+        "botexpert",
+        # the staff and the service, with separators and digits folded away or written for letters
+        "admin_",
+        "_admin",
+        "admin-1",
+        "adm1n",
+        "bob_admin",
+        "adminbob",
+        "support1",
+        "5upport",
+        "supp0rt_team",
+        "the_staff",
+        "mod_squad",
+        "moderator_ana",
+        "system-2",
+        "sy5tem",
+        "official_ana",
+        "r00t",
+        "sysop",
+        "red-7",
+        # the words reserved from the start, spelt apart
+        "m-e",
+        "n_u_l_l",
+        "deleted-player",
+        "player1",
+    ],
+)
+def test_handles_that_pose_as_the_ais_or_the_staff_are_reserved_in_every_spelling(handle):
+    """``ai_random``, ``ai-random``, ``admin_``, ``support1`` passed: only the exact reserved words were refused."""
+    with pytest.raises(Refused) as refused:
+        check_handle(handle)
+    assert refused.value.code == "handle_reserved" and refused.value.facts["errors"][0]["field"] == "handle"
+
+
+@pytest.mark.parametrize(
+    "handle", ["ana_b", "Bo_7", "said", "aimee", "Staffan", "robot_wars", "botanic", "modern", "abbot", "maid", "x_1"]
+)
+def test_ordinary_handles_that_merely_hold_those_letters_are_free(handle):
+    check_handle(handle)  # nothing raised
+
+
 # --- claims ------------------------------------------------------------------------------------------------------
 
 

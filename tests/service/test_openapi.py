@@ -13,6 +13,7 @@ import pytest
 from openapi_spec_validator import validate
 
 from service.http.app import create_app
+from service.http.idempotency import HONOURED
 from service.runtime import build_runtime
 from tests.documents import section
 
@@ -646,3 +647,17 @@ def test_the_request_examples_are_accepted_by_the_api(app):
     assert imported.status_code == 201, imported.get_json()
     ticket = client.post("/v1/match-tickets", json=example("MatchTicketCreate"), headers=auth)
     assert ticket.status_code == 201 and ticket.get_json()["status"] == "waiting", ticket.get_json()
+
+
+def test_a_post_documents_idempotency_key_exactly_where_it_honours_it(app, spec):
+    """giveTime documented the header and refused it (400 idempotency_key_not_supported): the document and the
+    behaviour must agree on every POST."""
+    disagree = []
+    for rule in app.url_map.iter_rules():
+        if rule.endpoint in NOT_OPERATIONS or "POST" not in (rule.methods or ()):
+            continue
+        operation = spec["paths"][openapi_path(rule.rule)]["post"]
+        documented = any(p.get("name") == "Idempotency-Key" for p in operation.get("parameters", []))
+        if documented != (rule.endpoint in HONOURED):
+            disagree.append((operation["operationId"], documented, rule.endpoint in HONOURED))
+    assert not disagree, disagree

@@ -81,7 +81,11 @@ class Challenges(MethodView):
 
         The players challenged are told by webhook (``challenge_received``) and find it in their inbox. It stays open
         until its ``expires_at``; you may have ``RED7_MAX_OPEN_CHALLENGES`` (20) open at once
-        (``challenge_limit_reached``), and one open challenge per player challenged (``already_challenged``).
+        (``challenge_limit_reached``), and one open challenge per player challenged (``already_challenged``, however
+        many are sent at once); a player may have ``RED7_MAX_CHALLENGES_RECEIVED`` (20) open challenges waiting for
+        their answer (``challenge_inbox_full``, naming them: nothing is made). Challenges made from one address draw
+        on a budget of their own (``RED7_RATE_LIMIT_CHALLENGE``, 60 an hour: 429 past it), so that many new accounts
+        cannot flood inboxes either.
         """
         player = current_player()
         outcome = challenge_service().create(player, request, _idempotency(player))
@@ -142,7 +146,7 @@ class AcceptChallenge(MethodView):
 @v1.route("/challenges/<challenge_id>/decline")
 class DeclineChallenge(MethodView):
     @documented_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
-    @v1.arguments(ChallengeDeclineSchema(), example=example("ChallengeDecline"))
+    @v1.arguments(ChallengeDeclineSchema(), required=False, example=example("ChallengeDecline"))
     @v1.response(200, ChallengeSchema, headers=response_headers("Idempotent-Replayed"), example=example("Challenge"))
     @v1.doc(operationId="declineChallenge", security=TOKEN, parameters=[idempotency_parameter("does not decline again")])
     def post(self, body: dict[str, Any], challenge_id: str) -> Response:

@@ -177,7 +177,7 @@ class Leave(MethodView):
 @v1.route("/games/<game_id>/join")
 class Join(MethodView):
     @documented_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
-    @v1.arguments(JoinSchema(), example=example("Join"))
+    @v1.arguments(JoinSchema(), required=False, example=example("Join"))
     @v1.response(200, GameViewSchema, headers=response_headers("ETag", "Idempotent-Replayed"), example=example("GameView"))
     @v1.doc(operationId="joinGame", security=TOKEN, parameters=[idempotency_parameter("takes no second seat")])
     def post(self, body: dict[str, Any], game_id: str) -> Response:
@@ -248,15 +248,23 @@ class GiveTime(MethodView):
         has a turn limit (409 `no_turn_limit`); each turn may be given, in all, as much as its own limit (a turn at most
         doubles: 409 `give_time_limit_reached`, with `limit` and `left`), so that giving time never keeps a game from
         ending. The stream records it (`time_given`), and the view's `turn.deadline` and `turn.time_left` say it.
+
+        Time given adds up, so a retry after a lost answer would give it twice: send an Idempotency-Key and the retry
+        is answered as the first attempt was, without giving more.
         """
         player = current_player()
         return _answer(game_service().give_time(game_id, player, body["seconds"], _idempotency(player)), player)
 
 
+#: What If-Match may hold, as the document states it: ``*``, or a list of game versions as entity-tags (``"12"``,
+#: ``W/"12"``), each of at most 12 digits (a version is at most 2**40).  Anything else (an empty value, a version
+#: without quotes, a tag that is no version) is outside it, and answered 400 ``invalid_precondition``.
+IF_MATCH_PATTERN = r'^[ \t]*(?:\*|(?:W/)?"[0-9]{1,12}"(?:[ \t]*,[ \t]*(?:W/)?"[0-9]{1,12}")*)[ \t]*$'
+
 IF_MATCH = {
     "in": "header",
     "name": "If-Match",
-    "schema": {"type": "string"},
+    "schema": {"type": "string", "minLength": 1, "pattern": IF_MATCH_PATTERN},
     "description": 'The ETag of the view you acted on, as received ("12"). Compared strongly (RFC 9110 13.1.1): a weak '
     'tag (W/"12") never matches (412 `precondition_failed`); a version that is not quoted is no entity-tag (400 '
     '`invalid_precondition`); a list ("11", "12") matches if any of its tags does; `*` matches any version of the '

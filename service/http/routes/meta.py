@@ -24,6 +24,10 @@ from service.http.schemas import (
 )
 from service.texts import LANGUAGES, rule, rule_description
 
+#: The catalogue and the rules change only with a release: any cache may keep them an hour (a request that carries a
+#: token is kept by the caller's cache alone: its player's language may have decided, ``languages.mark``).
+RELEASED_TEXT = {"Cache-Control": "public, max-age=3600"}
+
 
 @v1.route("/problems")
 class Problems(MethodView):
@@ -32,7 +36,7 @@ class Problems(MethodView):
     @v1.doc(operationId="listProblems", security=PUBLIC)
     def get(self) -> Response:
         """Every problem ``code`` this API answers with."""
-        return json_response({"problems": catalogue(language())})
+        return json_response({"problems": catalogue(language())}, 200, RELEASED_TEXT)
 
 
 @v1.route("/rules")
@@ -47,7 +51,7 @@ class Rules(MethodView):
             {"color": str(color), "name": localized(rule(str(color))), "description": localized(rule_description(str(color)))}
             for color in COLORS_HIGH_TO_LOW
         ]
-        return json_response({"language": language(), "languages": list(LANGUAGES), "rules": rules})
+        return json_response({"language": language(), "languages": list(LANGUAGES), "rules": rules}, 200, RELEASED_TEXT)
 
 
 # --- health ------------------------------------------------------------------------------

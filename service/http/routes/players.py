@@ -232,7 +232,7 @@ class Tokens(MethodView):
         return json_response({"tokens": [_token_json(info) for info in player_service().tokens(player)]}, 200, PRIVATE)
 
     @documented_errors(400, 401, 409, 413, 415, 422, 429)
-    @v1.arguments(TokenCreateSchema(), example=example("TokenCreate"))
+    @v1.arguments(TokenCreateSchema(), required=False, example=example("TokenCreate"))
     @v1.response(
         201, TokenIssuedSchema, headers=response_headers("Location", "Idempotent-Replayed"), example=example("TokenIssued")
     )

@@ -47,8 +47,10 @@ class PushSubscriptionResource(MethodView):
         a correspondence turn left, one hour left), matches found, challenges, rematches and game ends; each is
         encrypted for the subscription (aes128gcm), signed with the server's VAPID key, its `Topic` the game (a newer
         one replaces one still pending), its `TTL` the time left to act, its `Urgency` high in the last hour. An endpoint
-        its push service answers 404 or 410 for is forgotten. The endpoint must be a public https URL (422
-        `push_endpoint_refused`).
+        its push service answers 404 or 410 for is forgotten. The endpoint must be an https URL of a public host (422
+        `push_endpoint_refused`, with a `reason`: `not_a_url`; `not_public`, an address that is loopback, private,
+        link-local or carries one, in any spelling, or a name local by definition or resolving to such an address;
+        `unresolvable`), checked when it is saved and again at every push.
         """
         player = current_player()
         keys = body["keys"]

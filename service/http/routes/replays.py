@@ -202,7 +202,11 @@ class GameReplayView(MethodView):
         """The replay viewer (a finished game in full; a game in progress as a spectator sees it)."""
         game = game_service().load(game_id)
         document = _with_analysis(game, game_service().replay(game, None))
-        return _viewer_response(_with_ratings(game, document), game_id)
+        response = _viewer_response(_with_ratings(game, document), game_id)
+        # A finished game's page changes only when its analysis or ratings come: any cache may keep it a few minutes.
+        # A game in play changes at every move, and the page has no validator to check a kept copy with.
+        response.headers["Cache-Control"] = "public, max-age=300" if game.status == "finished" else "no-store"
+        return response
 
 
 @v1.route("/replays")

@@ -91,19 +91,14 @@ HANDLE_DOC = {
     "maxLength": 20,
     "example": "ana_b",
     "description": f"unique whatever its case (stored as given): {HANDLE_RULE}; a few words are reserved "
-    "(handle_reserved, e.g. me, admin, system, ai, red7, support, null), and handle_taken says another player has it",
+    "(handle_reserved, e.g. me, admin, system, ai, red7, support, null), in every spelling that reads as them "
+    "(ai_random, admin_, support1, adm1n), and handle_taken says another player has it",
 }
 
 
 class PlayerCreateSchema(Strict):
     name = Text(required=True, metadata={"example": "Ana"})
     handle = fields.String(metadata={**HANDLE_DOC, "description": f"what others find you by: {HANDLE_DOC['description']}"})
-
-
-def _webhook_url(value: str | None) -> None:
-    """An http(s) URL, or empty to remove the webhook."""
-    if value:
-        validate.URL(schemes={"http", "https"}, require_tld=False)(value)
 
 
 class VacationRequestSchema(Strict):
@@ -132,8 +127,13 @@ class PlayerUpdateSchema(Strict):
     )
     webhook_url = fields.String(
         allow_none=True,
-        validate=[validate.Length(max=500), _webhook_url],
-        metadata={"description": "http(s) URL to notify (your turn, round over, game finished); empty or null removes it"},
+        validate=validate.Length(max=500),
+        metadata={
+            "description": "http(s) URL to notify (your turn, round over, game finished); empty or null removes it. Its "
+            "host must be public: an address that is not (loopback, private, link-local, in any spelling) or a name "
+            "that resolves to one or to nothing is 422 webhook_url_refused, with a reason (not_a_url, not_public, "
+            "unresolvable)"
+        },
     )
     time_zone = fields.String(
         validate=validate.Length(1, 64),
