@@ -14,7 +14,8 @@ its own version.
 
 The replay viewer is one file that works saved to disk, without a network: its modules are put inside its page, one
 classic script (:func:`inline_script`), each module's body in a function of its own, its imports read from the
-modules before it.  That is a copy, not a translation: every line a module runs is its own.
+modules before it.  That is a copy, not a translation: every line a module runs is its own (its comment lines are
+left out).
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ EXPORT = re.compile(r"^export\s+((?:async\s+)?function\*?|const|class)\s+([A-Za-
 _ANY_IMPORT = re.compile(r"^\s*import\b|\bimport\s*\(", re.M)
 _ANY_EXPORT = re.compile(r"^\s*export\b", re.M)
 _NAME = re.compile(r"^[A-Za-z_$][\w$]*$")
+#: A line that is only a comment: ``// ...``, or a ``/** ... */`` block that ends its last line (not a JSDoc cast
+#: such as ``/** @type {X} */ (value)``, which has code after it).
+_COMMENT_LINES = re.compile(r"^[ \t]*(?://[^\n]*|/\*(?:(?!\*/).)*\*/[ \t]*)\n", re.M | re.S)
 
 TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
 
@@ -126,7 +130,8 @@ def inline(entry: str, read: Callable[[str], str]) -> str:
 
     Each module's body runs in a function of its own, in the order of :func:`graph`, and returns what it exports;
     an import becomes a constant read from a module before it (``import { a, b as c } from "./m.js";`` becomes
-    ``const { a, b: c } = __module_m;``).  Strict, as modules are."""
+    ``const { a, b: c } = __module_m;``).  Strict, as modules are.  The lines that are only comments are left out
+    (a third of the modules' bytes: their docs and JSDoc types, which the page is sent each time)."""
     paths = modules_of(entry, read)
     variables = {path: _variable(path) for path in paths}
     if len(set(variables.values())) != len(paths):
@@ -138,7 +143,8 @@ def inline(entry: str, read: Callable[[str], str]) -> str:
         for match, (target, names) in zip(IMPORT.finditer(source), imports(path, source), strict=True):
             pieces += [source[last : match.start()], _constant(names, variables[target])]
             last = match.end()
-        body = EXPORT.sub(lambda match: f"{match.group(1)} {match.group(2)}", "".join([*pieces, source[last:]])).rstrip()
+        body = EXPORT.sub(lambda match: f"{match.group(1)} {match.group(2)}", "".join([*pieces, source[last:]]))
+        body = _COMMENT_LINES.sub("", body).rstrip()
         exported = ", ".join(exports(path, source))
         parts.append(f"// {path}\nconst {variables[path]} = (() => {{\n{body}\nreturn {{ {exported} }};\n}})();")
     return "\n".join(parts) + "\n"

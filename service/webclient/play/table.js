@@ -7,7 +7,7 @@ import { ruleHelp, ruleName } from "../core/rules.js";
 import { counted, language, t } from "../core/words.js";
 import { current, newGame } from "./game.js";
 import { startLive } from "./live.js";
-import { describe, mySeat, recentMoves, seatName, statusText, stepLabel, consequences } from "./moves.js";
+import { consequences, describe, mySeat, recentMoves, seatName, statusText, stepLabel } from "./moves.js";
 import { api, newKey } from "./session.js";
 import { ratingBadge, ratingsBySeat, renderOutcome, renderRematch, setUpEnd, watchRatings } from "./table-end.js";
 import { cardList, clearProblem, confirmStep, notice, screen, showProblem } from "./ui.js";

@@ -113,11 +113,23 @@ def test_the_server_reads_only_what_it_can_put_inside_a_page() -> None:
         "cycle2.js": 'import { d } from "./cycle.js";\nexport const c = 1;\n',
         "missing.js": 'import { nothing } from "./b.js";\n',
         "renamed.js": 'import { twice as double } from "./b.js";\nexport const four = double(2);\n',
+        "commented.js": (
+            "// A module's words.\n/**\n * Twice ``n``.\n * @param {number} n\n */\nexport const twice = (n) => 2 * n;\n"
+            "  /** @type {number} */ (twice(1)).toFixed();  // a cast is code\nconst url = 'http://x';  /* kept */\n"
+        ),
     }
     read = files.__getitem__
     assert assets.modules_of("a.js", read) == ("b.js", "a.js")
     script = assets.inline("renamed.js", read)
     assert "const { twice: double } = __module_b;" in script and "return { four };" in script and "export" not in script
+    commented = assets.inline("commented.js", read)
+    assert commented.splitlines()[3:] == [
+        "const twice = (n) => 2 * n;",
+        "  /** @type {number} */ (twice(1)).toFixed();  // a cast is code",
+        "const url = 'http://x';  /* kept */",
+        "return { twice };",
+        "})();",
+    ], "only the lines that are nothing but a comment are left out"
     with pytest.raises(assets.ModuleError, match="an export"):
         assets.exports("default.js", read("default.js"))
     refusals = {
