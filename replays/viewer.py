@@ -40,7 +40,8 @@ __all__ = ["TITLE", "embed_json", "render_viewer", "template"]
 def template() -> str:
     """The page template shipped in this package, its style and script put in (its placeholders still there)."""
     page = resources.files(__package__).joinpath(TEMPLATE).read_text(encoding="utf-8")
-    inside = {"__RED7_STYLE__": assets.text("viewer/viewer.css"), "__RED7_SCRIPT__": assets.inline_script("viewer/main.js")}
+    style = "".join(assets.text(path) for path in assets.VIEWER_STYLES)
+    inside = {"__RED7_STYLE__": style, "__RED7_SCRIPT__": assets.inline_script(assets.VIEWER_ENTRY)}
     for placeholder, text in inside.items():
         if page.count(placeholder) != 1:
             raise ValueError(f"{TEMPLATE} must hold {placeholder} once")

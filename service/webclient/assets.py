@@ -186,11 +186,14 @@ def bundle(entry: str, *styles: str) -> Bundle:
     return Bundle(everything.hexdigest()[:20], files, modules)
 
 
-#: /play's entry module and style.
+#: /play's entry module and style sheets (the core's first).
 PLAY_ENTRY = "play/main.js"
-PLAY_STYLE = "play/play.css"
+PLAY_STYLES = ("core/base.css", "play/play.css")
+#: The replay viewer's entry module and style sheets, put inside its page.
+VIEWER_ENTRY = "viewer/main.js"
+VIEWER_STYLES = ("core/base.css", "viewer/viewer.css")
 
 
 def play() -> Bundle:
-    """/play's files (``play/main.js``, every module it imports, ``play/play.css``)."""
-    return bundle(PLAY_ENTRY, PLAY_STYLE)
+    """/play's files (``play/main.js``, every module it imports, its style sheets)."""
+    return bundle(PLAY_ENTRY, *PLAY_STYLES)

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[3]
 WEBCLIENT = ROOT / "service" / "webclient"
 UNITS = sorted((Path(__file__).parent / "js").glob("*.test.mjs"))
 #: The pages' entry modules.
-ENTRIES = {"play": assets.PLAY_ENTRY, "viewer": "viewer/main.js"}
+ENTRIES = {"play": assets.PLAY_ENTRY, "viewer": assets.VIEWER_ENTRY}
 MOST_JS_LINES = 600
 MOST_HTML_LINES = 800
 
@@ -177,7 +177,7 @@ def test_the_package_data_holds_every_file_the_pages_need() -> None:
     needed = {"service": set(), "replays": {"viewer.html"}}
     for entry in ENTRIES.values():
         needed["service"] |= {f"webclient/{path}" for path in assets.graph(entry)}
-    needed["service"] |= {"webclient/play/play.html", "webclient/play/play.css", "webclient/viewer/viewer.css"}
+    needed["service"] |= {f"webclient/{path}" for path in ("play/play.html", *assets.PLAY_STYLES, *assets.VIEWER_STYLES)}
     needed["service"] |= {f"webclient/{name}/words.json" for name in ("core", "play", "viewer")}
     for package, files in needed.items():
         for name in files:
