@@ -131,7 +131,7 @@ def webhook_receiver() -> Iterator[str]:
 
 @dataclass
 class Frontend:
-    """One player's client as play.html behaves: If-Match and a fresh Idempotency-Key on every POST, 429s waited out."""
+    """One player's client as /play behaves: If-Match and a fresh Idempotency-Key on every POST, 429s waited out."""
 
     client: Client
     asked: dict[str, int] = field(default_factory=lambda: {"create": 0, "view": 0, "post": 0, "poll": 0, "429": 0})

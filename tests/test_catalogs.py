@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 
 import replays.build
@@ -31,11 +32,14 @@ def _key(msgid: str | tuple[str, ...]) -> str:
 
 
 def extracted() -> dict[str, str | tuple[str, str]]:
-    """What the code marks today, as pybabel extract finds it."""
+    """What the code marks today, as pybabel extract finds it (with dev.py's mapping: the Python sources and the web
+    client's word tables)."""
+    with (LOCALE_DIR / "babel.cfg").open() as cfg:
+        method_map, options_map = parse_mapping_cfg(cfg)
     found: dict[str, str | tuple[str, str]] = {}
     for package in ("service", "replays", "workers"):
         for _file, _line, msgid, _comments, _context in extract_from_dir(
-            ROOT / package, [("**.py", "python")], keywords=KEYWORDS, comment_tags=(), strip_comment_tags=True
+            ROOT / package, method_map, options_map, keywords=KEYWORDS, comment_tags=(), strip_comment_tags=True
         ):
             found[_key(msgid)] = msgid
     return found

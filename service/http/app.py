@@ -65,6 +65,7 @@ UNLIMITED = frozenset(
         "favicon",
         "api-docs.openapi_json",
         "api-docs.openapi_swagger_ui",
+        "pages.asset",  # the web client's modules and style: a page load asks for some twenty
     }
 )
 

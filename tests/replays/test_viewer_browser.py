@@ -250,6 +250,7 @@ def test_the_viewer_steps_through_a_finished_game(served: Served, browser: Any) 
 def test_a_step_in_the_address_opens_there_and_the_page_keeps_the_csp(served: Served, browser: Any) -> None:
     document = served.document
     browser.get("about:blank")  # a new load, not a jump within the page already open
+    browser.execute_cdp_cmd("Network.clearBrowserCache", {})  # nor an answer the cache kept (a finished game's: 5 min)
     browser.get_log("browser")
     network_requests(browser)
     served.requests.clear()

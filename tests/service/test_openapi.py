@@ -32,6 +32,7 @@ NOT_OPERATIONS = {
     "api-docs.openapi_swagger_ui",
     "pages.play",
     "pages.service_worker",
+    "pages.asset",  # the web client's modules and style
 }
 EXTERNAL = re.compile(r"""(?:https?:)?//[^\s"'<>)]+""", re.IGNORECASE)
 

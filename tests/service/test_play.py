@@ -1,7 +1,9 @@
-"""The web client's page: served at /play as one self-contained HTML page under a strict CSP, and not an API operation."""
+"""The web client's page: served at /play under a strict CSP with its own modules and style (nothing from anywhere
+else, nothing inline but its words), and not an API operation; its files served by version."""
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import re
@@ -10,14 +12,17 @@ import fakeredis
 import pytest
 
 from service.http.app import create_app
-from service.http.play_words import WORDS
-from service.http.routes.play import template
+from service.http.routes.play import IMMUTABLE, STATIC, WORDS, template
 from service.runtime import build_runtime
 from service.texts import CARDS, LANGUAGES, Text, count, render
+from service.webclient import assets
 from tests.support import settings_for
 
-SCRIPT_OR_STYLE = re.compile(r"<(script|style)\b([^>]*)>", re.IGNORECASE)
-EXTERNAL = re.compile(r"""(?:https?:)?//[^\s"'<>)]+|\bsrc=|\bhref=["'](?!#)""", re.IGNORECASE)
+SCRIPT_OR_STYLE = re.compile(r"<(script|style|link)\b([^>]*)>(?:(.*?)</\1>)?", re.IGNORECASE | re.DOTALL)
+EXTERNAL = re.compile(r"""(?:https?:)?//[^\s"'<>)]+""", re.IGNORECASE)
+#: An address in the page: a fragment of the page, or one of its own files (under their version).
+ADDRESS = re.compile(r"""\b(?:src|href)=["']([^"']*)["']""", re.IGNORECASE)
+OWN = re.compile(rf"^{STATIC}/[0-9a-f]{{20}}/(?:core|play)/[a-z-]+\.(?:js|css)$")
 
 
 @pytest.fixture(scope="module")
@@ -26,6 +31,13 @@ def app():
     server = fakeredis.FakeServer()
     clients = (fakeredis.FakeRedis(server=server, decode_responses=True), fakeredis.FakeRedis(server=server))
     return create_app(build_runtime(settings_for("red7-test:play:"), clients=clients))
+
+
+def loaded(app, page: str) -> str:
+    """The page and every file it loads (its modules and style, fetched from the addresses it names), as one text."""
+    files = [app.test_client().get(address) for address in ADDRESS.findall(page) if not address.startswith("#")]
+    assert files and all(file.status_code == 200 for file in files)
+    return "\n".join([page, *(file.get_data(as_text=True) for file in files)])
 
 
 def _policy(header: str) -> dict[str, str]:
@@ -52,13 +64,18 @@ def test_play_is_a_page_with_a_strict_csp(app):
         "frame-ancestors": "'none'",
     }
     page = response.get_data(as_text=True)
-    tags = SCRIPT_OR_STYLE.findall(page)
-    # The page's words: a data block, which no browser runs (so it needs no nonce), then the page's script and style.
-    words = ("script", ' id="words" type="application/json"')
-    assert words in tags
-    tags = [tag for tag in tags if tag != words]
-    assert [name for name, _ in tags] == ["style", "script", "script"]  # the page's, and its offer of notifications
-    assert all(attributes.strip() == f'nonce="{nonce.group(1)}"' for _, attributes in tags), tags
+    tags = [(name, attributes, inside) for name, attributes, inside in SCRIPT_OR_STYLE.findall(page)]
+    # The page's words: a data block, which no browser runs (so it needs no nonce), then its module and style.
+    words = [tag for tag in tags if tag[:2] == ("script", ' id="words" type="application/json"')]
+    assert len(words) == 1
+    tags = [tag for tag in tags if tag not in words]
+    # Nothing inline: the page's stylesheet and module by their addresses, the modules they import preloaded, each with
+    # the nonce (a module imported by the page's module takes it from there).
+    assert [name for name, _, _ in tags if name != "link"] == ["script"]
+    assert all(inside.strip() == "" for _, _, inside in tags), "no inline script or style"
+    assert all(f'nonce="{nonce.group(1)}"' in attributes for _, attributes, _ in tags), tags
+    (module,) = [attributes for name, attributes, _ in tags if name == "script"]
+    assert re.fullmatch(rf' type="module" nonce="{nonce.group(1)}" src="{STATIC}/[0-9a-f]{{20}}/play/main.js"', module)
     assert "__RED7_" not in page
     assert " style=" not in page, "an inline style attribute would be refused by the CSP"
 
@@ -71,9 +88,9 @@ def test_the_service_worker_is_served_under_the_same_rules_and_may_control_play(
     worker = response.get_data(as_text=True)
     assert 'addEventListener("push"' in worker and "showNotification" in worker and "notificationclick" in worker
     page = app.test_client().get("/play").get_data(as_text=True)
-    assert 'serviceWorker.register("/play/sw.js", { scope: "/play" })' in page
+    assert 'serviceWorker.register("/play/sw.js", { scope: "/play" })' in loaded(app, page)
     # No VAPID key here: the page says so itself, so it never asks getPushKey for a 404 (a console error in browsers).
-    assert '<meta name="red7-push-key" content="">' in page and "/v1/push/key" not in page
+    assert '<meta name="red7-push-key" content="">' in page and "/v1/push/key" not in loaded(app, page)
 
 
 def test_each_answer_has_its_own_nonce_and_play_slash_is_the_same_page(app):
@@ -84,11 +101,16 @@ def test_each_answer_has_its_own_nonce_and_play_slash_is_the_same_page(app):
     assert slash.status_code == 200 and slash.mimetype == "text/html"
 
 
-def test_the_page_loads_nothing_from_anywhere():
-    """Every address in the page is the API's (/v1/...) or a fragment of the page itself."""
+def test_the_page_loads_nothing_from_anywhere(app):
+    """Every address in the page is one of its own files or a fragment of the page itself; every address its files
+    name is the API's (/v1/...)."""
     page = template()
     assert EXTERNAL.findall(page) == []
-    assert "/v1/" in page
+    for address in ADDRESS.findall(page):
+        assert address.startswith("#") or OWN.match(address), address
+    everything = loaded(app, app.test_client().get("/play").get_data(as_text=True))
+    assert EXTERNAL.findall(everything) == []
+    assert "/v1/" in everything
 
 
 def test_play_is_not_in_the_openapi_document(app):
@@ -136,9 +158,67 @@ def test_the_mistakes_screen_is_in_the_page_and_in_each_language(app, language):
         assert f'<a href="#mistakes={label}" data-label="{label}">{tab}</a>' in page
         assert said[f"viewer.label.{label}"] == render(Text(f"viewer.label.{label}"), language)
     assert '<p id="mistakes-state" aria-live="polite"></p>' in page
-    assert "/v1/players/me/mistakes?" in page
+    assert "/v1/players/me/mistakes?" in loaded(app, page)
     # The script's words with parameters ride untranslated-in-shape: the page fills them in.
     assert "%(date)s" in said["play.date_round"] and "%(round)s" in said["play.date_round"]
     assert "%(delta)s" in said["viewer.verdict"] and "%(label)s" in said["viewer.verdict"]
     if language != "en":
         assert said["play.mistakes_none"] != render(Text("play.mistakes_none"), "en")
+
+
+def test_its_files_are_served_by_version_kept_a_year_and_asked_again_by_etag(app):
+    """The page names each of its files once (its style, its module, the modules it imports preloaded), under one
+    version, a digest of them all; each is served with its type, kept a year, and its ETag answers 304."""
+    client = app.test_client()
+    addresses = [a for a in ADDRESS.findall(client.get("/play").get_data(as_text=True)) if not a.startswith("#")]
+    files = assets.play()
+    prefix = f"{STATIC}/{files.version}/"
+    assert all(address.startswith(prefix) for address in addresses)
+    assert sorted(address.removeprefix(prefix) for address in addresses) == sorted(files.files)
+    assert set(files.modules) == set(assets.graph("play/main.js")) and "core/words.js" in files.modules
+    everything = hashlib.sha256()
+    for path, file in files.files.items():
+        everything.update(f"{path}\0{hashlib.sha256(file.body).hexdigest()}\0".encode())
+    assert files.version == everything.hexdigest()[:20], "the version changes with any file"
+    for address in addresses:
+        answer = client.get(address)
+        assert answer.status_code == 200
+        assert answer.mimetype == ("text/css" if address.endswith(".css") else "text/javascript")
+        assert answer.mimetype_params == {"charset": "utf-8"}
+        assert answer.headers["Cache-Control"] == IMMUTABLE == "public, max-age=31536000, immutable"
+        assert answer.get_data() == files.files[address.removeprefix(prefix)].body
+        assert answer.headers["X-Content-Type-Options"] == "nosniff" and "Content-Language" not in answer.headers
+        again = client.get(address, headers={"If-None-Match": answer.headers["ETag"]})
+        assert again.status_code == 304 and again.get_data() == b""
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "0123456789abcdef0123/play/main.js",
+        "{version}/play/words.json",
+        "{version}/play/play.html",
+        "{version}/../words.py",
+        "{version}/core/nothing.js",
+        "{version}/tsconfig.json",
+    ],
+)
+def test_another_version_or_a_file_it_does_not_serve_is_a_404(app, path):
+    answer = app.test_client().get(f"{STATIC}/{path.format(version=assets.play().version)}")
+    assert answer.status_code == 404 and answer.mimetype == "application/problem+json"
+    assert answer.headers.get("Cache-Control") != IMMUTABLE
+
+
+def test_its_files_draw_on_no_rate_limit():
+    """A page load asks for some twenty files: they are not charged to the address's budget (the page and the API are)."""
+    server = fakeredis.FakeServer()
+    clients = (fakeredis.FakeRedis(server=server, decode_responses=True), fakeredis.FakeRedis(server=server))
+    limited = create_app(
+        build_runtime(settings_for("red7-test:play-limits:", rate_limit_address="3 per minute"), clients=clients)
+    )
+    client = limited.test_client()
+    page = client.get("/play").get_data(as_text=True)
+    addresses = [a for a in ADDRESS.findall(page) if not a.startswith("#")]
+    assert len(addresses) > 3
+    assert [client.get(address).status_code for address in addresses] == [200] * len(addresses)
+    assert [client.get("/play").status_code for _ in range(3)][-1] == 429, "the page itself is charged"

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from service.http.play_words import WORDS
+from service.http.routes.play import WORDS
 from service.texts import LANGUAGE_NAMES, MESSAGES
 from tests.browser import phone_chromium, skip_without_chromium
 from tests.service.test_play_browser import (

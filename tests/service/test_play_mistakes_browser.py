@@ -27,7 +27,7 @@ from tests.service.test_play_lobby_browser import api_player, click, go, play_to
 
 #: How long one basic game's analysis may take on the embedded workers (the analyses' own queue).
 ANALYSED = 90
-#: The finished games a page of the list looks at (SLIPS_GAMES in play.html).
+#: The finished games a page of the list looks at (SLIPS_GAMES in service/webclient/play/mistakes.js).
 PAGE = 5
 
 
