@@ -285,6 +285,7 @@ def build_runtime(
     accounts.join(matches)
     accounts.join(GameDepartures(games))
     accounts.join(push)
+    accounts.join(ratings)  # the name leaves every leaderboard (its games stay rated for the others)
     return Runtime(
         settings,
         text,
