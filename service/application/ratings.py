@@ -305,6 +305,7 @@ def _seat_now(seat: int, player: str | None, record: Record | None, rules: Rules
             "change": None,
             "place": None,
             "counted": None,
+            "not_counted": None,
         }
     form = record.form if record is not None else Form()
     return {
@@ -315,6 +316,7 @@ def _seat_now(seat: int, player: str | None, record: Record | None, rules: Rules
         "change": None,
         "place": None,
         "counted": None,
+        "not_counted": None,
     }
 
 
@@ -328,4 +330,5 @@ def _seat_applied(seat: int, player: str, applied: Applied, rules: Rules) -> dic
         "change": after.rating.shown - before.rating.shown,
         "place": applied.result.seats[seat].place,
         "counted": applied.counted(player),
+        "not_counted": not_counted(applied, player),
     }

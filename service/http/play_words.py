@@ -149,7 +149,7 @@ WORDS: tuple[str, ...] = (
     message("play.no_rated_game_yet", "No rated game yet."),
     message(
         "play.the_ratings_of_the_rated_games",
-        "The ratings of the rated games finished (with or without card actions), the AI levels' too: a careful estimate that rises as you win and as your games say more surely how well you play; provisional for the first twenty games or so.",
+        "The ratings of the rated games finished (with or without card actions), the AI levels' too. A rating moves with results against established players and the AI levels, and is ranked here once it is established: after twenty such games.",
     ),
     message("play.top_players", "Top players"),
     message("play.around_me", "Around me"),
@@ -475,20 +475,26 @@ WORDS: tuple[str, ...] = (
     message("play.nobody_starts", "Nobody's handle starts with “%(start)s”."),
     message("play.nobody_handle", "Nobody has a handle yet."),
     message("play.no_such_player", "No such player"),
-    message("play.board_none", "Nobody has finished a rated game of this kind yet."),
+    message("play.board_none", "Nobody has an established rating of this kind yet."),
     message(
         "play.no_rating_basic",
-        "You have no rating on the basic ladder yet: finish a rated game of it (a quick match, a challenge or an open table, rated) to be on it.",
+        "You are not ranked on the basic ladder yet: a rating is ranked once established, after twenty rated games of it against AI levels or established players.",
     ),
     message(
         "play.no_rating_advanced",
-        "You have no rating on the advanced ladder yet: finish a rated game of it (a quick match, a challenge or an open table, rated) to be on it.",
+        "You are not ranked on the advanced ladder yet: a rating is ranked once established, after twenty rated games of it against AI levels or established players.",
     ),
     message("play.you_mark", "(you)"),
     message("play.an_ai_level", "an AI level"),
     message("play.n_of", "%(n)s of %(of)s"),
     message("play.rated_games", "Rated games"),
     message("play.last_changes", "The last rating changes"),
+    message("play.not_ranked_yet", "not ranked yet (provisional)"),
+    message("play.not_counted", "not counted"),
+    message(
+        "play.not_counted_no_established_opponent", "Not counted: no opponent with an established rating (AI levels have one)"
+    ),
+    message("play.not_counted_pair_limit", "Not counted: more than three games in a day against the same player"),
     message("play.table_facts", "%(players)s, %(open)s · %(settings)s · rating %(rating)s"),
     message("play.someones_table", "%(player)s's table"),
     message("play.a_table", "Someone's table"),

@@ -45,6 +45,8 @@ def capture() -> dict[str, Any]:
         expert_seconds=0.05,
         max_games_in_play=0,
         max_ai_seats_in_play=0,
+        rated_min_account_age=0,  # Ana plays rated games minutes after she signs up
+        rated_min_games=0,
         vapid_private_key=new_vapid_key(),
     )
     runtime = build_runtime(settings, clients=clients)

@@ -92,7 +92,16 @@ def test_a_rated_game_shows_its_seats_ratings_and_at_its_end_the_change(api):
         "ladder": "basic",
         "applied": False,
         "seats": [
-            {"seat": n, "player": who, "rating": 1000, "provisional": True, "change": None, "place": None, "counted": None}
+            {
+                "seat": n,
+                "player": who,
+                "rating": 1000,
+                "provisional": True,
+                "change": None,
+                "place": None,
+                "counted": None,
+                "not_counted": None,
+            }
             for n, who in enumerate([player.id, "ai:greedy"])
         ],
     }
@@ -105,6 +114,7 @@ def test_a_rated_game_shows_its_seats_ratings_and_at_its_end_the_change(api):
     assert (me["place"], ai["place"]) == (2, 1)
     assert me["rating"] == ai["rating"] == 1000 and me["change"] < 0 == ai["change"]
     assert me["counted"] and not ai["counted"], "the AI counts for a newcomer; a provisional rating does not move it"
+    assert ai["not_counted"] == "no_established_opponent" and me["not_counted"] is None
     again = api.call("GET", f"/v1/games/{game.id}", ana["token"], headers={"If-None-Match": f'"{ended["version"]}"'})
     assert again.status_code == 200, "a finished rated game's view changes at its version (its ladder takes it): no 304"
     board = api.call("GET", "/v1/ladders/basic/leaderboard").get_json()
@@ -156,6 +166,7 @@ def test_a_rated_table_still_open_shows_the_seated_players_ratings_and_no_one_on
         "change": None,
         "place": None,
         "counted": None,
+        "not_counted": None,
     }
 
 

@@ -699,6 +699,9 @@ class SeatRatingSchema(Schema):
             "levels do; at most 3 games in 24 hours between the same two people); null until then"
         },
     )
+    not_counted = Choice(
+        "RatingNotCounted", required=True, allow_none=True, metadata={"description": "why it did not; null otherwise"}
+    )
 
 
 class GameRatingsSchema(Schema):
