@@ -132,7 +132,17 @@ def capture() -> dict[str, Any]:
     analysis = call("GET", imported)
     analysis["result"]["decisions"] = analysis["result"]["decisions"][:3]
     out["ImportedAnalysis"] = analysis
-    # Two rated games between the AIs and Ana's folds: a ladder to show, and Ana's ratings on her profile.
+    # Rated games between two AI levels until both are established (20 results each, sigma below 5: 30 games or so): the anchors a
+    # leaderboard ranks.  Then two rated games between an AI and Ana's folds: her ratings on her profile, provisional.
+    for _ in range(32):
+        call(
+            "POST",
+            "/v1/games",
+            token,
+            {"seats": [{"kind": "ai", "level": "random"}, {"kind": "ai", "level": "greedy"}], "variant": "basic", "rated": True},
+            status=201,
+        )
+        drain(runtime)
     for _ in range(2):
         rated = call(
             "POST",
