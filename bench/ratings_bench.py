@@ -290,7 +290,7 @@ def fill(client: Any, store: Any, ladder: str, players: int, seed: int) -> None:
             rating = Rating(exact(rng.gauss(25, 4)), exact(rng.uniform(1.5, 8.3)))
             record = Record(f"Player {n}", rating, rng.randint(1, 200), 0, 0, {}, rng.randint(0, 200))
             records[f"p_{n:06d}"] = record.to_text()
-            if record.established():
+            if record.form.established():
                 board[f"p_{n:06d}"] = float(text(rating.mu))
         client.hset(store.key(ladder, "records"), mapping=records)
         client.zadd(store.key(ladder, "ranked"), board)

@@ -44,7 +44,8 @@ process applied each game, so that no rebuild could find its bytes again.
 
 What people see is the skill estimated, μ, scaled to a number chess players read: ``1000 + 40 (μ − 25)``, rounded
 to a whole number; a new player shows 1000.  Until it is established a rating is *provisional* (shown with a
-mark, like Lichess's "?"), and only established ratings are ranked on a leaderboard, by μ.  Not the conservative
+mark, like Lichess's "?"), and only established ratings (the AI levels' among them, from their first game) are
+ranked on a leaderboard, by μ.  Not the conservative
 μ − 3σ: that one rises as σ shrinks, by playing alone (issue 34: an account playing at the random AI's strength
 went from 1000 to 1360 winning 13 of 30 against it); μ moves only with results, and the σ bound is what the
 established mark and the leaderboard ask for instead.
@@ -298,10 +299,16 @@ class Form:
         return self.rating.sigma < rules.established_sigma and self.counted >= rules.established_games
 
 
+def established(player: str, form: Form, rules: Rules = RULES) -> bool:
+    """Whether ``player``'s rating is established (ranked, not provisional): an AI level's always is (the anchors),
+    anyone else's once :meth:`Form.established`."""
+    return is_ai(player) or form.established(rules)
+
+
 def anchor(player: str, form: Form, rules: Rules = RULES) -> bool:
-    """Whether ``player``'s results count for their opponents: an AI level, or an established rating (or, without
-    the anchoring rule, everyone)."""
-    return not rules.anchored or is_ai(player) or form.established(rules)
+    """Whether ``player``'s results count for their opponents: an established rating (or, without the anchoring
+    rule, everyone's)."""
+    return not rules.anchored or established(player, form, rules)
 
 
 def pair(a: str, b: str) -> tuple[str, str]:
@@ -357,9 +364,6 @@ class Record:
     @property
     def form(self) -> Form:
         return Form(self.rating, self.counted)
-
-    def established(self, rules: Rules = RULES) -> bool:
-        return self.form.established(rules)
 
     def count(self, placing: Placing, players: int) -> None:
         self.played += 1
@@ -552,7 +556,7 @@ def insert(
 
 def ranked(records: Mapping[str, Record], rules: Rules = RULES) -> dict[str, str]:
     """The players a ladder ranks (established), each with their μ as stored: what a leaderboard orders by."""
-    return {p: text(r.rating.mu) for p, r in sorted(records.items()) if r.established(rules)}
+    return {p: text(r.rating.mu) for p, r in sorted(records.items()) if established(p, r.form, rules)}
 
 
 @dataclass(slots=True)

@@ -31,6 +31,7 @@ from service.ratings import (
     Result,
     Rules,
     counts,
+    established,
     fold,
     is_rated,
     ladder_of,
@@ -53,12 +54,12 @@ MAX_PAGE = 100
 HIDDEN_BECAUSE = ("deleted", "banned")
 
 
-def record_json(record: Record, rules: Rules = RULES) -> dict[str, Any]:
+def record_json(player: str, record: Record, rules: Rules = RULES) -> dict[str, Any]:
     """A player's rating and record on a ladder, as the API shows it."""
     rating = record.rating
     return {
         "rating": rating.shown,
-        "provisional": not record.established(rules),
+        "provisional": not established(player, record.form, rules),
         "mu": rating.mu,
         "sigma": rating.sigma,
         "counted": record.counted,
@@ -186,7 +187,7 @@ class RatingService:
                     "rank": line.rank,
                     "player_id": line.player,
                     "name": line.record.name,
-                    **record_json(line.record, self.store.rules),
+                    **record_json(line.player, line.record, self.store.rules),
                 }
                 for line in lines
             ],
@@ -210,7 +211,7 @@ class RatingService:
             ladders[ladder] = {
                 "rank": standing.rank,
                 "ranked": standing.ranked,
-                **record_json(standing.record, self.store.rules),
+                **record_json(player_id, standing.record, self.store.rules),
                 "history": [change_json(applied, player_id) for applied in self.store.history(ladder, player_id, HISTORY)],
             }
         return {"player_id": player_id, "ladders": ladders}
@@ -312,7 +313,7 @@ def _seat_now(seat: int, player: str | None, record: Record | None, rules: Rules
         "seat": seat,
         "player": player,
         "rating": form.rating.shown,
-        "provisional": not form.established(rules),
+        "provisional": not established(player, form, rules),
         "change": None,
         "place": None,
         "counted": None,
@@ -326,7 +327,7 @@ def _seat_applied(seat: int, player: str, applied: Applied, rules: Rules) -> dic
         "seat": seat,
         "player": player,
         "rating": before.rating.shown,
-        "provisional": not before.established(rules),
+        "provisional": not established(player, before, rules),
         "change": after.rating.shown - before.rating.shown,
         "place": applied.result.seats[seat].place,
         "counted": applied.counted(player),

@@ -40,7 +40,20 @@ from typing import Any, cast
 
 import redis
 
-from service.ratings import RULES, Applied, Ladder, PairLog, Record, Result, Rules, exact, insert, is_ai, text
+from service.ratings import (
+    RULES,
+    Applied,
+    Ladder,
+    PairLog,
+    Record,
+    Result,
+    Rules,
+    established,
+    exact,
+    insert,
+    is_ai,
+    text,
+)
 
 APPLY_SCRIPT = """
 -- KEYS: 1 version, 2 games, 3 records, 4 order, 5 ranked, 6 board, 7 hidden, 8.. the played keys of the game's players
@@ -191,7 +204,7 @@ class RatingStore:
             args += [applied.result.game_id, applied.to_text()]
         args.append(len(changed))
         for player, record in changed.items():
-            args += [player, record.to_text(), text(record.rating.mu) if record.established(self.rules) else ""]
+            args += [player, record.to_text(), text(record.rating.mu) if established(player, record.form, self.rules) else ""]
         keys = [self.key(ladder, part) for part in ("version", "games", "records", "order", "ranked", "board", "hidden")]
         keys += [self.key(ladder, f"played:{player}") for player in result.players]
         outcome, _ = self._apply(keys=keys, args=args)

@@ -132,8 +132,8 @@ def capture() -> dict[str, Any]:
     analysis = call("GET", imported)
     analysis["result"]["decisions"] = analysis["result"]["decisions"][:3]
     out["ImportedAnalysis"] = analysis
-    # Rated games between two AI levels until both are established (20 results each, sigma below 5: 30 games or so): the anchors a
-    # leaderboard ranks.  Then two rated games between an AI and Ana's folds: her ratings on her profile, provisional.
+    # Rated games between two AI levels: the anchors' ratings, from their games as on a live service (an AI level is
+    # ranked from its first game).  Then two rated games between an AI and Ana's folds: her ratings, provisional.
     for _ in range(32):
         call(
             "POST",

@@ -96,7 +96,7 @@ def test_a_rated_game_shows_its_seats_ratings_and_at_its_end_the_change(api):
                 "seat": n,
                 "player": who,
                 "rating": 1000,
-                "provisional": True,
+                "provisional": who == player.id,  # an AI level is established from the start: an anchor
                 "change": None,
                 "place": None,
                 "counted": None,
@@ -118,7 +118,8 @@ def test_a_rated_game_shows_its_seats_ratings_and_at_its_end_the_change(api):
     again = api.call("GET", f"/v1/games/{game.id}", ana["token"], headers={"If-None-Match": f'"{ended["version"]}"'})
     assert again.status_code == 200, "a finished rated game's view changes at its version (its ladder takes it): no 304"
     board = api.call("GET", "/v1/ladders/basic/leaderboard").get_json()
-    assert board["ranked"] == 0 and board["players"] == [], "a provisional rating is not ranked"
+    assert [line["player_id"] for line in board["players"]] == ["ai:greedy"], "a provisional rating is not ranked"
+    assert board["players"][0]["rating"] == 1000 and not board["players"][0]["provisional"]
 
 
 def test_an_unrated_game_shows_no_ratings_and_keeps_its_304(api):
@@ -182,7 +183,7 @@ def test_a_players_profile_shows_their_ratings_once_they_have_one(api):
     ratings = api.call("GET", f"/v1/players/{ana['id']}").get_json()["ratings"]
     basic = ratings["basic"]
     assert set(ratings) == {"basic"} and basic["played"] == basic["counted"] == 1 and basic["provisional"]
-    assert basic["rank"] is None and basic["ranked"] == 0, "not ranked until established"
+    assert basic["rank"] is None and basic["ranked"] == 1, "not ranked until established (the AI level is: an anchor)"
     assert basic["history"][0]["counted"] and basic["history"][0]["not_counted"] is None
 
 

@@ -203,9 +203,9 @@ def test_a_rated_game_shows_each_seats_rating_and_at_its_end_each_players_change
 def test_the_ladder_lists_the_players_top_and_around_me_and_a_profile_shows_their_ratings(
     server: Server, browser: Any, desktop: Any, tmp_path: Path
 ) -> None:
-    # Rated games between the AI levels until they are established (20 results each, sigma below 5): the anchors the
-    # basic ladder ranks.  Then Gil's rated games against two of them: they count for him, but two games are not enough
-    # for his rating to be ranked.
+    # Rated games between the AI levels, as on a live service: the anchors the basic ladder ranks (from their first
+    # game) get their ratings.  Then Gil's rated games against two of them: they count for him, but two games are not
+    # enough for his rating to be ranked.
     gil = api_player(server, "Gil", f"gil_{unique()}")
     among_ais = []
     for _ in range(20):

@@ -205,7 +205,7 @@ def established(ladder: Ladder, player: str, *, against: str = "ai:greedy", star
         won = n % 2 == 0
         ladder.add(result(f"e-{player}-{n:03d}", ms, (player, 1 if won else 2), (against, 2 if won else 1)))
         ms += 1000
-    assert ladder.records[player].established(), ladder.records[player]
+    assert ladder.records[player].form.established(), ladder.records[player]
     return ms
 
 

@@ -191,7 +191,7 @@ def test_ratings_of_a_player_give_each_ladder_rating_rank_history_and_record(api
     assert basic["played"] == 2 and basic["won"] == 0 and basic["average_place"] == 3.0
     assert basic["by_players"] == {"3": {"played": 2, "won": 0, "average_place": 3.0}}
     assert basic["provisional"] and basic["counted"] == 2, "two results against AI levels: still provisional"
-    assert basic["rank"] is None and basic["ranked"] == 0, "nobody is established yet: the leaderboard ranks nobody"
+    assert basic["rank"] is None and basic["ranked"] == 2, "the leaderboard ranks the AI levels (anchors), not her yet"
     history = basic["history"]
     assert len(history) == 2 and all(h["place"] == 3 and h["players"] == 3 and h["change"] < 0 for h in history)
     assert all(h["counted"] and h["not_counted"] is None for h in history), "the AI levels count for a newcomer"

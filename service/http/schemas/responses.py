@@ -588,8 +588,8 @@ class RatingRecordSchema(Schema):
     provisional = fields.Boolean(
         required=True,
         metadata={
-            "description": "not established yet: fewer than 20 games have moved it, or sigma is still 5 or more. Only "
-            "established ratings are ranked on the leaderboard"
+            "description": "not established yet: fewer than 20 games have moved it, or sigma is still 5 or more (an AI "
+            "level's never is: the anchors). Only established ratings are ranked on the leaderboard"
         },
     )
     mu = fields.Float(required=True, metadata={"description": "the skill estimated (OpenSkill, Plackett-Luce), 6 decimals"})
