@@ -241,7 +241,7 @@ def build_runtime(
         expiry=settings.challenge_expiry,
         max_expiry=settings.max_challenge_expiry,
     )
-    ratings = RatingService(RatingStore(text, settings.key_prefix), store, games.load)
+    ratings = RatingService(RatingStore(text, settings.key_prefix), store, games.load, players.deleted_among)
     rated_play = RatedPlay(
         players,
         AbortLog(text, settings.key_prefix),

@@ -33,6 +33,7 @@ from service.ratings import (
     counts,
     established,
     fold,
+    is_ai,
     is_rated,
     ladder_of,
     rated_player,
@@ -110,6 +111,8 @@ class Rebuilt:
     games: int = 0  # finished rated games found in the streams
     ladders: dict[str, tuple[int, str, str]] = field(default_factory=dict)  # ladder -> (games, rebuilt, stored)
     written: list[str] = field(default_factory=list)
+    #: Deleted accounts taken off the leaderboards by a rebuild that writes (deleted before the ladders hid them).
+    hidden: list[str] = field(default_factory=list)
 
     @property
     def identical(self) -> bool:
@@ -124,10 +127,18 @@ def digest(stored: dict[str, Any]) -> str:
 class RatingService:
     """Apply finished games, and read the ladders, over the rating store and the game streams."""
 
-    def __init__(self, store: RatingStore, events: EventStore, load: Callable[[str], Game]) -> None:
+    def __init__(
+        self,
+        store: RatingStore,
+        events: EventStore,
+        load: Callable[[str], Game],
+        deleted_among: Callable[[set[str]], set[str]] | None = None,
+    ) -> None:
         self.store = store
         self.events = events
         self.load = load
+        #: Which of these players' accounts were deleted (the rebuild hides those deleted before deletions hid them).
+        self.deleted_among = deleted_among
 
     # --- the projection -------------------------------------------------------------------------
 
@@ -264,6 +275,17 @@ class RatingService:
 
     # --- the rebuild ----------------------------------------------------------------------------
 
+    def _hide_deleted(self, report: Rebuilt) -> None:
+        if self.deleted_among is None:
+            return
+        for ladder in LADDERS:
+            people = {p for p in self.store.players(ladder) if not is_ai(p)}
+            hidden = self.store.hidden(ladder)
+            for player in sorted(self.deleted_among(people)):
+                if "deleted" not in hidden.get(player, ()):
+                    self.store.hide(ladder, player, "deleted")
+                    report.hidden.append(player)
+
     def game_ids(self) -> Iterator[str]:
         """Every game id the store holds a stream for (a scan: of every primary, on a cluster)."""
         prefix = f"{self.events.prefix}game:{{"
@@ -274,7 +296,11 @@ class RatingService:
 
     def rebuild(self, *, write: bool = False) -> Rebuilt:
         """Fold every finished rated game of the streams into fresh ladders, and compare each with the stored one
-        (``write``: then store the fold in its place, where the stored one differs)."""
+        (``write``: then store the fold in its place, where the stored one differs, after taking off the leaderboards
+        the accounts deleted before deleting an account did so)."""
+        report = Rebuilt()
+        if write:
+            self._hide_deleted(report)
         versions = {ladder: self.store.version(ladder) for ladder in LADDERS}
         results = []
         for game_id in sorted(self.game_ids()):
@@ -285,7 +311,7 @@ class RatingService:
             if found is not None:
                 results.append(found)
         ladders = fold(results, self.store.rules)
-        report = Rebuilt(games=len(results))
+        report.games = len(results)
         for name in LADDERS:
             ladder = ladders.get(name, Ladder(name, rules=self.store.rules))
             hidden = self.store.hidden(name)  # not a fold of the streams: what the stored board honours

@@ -284,6 +284,10 @@ class RatingStore:
     def version(self, ladder: str) -> int:
         return int(self.redis.get(self.key(ladder, "version")) or 0)
 
+    def players(self, ladder: str) -> list[str]:
+        """Every player the ladder has a record of."""
+        return [_text(p) for p in self.redis.hkeys(self.key(ladder, "records"))]
+
     def hidden(self, ladder: str) -> dict[str, tuple[str, ...]]:
         """The players kept off the ladder's leaderboard, each with why."""
         stored = cast("dict[str, str]", self.redis.hgetall(self.key(ladder, "hidden")))

@@ -325,3 +325,24 @@ def test_the_rebuild_with_the_rules_at_work_finds_the_same_bytes_from_real_games
     assert len(people) == 2 and sum(g.counted(ana.id) for g in people) == 1, "the second game of the pair did not count"
     assert any(g.limited.get(ana.id) == (bo.id,) for g in people)
     assert runtime.ratings.rebuild().identical
+
+
+def test_a_rebuild_that_writes_takes_accounts_deleted_before_off_the_leaderboards(api, runtime, capsys, monkeypatch):
+    """Accounts deleted before deleting one hid it from the ladders (their names stayed on getLeaderboard for good,
+    issue 34): ``red7 ratings rebuild --write`` hides them; a rebuild that only compares writes nothing."""
+    runtime.ratings.store.rules = SMALL
+    ana, bo = (runtime.accounts.sign_up(name).player for name in ("Ana", "Bo"))
+    for player in (ana, bo, ana, bo):
+        game = runtime.games.create(player, NewGame([SeatRequest("human"), SeatRequest("ai", "random")], rated=True)).game
+        runtime.games.leave(game.id, player)
+    api.run_jobs()
+    runtime.players.erase(bo.id, "2026-05-01T12:00:00.000Z")  # as an account was deleted before: the ladders not told
+    assert bo.id in runtime.ratings.store.export("advanced")["board"]
+    assert runtime.ratings.rebuild().hidden == [] and bo.id in runtime.ratings.store.export("advanced")["board"]
+    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6379/0")  # a store to read (the test's own, just below)
+    monkeypatch.setattr("service.runtime.build_runtime", lambda settings: runtime)
+    assert red7(["ratings", "rebuild", "--write"]) == 0
+    assert "1 deleted accounts taken off the leaderboards" in capsys.readouterr().out
+    exported = runtime.ratings.store.export("advanced")
+    assert bo.id not in exported["board"] and {ana.id, bo.id} <= set(exported["ranked"])
+    assert runtime.ratings.hidden_because(bo.id) == ("deleted",) and runtime.ratings.rebuild(write=True).hidden == []
