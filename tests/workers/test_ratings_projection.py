@@ -247,6 +247,7 @@ def test_with_the_rules_at_work_the_stored_ladder_is_its_rebuild_whatever_order_
             redis_client.delete(key)
 
 
+@pytest.mark.on_cluster
 def test_a_hidden_player_leaves_the_board_stays_off_it_and_comes_back_when_shown(redis_client, key_prefix):
     store = RatingStore(redis_client, key_prefix, rules=SMALL)
     games = [result(f"g{n}", 1_780_000_000_000 + n * 1000, ("p0", 1), ("ai:random", 2)) for n in range(5)]
