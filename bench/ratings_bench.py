@@ -10,8 +10,8 @@ folded as the service folds it (:func:`service.game.load`), its standing and res
 and the ladder's fold (:func:`service.ratings.fold`).
 
 ``ranks``: rated games of 2, 3 and 4 AI seats of mixed levels (the expert on a fixed budget of samples per move,
-``--iterations``, 128 by default, so every game is reproducible; about 5 minutes); then the conservative ratings
-of the three levels.  Target: expert > greedy > random.
+``--iterations``, 128 by default, so every game is reproducible; about 5 minutes); then the ratings (μ) of the
+three levels.  Target: expert > greedy > random.
 
 ``predicts``: a population of players of graded strength — the greedy AI that plays a uniformly random turn
 instead with probability ε (0, 0.25, 0.5, 0.75; ε = 1 is the random AI) — two of each, in 2-4-player games of both
@@ -51,7 +51,7 @@ from engine.selfplay import play_game  # noqa: E402
 from engine.steps import Step  # noqa: E402
 from service.game import decode, event_envelope, load  # noqa: E402
 from service.lobby import GameCreated, LobbyEvent, SeatSpec, SeatTaken  # noqa: E402
-from service.ratings import MODEL, NEW, Ladder, Placing, Rating, Result, fold, result_of  # noqa: E402
+from service.ratings import EVERY_RESULT, MODEL, NEW, Ladder, Placing, Rating, Result, fold, result_of  # noqa: E402
 
 LEVELS = ("random", "greedy", "expert")
 
@@ -162,7 +162,7 @@ def ranks(args: argparse.Namespace) -> dict[str, Rating]:
     shown: dict[str, Rating] = {}
     for name, ladder in sorted(folded.items()):
         print(f"  {name} ladder ({len(ladder.games)} games):")
-        for player, record in sorted(ladder.records.items(), key=lambda item: -item[1].rating.conservative):
+        for player, record in sorted(ladder.records.items(), key=lambda item: -item[1].rating.mu):
             r = record.rating
             print(
                 f"    {player:10s} rating {r.shown:5d}  mu {r.mu:7.3f}  sigma {r.sigma:6.3f}  seats {record.played:4d}  "
@@ -170,9 +170,9 @@ def ranks(args: argparse.Namespace) -> dict[str, Rating]:
             )
             shown[f"{name}/{player}"] = r
     for name in sorted(folded):
-        order = [shown[f"{name}/ai:{level}"].conservative for level in ("expert", "greedy", "random")]
+        order = [shown[f"{name}/ai:{level}"].mu for level in ("expert", "greedy", "random")]
         verdict = "yes" if order[0] > order[1] > order[2] else "NO"
-        print(f"  {name}: expert > greedy > random (conservative ratings): {verdict}")
+        print(f"  {name}: expert > greedy > random (ratings): {verdict}")
     return shown
 
 
@@ -207,7 +207,9 @@ def predicts(args: argparse.Namespace) -> dict[str, float]:
     uniform_hits = uniform_loss = 0.0
     tested = 0
     for n, result in enumerate(results):
-        ladder = ladders.setdefault(result.ladder, Ladder(result.ladder))
+        # The model alone: every result counts (the rules against farming choose which results count, not how; a
+        # population of newcomers playing only each other would otherwise never be rated: service/ratings.py).
+        ladder = ladders.setdefault(result.ladder, Ladder(result.ladder, rules=EVERY_RESULT))
         seats = result.seats
         if n >= split:
             tested += 1
@@ -249,7 +251,7 @@ def predicts(args: argparse.Namespace) -> dict[str, float]:
             f"{log_loss:.4f} ({below:.1f}% below uniform; target 10%)"
         )
     for name, ladder in sorted(ladders.items()):
-        order = sorted(ladder.records.items(), key=lambda item: -item[1].rating.conservative)
+        order = sorted(ladder.records.items(), key=lambda item: -item[1].rating.mu)
         print(f"  {name} ladder: " + "  ".join(f"{p} {r.rating.shown}" for p, r in order))
     return figures
 
@@ -286,10 +288,12 @@ def fill(client: Any, store: Any, ladder: str, players: int, seed: int) -> None:
         records, board = {}, {}
         for n in range(start, min(players, start + batch)):
             rating = Rating(exact(rng.gauss(25, 4)), exact(rng.uniform(1.5, 8.3)))
-            record = Record(f"Player {n}", rating, rng.randint(1, 200), 0, 0, {})
+            record = Record(f"Player {n}", rating, rng.randint(1, 200), 0, 0, {}, rng.randint(0, 200))
             records[f"p_{n:06d}"] = record.to_text()
-            board[f"p_{n:06d}"] = float(text(rating.conservative))
+            if record.form.established():
+                board[f"p_{n:06d}"] = float(text(rating.mu))
         client.hset(store.key(ladder, "records"), mapping=records)
+        client.zadd(store.key(ladder, "ranked"), board)
         client.zadd(store.key(ladder, "board"), board)
 
 
@@ -350,7 +354,8 @@ def measure(client: Any, where: str, args: argparse.Namespace) -> dict[str, floa
     updates = time_it(args.updates, lambda n: update(warm + n), cpu)
     served = server_usec(client) / args.updates / 1000 if single else None
     top = time_it(args.reads, lambda n: service.leaderboard("advanced", limit=50))
-    around = time_it(args.reads, lambda n: service.leaderboard("advanced", limit=50, around=rng.choice(players)))
+    ranked = [_text(p) for p in client.zrange(store.key("advanced", "board"), 0, -1)]
+    around = time_it(args.reads, lambda n: service.leaderboard("advanced", limit=50, around=rng.choice(ranked)))
     memory = client.memory_usage(store.key("advanced", "board")) or 0
     memory += client.memory_usage(store.key("advanced", "records")) or 0
     print(f"  {where}: {args.players:,} rated players written in {filled:.1f} s (leaderboard and records {memory / 1e6:.1f} MB)")
@@ -371,11 +376,15 @@ def measure(client: Any, where: str, args: argparse.Namespace) -> dict[str, floa
         f"    the 50 around a player, {args.reads} reads: median {statistics.median(around):.2f} ms, "
         f"p99 {percentile(around, 0.99):.2f} ms"
     )
-    for part in ("version", "games", "records", "order", "board"):
+    for part in ("version", "games", "records", "order", "ranked", "board", "hidden"):
         client.delete(store.key("advanced", part))
     for key in client.scan_iter(match=f"{prefix}*", count=1000):
         client.delete(key)
     return {"update_p99": percentile(updates, 0.99), "top_p99": percentile(top, 0.99)}
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
 
 
 def fast(args: argparse.Namespace) -> None:

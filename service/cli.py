@@ -175,6 +175,8 @@ def _ratings(args: argparse.Namespace) -> int:
     print("red7 ratings rebuild: folding every finished rated game of the streams, in the order they finished ...")
     report = ratings.rebuild(write=args.write)
     print(f"red7 ratings rebuild: {report.games} finished rated games")
+    if report.hidden:
+        print(f"red7 ratings rebuild: {len(set(report.hidden))} deleted accounts taken off the leaderboards")
     for ladder, (games, rebuilt, stored) in report.ladders.items():
         verdict = "identical" if rebuilt == stored else "DIFFERENT"
         written = " (the rebuilt ladder written in its place)" if ladder in report.written else ""

@@ -81,6 +81,17 @@ class Settings:
     #: (the AI work one player can cause); 0: no limit.
     max_games_in_play: int = 100
     max_ai_seats_in_play: int = 24
+    #: Rated games (issue 34): an account takes a seat in one once it is this old (seconds) and has finished this many
+    #: games of any kind (service/application/rated_play.py); 0: no requirement.  Without ``REDIS_URL`` (the embedded
+    #: store, whose accounts last as long as the process) both default to 0.
+    rated_min_account_age: int = 24 * 3600
+    rated_min_games: int = 3
+    #: Aborts of rated games a player may make in ``rated_abort_window`` seconds; one more suspends them from rated
+    #: play for ``rated_abort_suspension`` seconds, doubled for each suspension in the week before (at most 3 days);
+    #: 0: never.
+    rated_abort_limit: int = 3
+    rated_abort_window: int = 24 * 3600
+    rated_abort_suspension: int = 3600
     #: How long a handle a player gave up is set aside for them alone to take back, in seconds (0: freed at once).
     handle_hold_seconds: int = 7 * 24 * 3600
     #: Challenges a player may have sent that are still open (0: no limit); how long a challenge stays open unless its
@@ -203,6 +214,9 @@ class Settings:
             values[item.name] = _parse(chosen, env[chosen], hints[item.name])
         if "webhook_private_hosts" not in values:  # a developer's embedded server calls receivers on their machine
             values["webhook_private_hosts"] = not values.get("redis_url")
+        if not values.get("redis_url"):  # the embedded store's accounts are minutes old: let them play rated games
+            values.setdefault("rated_min_account_age", 0)
+            values.setdefault("rated_min_games", 0)
         if isinstance(values.get("queue_url"), str) and values["queue_url"]:
             queue_urls(str(values["queue_url"]))  # a list that cannot work stops the start, naming the variable
         if isinstance(values.get("public_url"), str):

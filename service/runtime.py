@@ -25,12 +25,14 @@ from service.application.imports import ImportedReplays
 from service.application.matching import MatchService
 from service.application.players import PlayerService
 from service.application.push import PushService
+from service.application.rated_play import RatedPlay, RatedPlayRules
 from service.application.ratings import RatingService
 from service.application.review import MistakeReview
 from service.application.tickets import StreamTickets
 from service.application.timing import Calendars
 from service.config import Settings
 from service.destinations import Destinations
+from service.storage.aborts import AbortLog
 from service.storage.analyses import AnalysisStore
 from service.storage.calendars import CalendarStreams
 from service.storage.challenges import ChallengeIndex, ChallengeStreams
@@ -249,7 +251,21 @@ def build_runtime(
         expiry=settings.challenge_expiry,
         max_expiry=settings.max_challenge_expiry,
     )
-    ratings = RatingService(RatingStore(text, settings.key_prefix), store, games.load)
+    ratings = RatingService(RatingStore(text, settings.key_prefix), store, games.load, players.deleted_among)
+    rated_play = RatedPlay(
+        players,
+        AbortLog(text, settings.key_prefix),
+        RatedPlayRules(
+            min_account_age=settings.rated_min_account_age,
+            min_games=settings.rated_min_games,
+            abort_limit=settings.rated_abort_limit,
+            abort_window=settings.rated_abort_window,
+            suspension=settings.rated_abort_suspension,
+        ),
+        clock=_iso(now),
+        load=games.load,
+    )
+    games.rated_play = rated_play
     for each in shards:
         each.dispatcher.rated = ratings.applied
         each.dispatcher.compact_after, each.dispatcher.compacted = settings.compact_after, games.compacted
@@ -295,6 +311,8 @@ def build_runtime(
     accounts.join(matches)
     accounts.join(GameDepartures(games))
     accounts.join(push)
+    accounts.join(ratings)  # the name leaves every leaderboard (its games stay rated for the others)
+    accounts.join(rated_play)  # its aborts go
     return Runtime(
         settings,
         text,

@@ -416,6 +416,9 @@ class Processes:
             # (and all from one address).
             "RED7_RATE_LIMIT_TOKEN": "30000 per minute",
             "RED7_RATE_LIMIT_ADDRESS": "200000 per minute",
+            # Rated games for the tests' players, who sign up a moment before they play.
+            "RED7_RATED_MIN_ACCOUNT_AGE": "0",
+            "RED7_RATED_MIN_GAMES": "0",
             "PYTHONUNBUFFERED": "1",
             **env,
         }

@@ -66,6 +66,8 @@ def settings_for(key_prefix: str, **overrides: Any) -> Settings:
         "webhook_private_hosts": True,  # the tests' webhook receivers listen on 127.0.0.1
         "max_games_in_play": 0,  # no quotas but in the tests of quotas (test_quotas.py)
         "max_ai_seats_in_play": 0,
+        "rated_min_account_age": 0,  # the tests' players sign up a moment before they play rated games, but in the
+        "rated_min_games": 0,  # tests of rated play (test_rated_play.py, test_farming.py)
     }
     values.update(overrides)
     return Settings(**values)

@@ -237,6 +237,8 @@ class ChallengeService:
         new = Challenge(new_id("c"))
         events = rules.decide(new, command, now)
         self.games.quotas.check_new_game(challenger, command.terms.ai_seats)
+        if command.terms.rated:
+            self.games.check_rated(challenger)
         stale = self._check_sent(challenger, command, now)
         made = {"id": new.id, "at": at, "expires_at": command.expires_at}
         challenged = [invitee.player_id for invitee in command.challenged]
@@ -390,7 +392,11 @@ class ChallengeService:
         def decide(challenge: Challenge, now: datetime) -> list[ChallengeEvent]:
             events = rules.decide(challenge, rules.Accept(player.id, game_id), now)
             if events:
-                self._check_room(challenge, player, starts=any(isinstance(e, ChallengeStarted) for e in events))
+                starts = any(isinstance(e, ChallengeStarted) for e in events)
+                self._check_room(challenge, player, starts=starts)
+                if challenge.terms.rated:  # a rated game: each player must be able to play one when it starts
+                    others = [self.players.get(p) for p in challenge.players if p != player.id] if starts else []
+                    self.games.check_rated(player, *(other for other in others if other is not None))
             return events
 
         challenge, appended, replayed = self._write(challenge_id, player, decide, idempotency)

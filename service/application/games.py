@@ -27,6 +27,7 @@ from service.application.followups import Due, FollowUps, NoFollowUps, due
 from service.application.listing import GameLists
 from service.application.loading import GameLoader
 from service.application.quotas import Quotas
+from service.application.rated_play import RatedPlay
 from service.application.reading import GameFeeds
 from service.application.rematches import RematchPlan, plan_rematch
 from service.application.tables import OpenTablePage, OpenTables, TableFilter
@@ -103,6 +104,15 @@ class GameService(GameWrites):
         self.in_play = GamesInPlay(store.redis, players.prefix)
         #: The games this process re-offered on a read, with the version and when (monotonic s): see ensure_progress.
         self._reoffered: dict[str, tuple[int, float]] = {}
+        #: Who may take a seat in a rated game, and the aborts of rated games noted (none: anyone, and nothing noted);
+        #: the composition root sets it (it reads the games).
+        self.rated_play: RatedPlay | None = None
+
+    def check_rated(self, *players: Player) -> None:
+        """Refuse a seat in a rated game to a player who may not take one now (:mod:`service.application.rated_play`:
+        ``rated_play_needs_history``, ``rated_play_suspended``), naming them when there are several."""
+        if self.rated_play is not None:
+            self.rated_play.check_all(players)
 
     # --- time ----------------------------------------------------------------------------
 
@@ -207,6 +217,8 @@ class GameService(GameWrites):
         records = records_key(self.players.prefix, creator.id)
         if idempotency is not None and (first := self.records.find(records, idempotency)) is not None:
             return self._create_again(creator, request, first)
+        if request.rated and any(seat.kind == "human" for seat in request.seats):
+            self.check_rated(creator)  # they take the first human seat
         self.quotas.check_new_game(creator, sum(1 for seat in request.seats if seat.kind == "ai"))
         if request.listed:
             self.tables.check_cap(creator, self.lists.in_play, self.players.count_games(creator.id))
@@ -341,6 +353,8 @@ class GameService(GameWrites):
 
         def decide(game: Game) -> Sequence[LobbyEvent | Event]:
             events = lobby_decide(game, Join(player.id, player.name, code, seat))
+            if game.rated:
+                self.check_rated(player)
             self.quotas.check_join(player)
             self.players.add_game(player.id, game_id)
             return events
@@ -372,12 +386,20 @@ class GameService(GameWrites):
 
     def abort(self, game_id: str, player: Player, idempotency: Idempotency | None = None) -> Outcome:
         """Call off a game in play before every seat has moved once (any of its players): it ends with no winner, is
-        never rated, and leaves every list (the players', and the open tables should it still be there).
+        never rated, and leaves every list (the players', and the open tables should it still be there).  The abort
+        of a rated game is noted for its player (too many suspend them from rated play: ``rated_play``).
 
         A game still waiting is its creator's to cancel (:meth:`cancel`); once every seat has moved, a player who wants
         out resigns (:meth:`leave`) and an AI plays on.
         """
-        outcome = self._lobby_write(game_id, player, lambda game: lobby_decide(game, Abort(player.id)), idempotency)
+
+        def decide(game: Game) -> Sequence[LobbyEvent | Event]:
+            events = lobby_decide(game, Abort(player.id))
+            if game.rated and self.rated_play is not None:  # noted before the append: a retry notes the same game
+                self.rated_play.note_abort(player.id, game.id)
+            return events
+
+        outcome = self._lobby_write(game_id, player, decide, idempotency)
         game = outcome.game
         if game is not None and game.status == "aborted":
             self.lists.forget(game)
@@ -396,9 +418,15 @@ class GameService(GameWrites):
         def decide(game: Game) -> Sequence[LobbyEvent | Event]:
             events = lobby_decide(game, OfferRematch(player.id, rematch_id))
             if events:
+                if game.rated:
+                    self.check_rated(player)
                 self.quotas.check_join(player)
                 if any(isinstance(e, RematchOffered) and e.rematch_id for e in events):
-                    self._check_rematch_quotas(plan_rematch(game), player)
+                    plan = plan_rematch(game)
+                    self._check_rematch_quotas(plan, player)
+                    if game.rated:  # the rematch is rated too: everyone in it must be able to play one
+                        people = [plan.creator, *((player_id, name) for _, player_id, name in plan.seated)]
+                        self.check_rated(*(self._player(player_id, name) for player_id, name in people))
             return events
 
         outcome = self.write(game_id, decide, f"player:{player.id}", OnConflict.RETRY, idempotency=idempotency)

@@ -256,6 +256,8 @@ class MatchService:
         rating = self.rating_of(player.id, ladder_of(kind.variant == Variant.ADVANCED.value))  # on the kind's ladder
         ticket = self._ticket(new_id("mt"), player, request, now, now + expires_in * 1000, rating)
         self.games.quotas.check_join(player)  # a ticket becomes a game: not for a player in as many as they may be
+        if kind.rated:
+            self.games.check_rated(player)  # nor a rated one for a player who may not play one now
         pool = self.pools.load(kind.key)
         decide(pool, Open(ticket), now)  # refused here (one open ticket a kind) before anything is written
         self._settle(player)

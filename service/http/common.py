@@ -295,9 +295,11 @@ def best_offer_of(req: flask.Request, offers: Sequence[str]) -> str | None:
     return ranges.best_match(offers)
 
 
-def documented_errors(*codes: int, store: bool = True) -> Callable[[_View], _View]:
+def documented_errors(*codes: int, store: bool = True, rated_seat: bool = False) -> Callable[[_View], _View]:
     """Document the problem responses of a route (every route may also meet 406, an Accept header it cannot
-    satisfy, and, if it reads the ``store``, 503: the store is down).
+    satisfy, and, if it reads the ``store``, 503: the store is down).  ``rated_seat``: the route may seat a player in
+    a rated game, so its 403 may be ``rated_play_needs_history`` or ``rated_play_suspended``, which say in
+    Retry-After when they end (service/application/rated_play.py).
 
     A route that may answer 429 is rate limited: every one of its responses may carry X-RateLimit-*
     (``service.http.app._rate_limit_headers``), so this decorator goes above the others of the route, to see
@@ -323,7 +325,7 @@ def documented_errors(*codes: int, store: bool = True) -> Callable[[_View], _Vie
                 "content_type": PROBLEM_JSON,
                 "example": problem_example(code),
             }
-            retry = ("Retry-After",) if code in (429, 503) else ()
+            retry = ("Retry-After",) if code in (429, 503) or (rated_seat and code == 403) else ()
             headers = response_headers(*retry, *(RATE_LIMIT_HEADERS if limited else ()))
             if headers:
                 problem["headers"] = headers

@@ -29,12 +29,14 @@ SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "bad_join_code": (403, N_("The join code is wrong")),
     "custom_decks_disabled": (403, N_("This server does not allow custom decks")),
     "not_the_creator": (403, N_("Only the game's creator may do that")),
+    "rated_play_needs_history": (403, N_("Rated games are for accounts a day old that have finished a few games")),
+    "rated_play_suspended": (403, N_("You aborted too many rated games lately: rated games are closed to you until then")),
     "not_found": (404, N_("There is nothing here")),
     "game_not_found": (404, N_("No such game")),
     "token_not_found": (404, N_("You hold no token with this id")),
     "player_not_found": (404, N_("No player has this id or handle")),
     "ladder_not_found": (404, N_("No such ladder (the ladders are basic and advanced)")),
-    "player_not_rated": (404, N_("That player has no rating on this ladder yet")),
+    "player_not_rated": (404, N_("That player is not on this ladder's leaderboard (no established rating)")),
     "match_ticket_not_found": (404, N_("You hold no match ticket with this id")),
     "analysis_not_found": (404, N_("No analysis of this game was requested yet")),
     "method_not_allowed": (405, N_("This method is not allowed here")),
@@ -145,6 +147,9 @@ def headers_of(refused: Refused) -> dict[str, str]:
         return {"ETag": f'"{refused.current}"'}
     if isinstance(refused, NotConfirmed):
         return {"Retry-After": "1"}
+    retry_after = refused.facts.get("retry_after")  # a refusal that ends at a known time (rated_play_suspended)
+    if isinstance(retry_after, int) and retry_after > 0:
+        return {"Retry-After": str(retry_after)}
     return {}
 
 

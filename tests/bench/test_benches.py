@@ -196,7 +196,7 @@ def test_ratings_bench_ranks_the_ai_levels_in_order_on_a_small_seeded_run() -> N
     """The acceptance's ranking, small and seeded (the bench's default plays 300 games): expert > greedy > random."""
     out = run_bench("ratings_bench", "ranks", "--games", "24", "--iterations", "32")
     assert "24 rated games of 2, 3 and 4 AI seats" in out
-    assert out.count("expert > greedy > random (conservative ratings): yes") == 2, out
+    assert out.count("expert > greedy > random (ratings): yes") == 2, out
 
 
 def test_ratings_bench_predicts_and_prints_the_elo_baseline_beside() -> None:

@@ -45,6 +45,8 @@ def capture() -> dict[str, Any]:
         expert_seconds=0.05,
         max_games_in_play=0,
         max_ai_seats_in_play=0,
+        rated_min_account_age=0,  # Ana plays rated games minutes after she signs up
+        rated_min_games=0,
         vapid_private_key=new_vapid_key(),
     )
     runtime = build_runtime(settings, clients=clients)
@@ -130,7 +132,17 @@ def capture() -> dict[str, Any]:
     analysis = call("GET", imported)
     analysis["result"]["decisions"] = analysis["result"]["decisions"][:3]
     out["ImportedAnalysis"] = analysis
-    # Two rated games between the AIs and Ana's folds: a ladder to show, and Ana's ratings on her profile.
+    # Rated games between two AI levels: the anchors' ratings, from their games as on a live service (an AI level is
+    # ranked from its first game).  Then two rated games between an AI and Ana's folds: her ratings, provisional.
+    for _ in range(32):
+        call(
+            "POST",
+            "/v1/games",
+            token,
+            {"seats": [{"kind": "ai", "level": "random"}, {"kind": "ai", "level": "greedy"}], "variant": "basic", "rated": True},
+            status=201,
+        )
+        drain(runtime)
     for _ in range(2):
         rated = call(
             "POST",

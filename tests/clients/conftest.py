@@ -25,6 +25,8 @@ def server() -> Iterator[str]:
         expert_seconds=0.05,
         max_games_in_play=0,
         max_ai_seats_in_play=0,
+        rated_min_account_age=0,  # as ``red7 serve --embedded`` has it: its players are minutes old
+        rated_min_games=0,
     )
     runtime = build_runtime(settings)
     stop = start_embedded(runtime)

@@ -25,10 +25,10 @@ CLIENTS_VENV = Path(os.environ.get("RED7_CLIENTS_VENV", ROOT / ".venv-clients"))
 #: How long a player may take: a whole game against the AIs, the replay's export and imports after it, then a quick
 #: match (an AI seated after a second) played to its end and its rating read (the player gives up at 160 s itself).
 GAME_SECONDS = 180
-#: A player's last line: the quick match played to its end and its rating found on the ladder (before, the change).
+#: A player's last line: the quick match played to its end and its rating (before, the change), provisional after one game.
 QUICK_MATCH = (
     r"quick match: matched after [\d.]+s, \d+ steps of ours, winner seat [01]; "
-    r"rated \d+[+-]\d+ = \d+, rank \d+ of the basic ladder"
+    r"rated \d+[+-]\d+ = \d+, provisional: not ranked on the basic ladder yet"
 )
 #: What a client's player script prints of the finished game's analysis and the mistakes it lists of its own.
 ANALYSED = r"analysed: \d+ decisions, \d+ labelled, our accuracy (none|\d+\.\d), \d+ of ours listed"

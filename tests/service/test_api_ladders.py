@@ -5,15 +5,21 @@ from __future__ import annotations
 from engine import Variant
 from replays.verify import verify_replay
 from service.application.commands import NewGame, SeatRequest
-from service.ratings import Placing, Result
+from service.ratings import Placing, Result, Rules
 from tests.support import HUMAN
 
 AT = "2026-05-01T12:00:{:02d}.000Z"
 
 
+#: Every result counts and a game establishes a rating: a ladder of ten people to page through (the rules that make a
+#: rating count and established are service/ratings.py's, tested in tests/service/test_ratings.py).
+OPEN_LADDER = Rules(established_sigma=9.0, established_games=1, pair_limit=0, anchored=False)
+
+
 def ladder_of_ten(runtime) -> None:
     """Ten players p0..p9 on the basic ladder, p0 the best: each beat every player after them, once."""
     store = runtime.ratings.store
+    store.rules = OPEN_LADDER
     n = 0
     for better in range(10):
         for worse in range(better + 1, 10):
@@ -65,6 +71,9 @@ def test_an_unknown_ladder_or_an_unrated_player_is_a_404_and_a_bad_page_a_422(ap
     assert missing.get_json()["ladders"] == ["basic", "advanced"]
     nobody = api.call("GET", "/v1/ladders/basic/leaderboard?around=p_nobody")
     assert nobody.status_code == 404 and nobody.get_json()["code"] == "player_not_rated"
+    api.runtime.ratings.hide("p3", "banned")
+    hidden = api.call("GET", "/v1/ladders/basic/leaderboard?around=p3")
+    assert hidden.status_code == 404 and hidden.get_json()["code"] == "player_not_rated", "off the board: not around"
     for query in ("limit=0", "limit=101", "offset=-1"):
         refused = api.call("GET", f"/v1/ladders/basic/leaderboard?{query}")
         assert refused.status_code == 422 and refused.get_json()["code"] == "invalid_request", query
@@ -83,8 +92,17 @@ def test_a_rated_game_shows_its_seats_ratings_and_at_its_end_the_change(api):
         "ladder": "basic",
         "applied": False,
         "seats": [
-            {"seat": 0, "player": player.id, "rating": 1000, "provisional": True, "change": None, "place": None},
-            {"seat": 1, "player": "ai:greedy", "rating": 1000, "provisional": True, "change": None, "place": None},
+            {
+                "seat": n,
+                "player": who,
+                "rating": 1000,
+                "provisional": who == player.id,  # an AI level is established from the start: an anchor
+                "change": None,
+                "place": None,
+                "counted": None,
+                "not_counted": None,
+            }
+            for n, who in enumerate([player.id, "ai:greedy"])
         ],
     }
     api.call("POST", f"/v1/games/{game.id}/leave", ana["token"], json={})  # resigns: placed last
@@ -94,11 +112,14 @@ def test_a_rated_game_shows_its_seats_ratings_and_at_its_end_the_change(api):
     assert ended["status"] == "finished" and ended["ratings"]["applied"]
     me, ai = ended["ratings"]["seats"]
     assert (me["place"], ai["place"]) == (2, 1)
-    assert me["rating"] == ai["rating"] == 1000 and me["change"] < 0 < ai["change"]
+    assert me["rating"] == ai["rating"] == 1000 and me["change"] < 0 == ai["change"]
+    assert me["counted"] and not ai["counted"], "the AI counts for a newcomer; a provisional rating does not move it"
+    assert ai["not_counted"] == "no_established_opponent" and me["not_counted"] is None
     again = api.call("GET", f"/v1/games/{game.id}", ana["token"], headers={"If-None-Match": f'"{ended["version"]}"'})
     assert again.status_code == 200, "a finished rated game's view changes at its version (its ladder takes it): no 304"
-    board = api.call("GET", f"/v1/ladders/basic/leaderboard?around={player.id}").get_json()
-    assert {line["player_id"] for line in board["players"]} == {player.id, "ai:greedy"}
+    board = api.call("GET", "/v1/ladders/basic/leaderboard").get_json()
+    assert [line["player_id"] for line in board["players"]] == ["ai:greedy"], "a provisional rating is not ranked"
+    assert board["players"][0]["rating"] == 1000 and not board["players"][0]["provisional"]
 
 
 def test_an_unrated_game_shows_no_ratings_and_keeps_its_304(api):
@@ -138,7 +159,16 @@ def test_a_rated_table_still_open_shows_the_seated_players_ratings_and_no_one_on
     assert game is not None and game.status == "waiting"
     seats = api.view(game.id, ana["token"])["ratings"]["seats"]
     assert seats[0]["player"] == player.id and seats[0]["rating"] == 1000
-    assert seats[1] == {"seat": 1, "player": None, "rating": None, "provisional": None, "change": None, "place": None}
+    assert seats[1] == {
+        "seat": 1,
+        "player": None,
+        "rating": None,
+        "provisional": None,
+        "change": None,
+        "place": None,
+        "counted": None,
+        "not_counted": None,
+    }
 
 
 def test_a_players_profile_shows_their_ratings_once_they_have_one(api):
@@ -151,7 +181,10 @@ def test_a_players_profile_shows_their_ratings_once_they_have_one(api):
     play_out(api, game["id"], ana["token"])
     api.run_jobs()  # the rate job
     ratings = api.call("GET", f"/v1/players/{ana['id']}").get_json()["ratings"]
-    assert set(ratings) == {"basic"} and ratings["basic"]["rank"] >= 1 and ratings["basic"]["played"] == 1
+    basic = ratings["basic"]
+    assert set(ratings) == {"basic"} and basic["played"] == basic["counted"] == 1 and basic["provisional"]
+    assert basic["rank"] is None and basic["ranked"] == 1, "not ranked until established (the AI level is: an anchor)"
+    assert basic["history"][0]["counted"] and basic["history"][0]["not_counted"] is None
 
 
 def test_the_open_tables_compare_the_players_ratings_on_the_tables_ladder(api):

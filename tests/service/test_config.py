@@ -45,9 +45,11 @@ def test_every_field_is_set_by_red7_and_its_name_in_capitals():
 
 def test_an_empty_environment_gives_the_defaults_and_the_embedded_store():
     settings = Settings.from_env({})
-    assert settings == Settings(webhook_private_hosts=True)
+    assert settings == Settings(webhook_private_hosts=True, rated_min_account_age=0, rated_min_games=0)
     assert settings.embedded and settings.webhook_private_hosts  # the embedded server's receivers are local
-    assert not Settings.from_env({"REDIS_URL": "redis://r:6379/0"}).webhook_private_hosts
+    stored = Settings.from_env({"REDIS_URL": "redis://r:6379/0"})
+    assert not stored.webhook_private_hosts
+    assert (stored.rated_min_account_age, stored.rated_min_games) == (86400, 3), "a real store's accounts need history"
 
 
 def test_redis_url_is_read_under_the_name_hosting_platforms_set_too():

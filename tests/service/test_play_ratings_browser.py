@@ -75,7 +75,7 @@ return {
     const r = li.querySelector(".rating-line");
     return {
       seat: Number(li.dataset.seat), change: r ? Number(r.dataset.change) : null, before: r ? Number(r.dataset.before) : null,
-      text: r ? r.textContent : null,
+      counted: r ? r.dataset.counted === "true" : null, text: r ? r.textContent : null,
     };
   }),
   state: q("#ratings-state").hidden ? null
@@ -187,9 +187,15 @@ def test_a_rated_game_shows_each_seats_rating_and_at_its_end_each_players_change
     assert sorted(line["seat"] for line in end["lines"]) == [0, 1]
     for line in end["lines"]:
         seat = by_seat[line["seat"]]
-        assert (line["before"], line["change"]) == (seat["rating"], seat["change"])
-        assert line["text"] == f"Rating {seat['rating']} → {seat['rating'] + seat['change']} ({signed(seat['change'])})"
-    assert by_seat[view["winner"]]["change"] > 0, "the winner goes up"
+        assert (line["before"], line["change"], line["counted"]) == (seat["rating"], seat["change"], seat["counted"])
+        said = f"Rating {seat['rating']} → {seat['rating'] + seat['change']} ({signed(seat['change'])})"
+        if seat["counted"]:
+            assert line["text"] == said
+        else:  # a newcomer's result does not move an AI level (an anchor): said so, and why
+            assert line["text"].startswith(said + " not counted") and "no opponent with an established rating" in line["text"]
+    fays, ais = by_seat[0], by_seat[1]
+    assert fays["counted"] and (fays["change"] > 0) == (view["winner"] == 0), "an AI level counts for a newcomer"
+    assert not ais["counted"] and ais["change"] == 0, "a provisional player does not move an AI level"
     screenshot(browser, tmp_path / "phone-rated-end.png")
     assert console_problems(browser) == []
 
@@ -197,19 +203,25 @@ def test_a_rated_game_shows_each_seats_rating_and_at_its_end_each_players_change
 def test_the_ladder_lists_the_players_top_and_around_me_and_a_profile_shows_their_ratings(
     server: Server, browser: Any, desktop: Any, tmp_path: Path
 ) -> None:
-    # Gil's rated games against two AIs, and one between two AIs: the basic ladder ranks them all.
+    # Rated games between the AI levels, as on a live service: the anchors the basic ladder ranks (from their first
+    # game) get their ratings.  Then Gil's rated games against two of them: they count for him, but two games are not
+    # enough for his rating to be ranked.
     gil = api_player(server, "Gil", f"gil_{unique()}")
+    among_ais = []
+    for _ in range(20):
+        seats = [ai("random"), ai("greedy"), ai("random"), ai("greedy")]
+        among_ais.append(server.client.game(gil["token"], seats, variant="basic", rated=True)["id"])
+    for game_id in among_ais:
+        finished(server, game_id)
     games = []
     for level in ("random", "greedy"):
         game = server.client.game(gil["token"], [HUMAN, ai(level)], variant="basic", rated=True)
         play_to_the_end(server, game["id"], gil["token"])
         games.append(game["id"])
-    among_ais = server.client.game(gil["token"], [ai("random"), ai("expert")], variant="basic", rated=True)["id"]
-    finished(server, among_ais)
-    for game_id in (*games, among_ais):
+    for game_id in (*among_ais, *games):
         applied(server, game_id)
 
-    # At a desktop, Gil opens the basic ladder: the top of it, as getLeaderboard gives it, his line marked.
+    # At a desktop, Gil opens the basic ladder: the top of it, as getLeaderboard gives it: the AI levels, not him.
     signed_in(desktop, server.base, gil, "ladder=basic")
     desktop.get_log("browser")
     top = until_board(desktop, lambda b: b["screen"] == "ladder" and b["ladder"] == "basic" and b["mode"] == "top")
@@ -217,50 +229,43 @@ def test_the_ladder_lists_the_players_top_and_around_me_and_a_profile_shows_thei
     assert [(r["player"], r["rank"], r["rating"]) for r in top["rows"]] == [
         (p["player_id"], p["rank"], p["rating"]) for p in expected["players"]
     ]
-    assert {"ai:random", "ai:expert", gil["id"]} <= {r["player"] for r in top["rows"]}
-    mine = next(r for r in top["rows"] if r["player"] == gil["id"])
-    assert mine["you"] and "Gil (you)" in mine["text"] and mine["link"] == f"#player={gil['id']}"
-    assert [r["player"] for r in top["rows"] if r["you"]] == [gil["id"]]
-    assert all(r["link"] is None and "an AI level" in r["text"] for r in top["rows"] if r["player"].startswith("ai:"))
+    assert {r["player"] for r in top["rows"]} == {"ai:random", "ai:greedy"}, "established ratings only"
+    assert all(r["link"] is None and "an AI level" in r["text"] for r in top["rows"])
+    assert not any(r["you"] for r in top["rows"]) and "provisional" not in " ".join(r["text"] for r in top["rows"])
     assert top["tab"] == "basic" and top["around_shown"] and not top["more"]
     screenshot(desktop, tmp_path / "desktop-ladder.png")
 
-    # The page around him.
+    # The page around him: he is not ranked yet, and is told when he will be.
     desktop.find_element(By.ID, "board-around").click()
-    around = until_board(desktop, lambda b: b["mode"] == "around" and b["loaded"] > top["loaded"])
-    expected = leaderboard(server, "basic", around=gil["id"])
-    assert [(r["player"], r["rank"]) for r in around["rows"]] == [(p["player_id"], p["rank"]) for p in expected["players"]]
-    assert gil["id"] in [r["player"] for r in around["rows"] if r["you"]]
+    around = until_board(desktop, lambda b: b["mode"] == "around" and b["loaded"] > top["loaded"] and b["none"])
+    assert around["rows"] == [] and "not ranked on the basic ladder yet" in around["none"] and "twenty" in around["none"]
 
-    # The advanced ladder has no rating of his yet: said so; its top is empty too.
+    # The advanced ladder ranks nobody: said so, around him and at its top.
     desktop.find_element(By.CSS_SELECTOR, '#ladder .tabs a[data-ladder="advanced"]').click()
     none = until_board(desktop, lambda b: b["ladder"] == "advanced" and b["none"])
-    assert none["tab"] == "advanced" and none["rows"] == [] and "no rating on the advanced ladder yet" in none["none"]
+    assert none["tab"] == "advanced" and none["rows"] == [] and "not ranked on the advanced ladder yet" in none["none"]
     desktop.find_element(By.ID, "board-top").click()
-    until_board(desktop, lambda b: b["mode"] == "top" and b["none"] and "Nobody has finished a rated game" in b["none"])
+    until_board(desktop, lambda b: b["mode"] == "top" and b["none"] and "Nobody has an established rating" in b["none"])
 
-    # His profile, from his line: each ladder's rating, rank and record, and his last changes with their games.
-    desktop.find_element(By.CSS_SELECTOR, '#ladder .tabs a[data-ladder="basic"]').click()
-    until_board(desktop, lambda b: b["ladder"] == "basic" and b["rows"])
-    desktop.find_element(By.CSS_SELECTOR, f'#board-rows tr[data-player="{gil["id"]}"] a').click()
+    # His profile: each ladder's rating (provisional), "not ranked yet" for a rank, his record and his last changes.
+    desktop.get(f"{server.base}/play#player={gil['id']}")
     WebDriverWait(desktop, 10).until(lambda d: d.find_element(By.ID, "profile-ratings").is_displayed())
     profile = server.client.call("GET", f"/v1/players/{gil['id']}").get_json()["ratings"]["basic"]
+    assert profile["provisional"] and profile["rank"] is None and profile["counted"] == profile["played"] == 2
     article = desktop.find_element(By.CSS_SELECTOR, '#profile-ladders article[data-ladder="basic"]')
-    shown = (article.get_attribute("data-rating"), article.get_attribute("data-rank"))
-    assert shown == (str(profile["rating"]), str(profile["rank"]))
+    assert article.get_attribute("data-rating") == str(profile["rating"]) and article.get_attribute("data-rank") is None
     said = article.get_attribute("textContent")
-    assert f"{profile['rank']} of {profile['ranked']}" in said and "Rated games2" in said and profile["played"] == 2
+    assert f"Rating{profile['rating']}provisional" in said and "not ranked yet (provisional)" in said and "Rated games2" in said
     changes = [
-        (li.get_attribute("data-game"), int(li.get_attribute("data-change")))
+        (li.get_attribute("data-game"), int(li.get_attribute("data-change")), li.get_attribute("data-counted"))
         for li in article.find_elements(By.CSS_SELECTOR, "ul.history li")
     ]
-    assert changes == [(c["game_id"], c["change"]) for c in profile["history"]] and {g for g, _ in changes} == set(games)
+    assert changes == [(c["game_id"], c["change"], "true") for c in profile["history"]] and {g for g, *_ in changes} == set(games)
     assert not desktop.find_elements(By.CSS_SELECTOR, '#profile-ladders article[data-ladder="advanced"]')
     screenshot(desktop, tmp_path / "desktop-profile-ratings.png")
-    # The one complaint: the 404 player_not_rated that told the page Gil is not on the advanced ladder.
+    # The only complaints: the 404 player_not_rated that told the page Gil is on neither ladder's leaderboard.
     problems = console_problems(desktop)
-    assert len(problems) == 1, problems
-    assert "/v1/ladders/advanced/leaderboard?" in problems[0]["message"] and "404" in problems[0]["message"]
+    assert len(problems) == 2 and all("/leaderboard?" in p["message"] and "404" in p["message"] for p in problems), problems
 
     # On a phone, signed out: the ladder is public (no "around me" without a player), and fits the screen.
     fresh_page(browser, f"{server.base}/play#ladder=basic")

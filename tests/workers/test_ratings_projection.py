@@ -3,17 +3,23 @@ however often and in whatever order its job runs; and ``red7 ratings rebuild`` f
 
 from __future__ import annotations
 
+import json
 import random
 import threading
+import uuid
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine import Variant
 from service.application.commands import NewGame, SeatRequest
 from service.application.followups import Due, due
+from service.application.ratings import HIDDEN_BECAUSE
 from service.cli import main as red7
-from service.ratings import Placing, Result, fold
+from service.errors import NotFound
+from service.ratings import Applied, Placing, Result, Rules, fold
 from service.storage.ratings import RatingStore
 from workers import context, jobs
 
@@ -184,10 +190,160 @@ def test_ratings_of_a_player_give_each_ladder_rating_rank_history_and_record(api
     basic = mine["ladders"]["basic"]
     assert basic["played"] == 2 and basic["won"] == 0 and basic["average_place"] == 3.0
     assert basic["by_players"] == {"3": {"played": 2, "won": 0, "average_place": 3.0}}
-    assert basic["provisional"] and basic["ranked"] == 3 and basic["rank"] == 3, "last in every game: last on the ladder"
+    assert basic["provisional"] and basic["counted"] == 2, "two results against AI levels: still provisional"
+    assert basic["rank"] is None and basic["ranked"] == 2, "the leaderboard ranks the AI levels (anchors), not her yet"
     history = basic["history"]
     assert len(history) == 2 and all(h["place"] == 3 and h["players"] == 3 and h["change"] < 0 for h in history)
+    assert all(h["counted"] and h["not_counted"] is None for h in history), "the AI levels count for a newcomer"
     assert history[0]["finished_at"] >= history[1]["finished_at"], "the latest first"
     assert history[0]["before"] == history[1]["after"], "one game's rating after is the next one's before"
     assert basic["rating"] == history[0]["after"]
     assert runtime.ratings.ratings_of("p_nobody") == {"player_id": "p_nobody", "ladders": {}}
+
+
+# --- the rules against farming, stored (issue 34) -----------------------------------------------------------------
+
+#: Rules small enough that a few games make ratings established and pairs reach their limit (service/ratings.py).
+SMALL = Rules(established_sigma=8.0, established_games=2, pair_limit=2, pair_window_ms=20_000)
+
+
+def mixed_results(draw: st.DrawFn) -> list[Result]:
+    players = ["p0", "p1", "p2", "p3", "ai:random", "ai:greedy"]
+    out = []
+    for n in range(draw(st.integers(1, 24))):
+        seated = draw(st.lists(st.sampled_from(players), min_size=2, max_size=4, unique=True))
+        places = draw(st.lists(st.integers(1, 4), min_size=len(seated), max_size=len(seated)))
+        at = 1_780_000_000_000 + draw(st.integers(0, 60)) * 1000
+        out.append(result(f"g{n:03d}", at, *zip(seated, places, strict=True)))
+    return out
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.composite(mixed_results)(), st.randoms(use_true_random=False), st.data())
+def test_with_the_rules_at_work_the_stored_ladder_is_its_rebuild_whatever_order_games_are_applied_in(
+    redis_client, key_prefix, results, rng, data
+):
+    """The ladder a store keeps, its games applied in any order (some twice), and players hidden and shown again
+    between them, is byte for byte the fold of its games in the order they finished less the hidden players:
+    which results count (established opponents, the pair limit) never depends on the order jobs ran in."""
+    prefix = f"{key_prefix}{uuid.uuid4().hex[:8]}:"
+    store = RatingStore(redis_client, prefix, rules=SMALL)
+    arrival = list(results) + rng.sample(results, min(3, len(results)))
+    rng.shuffle(arrival)
+    try:
+        for item in arrival:
+            store.apply(item)
+            if data.draw(st.booleans()):
+                player = data.draw(st.sampled_from(["p0", "p1", "ai:random"]))
+                if data.draw(st.booleans()):
+                    store.hide("basic", player, data.draw(st.sampled_from(HIDDEN_BECAUSE)))
+                else:
+                    store.show("basic", player, "banned")
+        hidden = store.hidden("basic")
+        assert store.export("basic") == fold(results, SMALL)["basic"].stored(hidden)
+        assert store.version("basic") == len({r.game_id for r in results}), "each game written once"
+    finally:
+        for key in redis_client.scan_iter(match=f"{prefix}*"):
+            redis_client.delete(key)
+
+
+@pytest.mark.on_cluster
+def test_a_hidden_player_leaves_the_board_stays_off_it_and_comes_back_when_shown(redis_client, key_prefix):
+    store = RatingStore(redis_client, key_prefix, rules=SMALL)
+    games = [result(f"g{n}", 1_780_000_000_000 + n * 1000, ("p0", 1), ("ai:random", 2)) for n in range(5)]
+    for game in games[:4]:  # p0 established after two, then they count for the AI too
+        store.apply(game)
+    assert set(store.export("basic")["board"]) == {"p0", "ai:random"}
+    store.hide("basic", "p0", "banned")
+    store.hide("basic", "p0", "deleted")
+    assert store.hidden("basic") == {"p0": ("banned", "deleted")}
+    store.apply(games[4])
+    exported = store.export("basic")
+    assert set(exported["board"]) == {"ai:random"} and set(exported["ranked"]) == {"p0", "ai:random"}
+    assert store.standing("basic", "p0").rank is None and store.rank_of("basic", "p0") is None
+    assert exported == fold(games, SMALL)["basic"].stored({"p0"})
+    assert not store.show("basic", "p0", "banned"), "still deleted"
+    assert "p0" not in store.export("basic")["board"]
+    store.hide("basic", "p1", "banned")
+    assert store.show("basic", "p1", "banned") and store.hidden("basic") == {"p0": ("deleted",)}
+    store.hide("basic", "ai:random", "banned")
+    assert store.show("basic", "ai:random", "banned"), "no reason left: back where its rating puts it"
+    assert store.export("basic")["board"] == fold(games, SMALL)["basic"].stored({"p0"})["board"]
+
+
+def test_a_deleted_accounts_name_leaves_every_leaderboard_its_games_stay_rated_and_the_rebuild_agrees(api, runtime):
+    """Issue 34, item 1: a deleted account's name leaves getLeaderboard; its past games stay rated for the others
+    (under its pseudonymous id), and ``red7 ratings rebuild`` still finds the same bytes."""
+    runtime.ratings.store.rules = SMALL
+    ana = runtime.accounts.sign_up("Ana").player
+    for variant in [Variant.BASIC] * 4 + [Variant.ADVANCED] * 4:  # Ana established after two, then the AI too
+        request = NewGame([SeatRequest("human"), SeatRequest("ai", "random")], variant=variant, rated=True)
+        game = runtime.games.create(ana, request).game
+        runtime.games.leave(game.id, ana)  # resigns: the AI plays it out
+    api.run_jobs()
+    for ladder in ("basic", "advanced"):
+        board = runtime.ratings.leaderboard(ladder)
+        assert {line["player_id"] for line in board["players"]} == {ana.id, "ai:random"}
+        assert [line["name"] for line in board["players"] if line["player_id"] == ana.id] == ["Ana"]
+    before = {ladder: runtime.ratings.store.export(ladder) for ladder in ("basic", "advanced")}
+    runtime.accounts.delete(ana)
+    for ladder in ("basic", "advanced"):
+        board = runtime.ratings.leaderboard(ladder)
+        assert [line["player_id"] for line in board["players"]] == ["ai:random"] and board["ranked"] == 1
+        assert "Ana" not in json.dumps(board)
+        exported = runtime.ratings.store.export(ladder)
+        assert {k: v for k, v in exported.items() if k != "board"} == {k: v for k, v in before[ladder].items() if k != "board"}
+        assert ana.id in exported["records"], "the pseudonymous id stays: its games stay rated for the AI"
+    assert runtime.ratings.hidden_because(ana.id) == ("deleted",)
+    with pytest.raises(NotFound):
+        runtime.ratings.leaderboard("basic", around=ana.id)
+    report = runtime.ratings.rebuild()
+    assert report.identical, report.ladders
+    runtime.ratings.show(ana.id, "banned")  # lifting a ban (issue 36) never brings a deleted account back
+    assert ana.id not in runtime.ratings.store.export("basic")["board"]
+    assert runtime.ratings.rebuild(write=True).identical
+
+
+def test_the_rebuild_with_the_rules_at_work_finds_the_same_bytes_from_real_games(api, runtime):
+    """Real games (people against each other and against AI levels) with rules that make some of them count and some
+    not: the projection and the rebuild from the streams agree byte for byte."""
+    runtime.ratings.store.rules = Rules(established_sigma=8.0, established_games=2, pair_limit=1, pair_window_ms=3_600_000)
+    ana, bo = (runtime.accounts.sign_up(name).player for name in ("Ana", "Bo"))
+    for n in range(6):
+        against_ai = n < 4
+        seats = [SeatRequest("human"), SeatRequest("ai", "random") if against_ai else SeatRequest("human")]
+        creator = ana if n % 2 == 0 or not against_ai else bo
+        game = runtime.games.create(creator, NewGame(seats, variant=Variant.BASIC, rated=True)).game
+        if not against_ai:
+            runtime.games.join(game.id, bo, game.join_code)
+        runtime.games.leave(game.id, creator)  # resigns: AIs play the seats out
+        if not against_ai:
+            runtime.games.leave(game.id, bo)
+        api.run_jobs()
+    store = runtime.ratings.store
+    games = [Applied.from_text(g, "basic", t) for g, t in store.export("basic")["games"].items()]
+    people = [g for g in games if ana.id in g.result.players and bo.id in g.result.players]
+    assert len(people) == 2 and sum(g.counted(ana.id) for g in people) == 1, "the second game of the pair did not count"
+    assert any(g.limited.get(ana.id) == (bo.id,) for g in people)
+    assert runtime.ratings.rebuild().identical
+
+
+def test_a_rebuild_that_writes_takes_accounts_deleted_before_off_the_leaderboards(api, runtime, capsys, monkeypatch):
+    """Accounts deleted before deleting one hid it from the ladders (their names stayed on getLeaderboard for good,
+    issue 34): ``red7 ratings rebuild --write`` hides them; a rebuild that only compares writes nothing."""
+    runtime.ratings.store.rules = SMALL
+    ana, bo = (runtime.accounts.sign_up(name).player for name in ("Ana", "Bo"))
+    for player in (ana, bo, ana, bo):
+        game = runtime.games.create(player, NewGame([SeatRequest("human"), SeatRequest("ai", "random")], rated=True)).game
+        runtime.games.leave(game.id, player)
+    api.run_jobs()
+    runtime.players.erase(bo.id, "2026-05-01T12:00:00.000Z")  # as an account was deleted before: the ladders not told
+    assert bo.id in runtime.ratings.store.export("advanced")["board"]
+    assert runtime.ratings.rebuild().hidden == [] and bo.id in runtime.ratings.store.export("advanced")["board"]
+    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6379/0")  # a store to read (the test's own, just below)
+    monkeypatch.setattr("service.runtime.build_runtime", lambda settings: runtime)
+    assert red7(["ratings", "rebuild", "--write"]) == 0
+    assert "1 deleted accounts taken off the leaderboards" in capsys.readouterr().out
+    exported = runtime.ratings.store.export("advanced")
+    assert bo.id not in exported["board"] and {ana.id, bo.id} <= set(exported["ranked"])
+    assert runtime.ratings.hidden_because(bo.id) == ("deleted",) and runtime.ratings.rebuild(write=True).hidden == []

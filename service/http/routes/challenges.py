@@ -72,7 +72,7 @@ def _idempotency(player: Player) -> Idempotency | None:
 
 @v1.route("/challenges")
 class Challenges(MethodView):
-    @documented_errors(400, 401, 409, 413, 415, 422, 429)
+    @documented_errors(400, 401, 403, 409, 413, 415, 422, 429, rated_seat=True)
     @v1.arguments(ChallengeCreateSchema(), example=example("ChallengeCreate"))
     @v1.response(201, ChallengeSchema, headers=response_headers("Location", "Idempotent-Replayed"), example=example("Challenge"))
     @v1.doc(operationId="createChallenge", security=TOKEN, parameters=[idempotency_parameter("makes no second challenge")])
@@ -130,7 +130,7 @@ class ChallengeResource(MethodView):
 
 @v1.route("/challenges/<challenge_id>/accept")
 class AcceptChallenge(MethodView):
-    @documented_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
+    @documented_errors(400, 401, 403, 404, 409, 413, 415, 422, 429, rated_seat=True)
     @v1.response(200, ChallengeSchema, headers=response_headers("Idempotent-Replayed"), example=example("Challenge"))
     @v1.doc(operationId="acceptChallenge", security=TOKEN, parameters=[idempotency_parameter("does not accept again")])
     def post(self, challenge_id: str) -> Response:

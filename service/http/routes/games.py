@@ -107,7 +107,7 @@ class Games(MethodView):
         games = [open_table_json(table.game, table.rating, player.id) for table in page.tables]
         return json_response({"games": games, "next_cursor": page.next_cursor}, 200, PRIVATE)
 
-    @documented_errors(400, 401, 403, 409, 413, 415, 422, 429)
+    @documented_errors(400, 401, 403, 409, 413, 415, 422, 429, rated_seat=True)
     @v1.arguments(GameCreateSchema(), example=example("GameCreate"))
     @v1.response(
         201, GameViewSchema, headers=response_headers("ETag", "Location", "Idempotent-Replayed"), example=example("GameView")
@@ -176,7 +176,7 @@ class Leave(MethodView):
 
 @v1.route("/games/<game_id>/join")
 class Join(MethodView):
-    @documented_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
+    @documented_errors(400, 401, 403, 404, 409, 413, 415, 422, 429, rated_seat=True)
     @v1.arguments(JoinSchema(), required=False, example=example("Join"))
     @v1.response(200, GameViewSchema, headers=response_headers("ETag", "Idempotent-Replayed"), example=example("GameView"))
     @v1.doc(operationId="joinGame", security=TOKEN, parameters=[idempotency_parameter("takes no second seat")])
@@ -205,7 +205,7 @@ class Abort(MethodView):
 
 @v1.route("/games/<game_id>/rematch")
 class Rematch(MethodView):
-    @documented_errors(400, 401, 403, 404, 409, 413, 415, 422, 429)
+    @documented_errors(400, 401, 403, 404, 409, 413, 415, 422, 429, rated_seat=True)
     @v1.response(200, GameViewSchema, headers=response_headers("ETag", "Idempotent-Replayed"), example=example("GameView"))
     @v1.doc(operationId="offerRematch", security=TOKEN, parameters=[idempotency_parameter("makes no second offer")])
     def post(self, game_id: str) -> Response:

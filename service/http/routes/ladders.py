@@ -24,8 +24,10 @@ class Leaderboard(MethodView):
     def get(self, query: dict[str, Any], ladder: str) -> Response:
         """A ladder's leaderboard (basic or advanced), best first: a page of it, or the page around one player.
 
-        Players are ranked by their conservative rating (mu - 3 sigma, shown as 1000 + 40 (mu - 3 sigma)); AI levels
-        are rated players too (``ai:random``, ``ai:greedy``, ``ai:expert``), anchors for everyone else.
+        Players with an established rating are ranked by it (mu, shown as 1000 + 40 (mu - 25)): 20 games that moved it
+        and sigma below 5; a provisional rating is not ranked yet, and a deleted account's never again.  AI levels
+        are rated players too (``ai:random``, ``ai:greedy``, ``ai:expert``), anchors for everyone else: a rating moves
+        only against established opponents and AI levels, at most 3 games in 24 hours between the same two people.
         """
         board = red7_runtime().ratings.leaderboard(
             ladder, limit=query["limit"], offset=query["offset"], around=query.get("around")

@@ -50,7 +50,7 @@ def ticket_json(view: TicketView) -> dict[str, Any]:
 
 @v1.route("/match-tickets")
 class MatchTickets(MethodView):
-    @documented_errors(400, 401, 409, 413, 415, 422, 429)
+    @documented_errors(400, 401, 403, 409, 413, 415, 422, 429, rated_seat=True)
     @v1.arguments(MatchTicketCreateSchema(), required=False, example=example("MatchTicketCreate"))
     @v1.response(
         201, MatchTicketSchema, headers=response_headers("Location", "Idempotent-Replayed"), example=example("MatchTicket")

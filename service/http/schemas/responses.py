@@ -579,11 +579,28 @@ class RatingRecordSchema(Schema):
     """A player's rating and record on a ladder."""
 
     rating = fields.Integer(
-        required=True, metadata={"description": "the conservative rating shown: 1000 + 40 (mu - 3 sigma), whole; new: 1000"}
+        required=True,
+        metadata={
+            "description": "the rating shown: 1000 + 40 (mu - 25), whole; new: 1000. It moves with results only (never "
+            "as sigma shrinks); while provisional, show it with a mark (1234?)"
+        },
     )
-    provisional = fields.Boolean(required=True, metadata={"description": "sigma is still 5 or more: few games yet"})
+    provisional = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "not established yet: fewer than 20 games have moved it, or sigma is still 5 or more (an AI "
+            "level's never is: the anchors). Only established ratings are ranked on the leaderboard"
+        },
+    )
     mu = fields.Float(required=True, metadata={"description": "the skill estimated (OpenSkill, Plackett-Luce), 6 decimals"})
     sigma = fields.Float(required=True, metadata={"description": "its uncertainty, 6 decimals"})
+    counted = fields.Integer(
+        required=True,
+        metadata={
+            "description": "rated games that moved the rating: those against established opponents (AI levels always "
+            "are), at most 3 in 24 hours against the same person"
+        },
+    )
     played = fields.Integer(required=True, metadata={"description": "rated games (an AI level: seats) on this ladder"})
     won = fields.Integer(required=True, metadata={"description": "of them finished first (ties for first included)"})
     average_place = fields.Float(required=True, allow_none=True)
@@ -603,7 +620,13 @@ class LeaderboardLineSchema(RatingRecordSchema):
 
 class LeaderboardSchema(Schema):
     ladder = Choice("Ladder", required=True)
-    ranked = fields.Integer(required=True, metadata={"description": "how many players the ladder ranks"})
+    ranked = fields.Integer(
+        required=True,
+        metadata={
+            "description": "how many players the ladder ranks: established ratings only, never a deleted account's "
+            "(nor a banned player's)"
+        },
+    )
     offset = fields.Integer(required=True, metadata={"description": "the page starts at rank offset + 1"})
     players = fields.List(fields.Nested(LeaderboardLineSchema), required=True)
 
@@ -616,13 +639,21 @@ class RatingChangeSchema(Schema):
     before = fields.Integer(required=True)
     after = fields.Integer(required=True)
     change = fields.Integer(required=True)
+    counted = fields.Boolean(required=True, metadata={"description": "whether the game moved the rating"})
+    not_counted = Choice(
+        "RatingNotCounted", required=True, allow_none=True, metadata={"description": "why it did not; null when it did"}
+    )
 
 
 class LadderStandingSchema(RatingRecordSchema):
     """What a profile shows of one ladder (``RatingService.ratings_of``; for ``getPlayer``)."""
 
-    rank = fields.Integer(required=True)
-    ranked = fields.Integer(required=True)
+    rank = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "1 is first; null while the leaderboard does not show the player (a provisional rating)"},
+    )
+    ranked = fields.Integer(required=True, metadata={"description": "how many players the leaderboard ranks"})
     history = fields.List(fields.Nested(RatingChangeSchema), required=True, metadata={"description": "the latest first"})
 
 
@@ -655,9 +686,22 @@ class SeatRatingSchema(Schema):
     rating = fields.Integer(
         required=True, allow_none=True, metadata={"description": "before the game once it is applied; until then, now"}
     )
-    provisional = fields.Boolean(required=True, allow_none=True)
+    provisional = fields.Boolean(
+        required=True, allow_none=True, metadata={"description": "not established (before the game, once applied)"}
+    )
     change = fields.Integer(required=True, allow_none=True, metadata={"description": "what the game changed; null until applied"})
     place = fields.Integer(required=True, allow_none=True, metadata={"description": "the place it finished in, once applied"})
+    counted = fields.Boolean(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "once applied, whether the game moved the seat's rating (only established opponents and AI "
+            "levels do; at most 3 games in 24 hours between the same two people); null until then"
+        },
+    )
+    not_counted = Choice(
+        "RatingNotCounted", required=True, allow_none=True, metadata={"description": "why it did not; null otherwise"}
+    )
 
 
 class GameRatingsSchema(Schema):

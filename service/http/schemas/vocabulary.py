@@ -93,6 +93,12 @@ ENUMS: dict[str, tuple[list[str], str]] = {
         "Why a challenged player declines: " + "; ".join(f"{key}: {text}" for key, text in DECLINE_REASONS.items()),
     ),
     "Ladder": (list(LADDERS), "A ladder: the rated games of one variant (the action rules share their variant's)"),
+    "RatingNotCounted": (
+        ["no_established_opponent", "pair_limit"],
+        "Why a rated game did not move a player's rating: none of their opponents had an established rating (AI levels "
+        "always do), or the only ones who had were people they had already played 3 counted games with in the 24 hours "
+        "before",
+    ),
     "MatchTicketStatus": (
         ["waiting", "matched", "cancelled", "expired"],
         "A quick-match ticket: waiting for a table, matched (game_id is the game), cancelled by its player, or expired",

@@ -8,7 +8,7 @@ import { challengeFromProfile } from "./challenges.js";
 import { dayWords } from "./format.js";
 import { currentRoute } from "./router.js";
 import { api, me } from "./session.js";
-import { screen, showProblem } from "./ui.js";
+import { notCounted, screen, showProblem } from "./ui.js";
 
 /** The ladders, by name. */
 export const LADDERS = Object.freeze(["basic", "advanced"]);
@@ -67,7 +67,8 @@ function renderProfileRatings(player) {
       h("h4", { text: t(ladder === "basic" ? "play.basic_ladder" : "play.advanced_ladder") }),
       h("dl", { class: "info" },
         fact(t("play.rating"), String(standing.rating), standing.provisional ? h("small", { class: "muted", text: t("play.provisional") }) : null),
-        fact(t("play.rank"), h("a", { href: "#ladder=" + ladder, text: t("play.n_of", { n: standing.rank, of: standing.ranked }) })),
+        fact(t("play.rank"), standing.rank === null ? h("span", { class: "muted", text: t("play.not_ranked_yet") })
+          : h("a", { href: "#ladder=" + ladder, text: t("play.n_of", { n: standing.rank, of: standing.ranked }) })),
         fact(t("play.rated_games"), String(standing.played)),
         fact(t("play.won"), String(standing.won)),
         fact(t("play.average_place"), standing.average_place === null ? "—" : standing.average_place.toFixed(2))),
@@ -82,10 +83,11 @@ function renderProfileRatings(player) {
  */
 function changeItem(change) {
   const day = new Date(change.finished_at).toLocaleDateString(undefined, { month: "short", day: "numeric" });
-  return h("li", { "data-game": change.game_id, "data-change": change.change },
+  return h("li", { "data-game": change.game_id, "data-change": change.change, "data-counted": String(change.counted) },
     h("span", { class: "change", "data-sign": signOf(change.change), text: signed(change.change) }),
     h("span", { text: `${change.before} → ${change.after}` }),
     h("a", { href: "#game=" + encodeURIComponent(change.game_id), text: t("play.n_of", { n: ordinal(change.place, language()), of: change.players }) }),
+    change.counted ? null : notCounted(change.not_counted),
     h("span", { class: "muted", text: day }));
 }
 

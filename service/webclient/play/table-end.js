@@ -8,7 +8,7 @@ import { awaitAnalysis } from "./analysis.js";
 import { current } from "./game.js";
 import { mySeat, seatName } from "./moves.js";
 import { api, newKey } from "./session.js";
-import { clearProblem, every, notice, showProblem, stopEvery } from "./ui.js";
+import { clearProblem, every, notCounted, notice, showProblem, stopEvery } from "./ui.js";
 
 /** @import { Game } from "./game.js" */
 /** @import { View } from "./moves.js" */
@@ -20,7 +20,7 @@ const FINISH = ["round_won", "target_reached", "deck_exhausted"];
 /**
  * A seat's rating at a rated table (the view's ``ratings``): its player's rating, whether provisional, and its change
  * once the ladder has the game.
- * @typedef {{ seat: number, rating: number, provisional: boolean, change: number | null }} SeatRating
+ * @typedef {{ seat: number, rating: number, provisional: boolean, change: number | null, counted?: boolean, not_counted?: string }} SeatRating
  */
 
 /**
@@ -55,9 +55,10 @@ export function ratingBadge(rating) {
  * @param {SeatRating & { change: number }} rating
  */
 function ratingLine(rating) {
-  return h("span", { class: "rating-line", "data-change": rating.change, "data-before": rating.rating },
+  return h("span", { class: "rating-line", "data-change": rating.change, "data-before": rating.rating, "data-counted": String(rating.counted) },
     t("play.rating_to", { before: rating.rating, after: rating.rating + rating.change }) + " ",
-    h("span", { class: "change", "data-sign": signOf(rating.change), text: `(${signed(rating.change)})` }));
+    h("span", { class: "change", "data-sign": signOf(rating.change), text: `(${signed(rating.change)})` }),
+    rating.counted === false ? [" ", notCounted(rating.not_counted ?? "")] : null);
 }
 
 /**

@@ -191,6 +191,17 @@ export function fillTimeControl(id) {
 }
 
 /** What the page does with its shared parts once: the problem line's close button. */
+/**
+ * A rated game that did not move a rating, and why (only established opponents and AI levels count; three games a
+ * day against the same player at most).
+ * @param {string} why "no_established_opponent" or "pair_limit"
+ */
+export function notCounted(why) {
+  const said = t(why === "pair_limit" ? "play.not_counted_pair_limit" : "play.not_counted_no_established_opponent");
+  return h("small", { class: "muted not-counted", title: said, "data-why": why }, t("play.not_counted"),
+    h("span", { class: "sr-only", text: ": " + said }));
+}
+
 export function setUpUi() {
   $("problem-close").addEventListener("click", clearProblem);
 }

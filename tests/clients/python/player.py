@@ -58,8 +58,6 @@ from red7_client.models import (
     Imported,
     Ladder,
     LadderStanding,
-    Leaderboard,
-    LeaderboardLine,
     LegalStep,
     MatchTicket,
     MatchTicketCreate,
@@ -244,7 +242,8 @@ def play(me: AuthenticatedClient, view: GameView) -> tuple[GameView, int]:
 
 def quick_match(me: AuthenticatedClient, anonymous: Client, my_id: str) -> str:
     """A rated two-player quick match: the ticket opened and polled until it names the game (an AI takes the other
-    seat after ``AI_FILL_AFTER``), the game played to its end, then the ladder and the profile read; what came of it."""
+    seat after ``AI_FILL_AFTER``), the game played to its end, then its ratings, the profile and the ladder read; what
+    came of it."""
     wanted = MatchTicketCreate(
         player_counts=[MatchTicketCreatePlayerCountsItem.VALUE_2],
         variant=Variant.BASIC,
@@ -269,17 +268,14 @@ def quick_match(me: AuthenticatedClient, anonymous: Client, my_id: str) -> str:
     if view.origin != Origin.QUICK_MATCH or not view.rated or len(view.seats) != 2 or view.variant != Variant.BASIC:
         fail("the matched game is not the one asked for", view)
     view, played = play(me, view)
-    line = ranked(anonymous, my_id)
-
-    ratings = view_of(me, view.id).ratings
-    if not isinstance(ratings, GameRatings) or not ratings.applied:  # the ladder has the game: so has its view
-        fail("the game's ratings", ratings)
+    ratings = applied(me, view.id)
     players = [seat.player for seat in ratings.seats]
     if sorted(p for p in players if p is not None) != sorted([my_id, f"ai:{AiLevel.GREEDY.value}"]):
         fail("the rated seats", ratings.seats)
     seat = ratings.seats[players.index(my_id)]
-    if seat.rating is None or seat.change is None or seat.rating + seat.change != line.rating:
-        fail("the game's rating change does not lead to the leaderboard's rating", (seat, line))
+    if seat.rating is None or seat.change is None or seat.counted is not True:
+        fail("our seat's rating: an AI level counts for a newcomer", seat)
+    after = seat.rating + seat.change
 
     profile = get_player.sync(HANDLE.upper(), client=anonymous)  # a handle is found whatever its case
     if not isinstance(profile, PublicPlayer) or profile.id != my_id:
@@ -288,33 +284,33 @@ def quick_match(me: AuthenticatedClient, anonymous: Client, my_id: str) -> str:
     standing = ladders.basic if isinstance(ladders, PlayerLadders) else None
     if not isinstance(standing, LadderStanding):
         fail("the profile shows no basic rating", ladders)
-    if (standing.rating, standing.rank, standing.played) != (line.rating, line.rank, 1):
-        fail("the profile's rating is not the leaderboard's", (standing, line))
+    if (standing.rating, standing.played, standing.counted) != (after, 1, 1):
+        fail("the profile's rating is not the game's", (standing, seat))
+    if not standing.provisional or standing.rank is not None:
+        fail("one game: a provisional rating, not ranked", standing)
     if [change.game_id for change in standing.history] != [view.id]:
         fail("the profile's rating history", standing.history)
+    # A provisional rating is on no leaderboard: the page around us is 404 player_not_rated.
+    board = get_leaderboard.sync(Ladder.BASIC, client=anonymous, around=my_id, limit=10)
+    if not isinstance(board, Problem) or board.code != "player_not_rated":
+        fail("the leaderboard around us", board)
     return (
         f"quick match: matched after {ticket.waited_seconds:.1f}s, {played} steps of ours, winner seat {view.winner}; "
-        f"rated {seat.rating}{seat.change:+d} = {line.rating}, rank {line.rank} of the basic ladder"
+        f"rated {seat.rating}{seat.change:+d} = {after}, provisional: not ranked on the basic ladder yet"
     )
 
 
-def ranked(anonymous: Client, my_id: str) -> LeaderboardLine:
-    """Our line on the basic ladder's leaderboard, once the workers have applied the game (a few seconds at most):
-    until then the page around us is 404 ``player_not_rated``."""
+def applied(me: AuthenticatedClient, game_id: str) -> GameRatings:
+    """The game's ratings once its ladder has it (the workers apply it a few seconds after the end at most)."""
     while True:
-        board = get_leaderboard.sync(Ladder.BASIC, client=anonymous, around=my_id, limit=10)
-        if isinstance(board, Leaderboard):
-            break
-        if not isinstance(board, Problem) or board.code != "player_not_rated" or time.monotonic() > DEADLINE:
-            fail("the leaderboard", board)
+        ratings = view_of(me, game_id).ratings
+        if not isinstance(ratings, GameRatings):
+            fail("a rated game's view without ratings", ratings)
+        if ratings.applied:
+            return ratings
+        if time.monotonic() > DEADLINE:
+            fail("the game's ratings were never applied", ratings)
         time.sleep(0.2)
-    lines = [line for line in board.players if line.player_id == my_id]
-    if board.ladder != Ladder.BASIC or len(lines) != 1:
-        fail("the page around us does not rank us", board)
-    line = lines[0]
-    if line.played != 1 or not 1 <= line.rank <= board.ranked or line.name != "Py":
-        fail("our line on the leaderboard", line)
-    return line
 
 
 def export_and_import(me: AuthenticatedClient, game_id: str) -> str:

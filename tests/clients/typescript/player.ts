@@ -13,7 +13,7 @@ import type { components, paths } from "./red7.js";
 type GameView = components["schemas"]["GameView"];
 type LegalStep = components["schemas"]["LegalStep"];
 type Step = components["schemas"]["Step"];
-type LeaderboardLine = components["schemas"]["LeaderboardLine"];
+type GameRatings = components["schemas"]["GameRatings"];
 type Analysis = components["schemas"]["Analysis"];
 type Client = ReturnType<typeof createClient<paths>>;
 
@@ -170,7 +170,7 @@ async function play(me: Client, start: GameView): Promise<{ view: GameView; play
 }
 
 // A rated two-player quick match: the ticket opened and polled until it names the game (an AI takes the other seat
-// after AI_FILL_AFTER), the game played to its end, then the ladder and the profile read; what came of it.
+// after AI_FILL_AFTER), the game played to its end, then its ratings, the profile and the ladder read; what came of it.
 async function quickMatch(me: Client, anonymous: Client, myId: string): Promise<string> {
   const opened = await me.POST("/v1/match-tickets", {
     body: {
@@ -201,50 +201,44 @@ async function quickMatch(me: Client, anonymous: Client, myId: string): Promise<
     fail("the matched game is not the one asked for", matched);
   }
   const { view, played } = await play(me, matched);
-  const line = await ranked(anonymous, myId);
-
-  const ratings = (await viewOf(me, view.id)).ratings;
-  if (ratings === undefined || !ratings.applied) fail("the game's ratings", ratings); // the ladder has the game: so has its view
+  const ratings = await applied(me, view.id);
   const players = ratings.seats.map((seat) => seat.player);
   const rated = players.filter((player) => player !== null).sort();
   if (JSON.stringify(rated) !== JSON.stringify([myId, "ai:greedy"].sort())) fail("the rated seats", ratings.seats);
   const seat = ratings.seats[players.indexOf(myId)];
-  if (seat === undefined || seat.rating === null || seat.change === null || seat.rating + seat.change !== line.rating) {
-    fail("the game's rating change does not lead to the leaderboard's rating", { seat, line });
+  if (seat === undefined || seat.rating === null || seat.change === null || seat.counted !== true) {
+    fail("our seat's rating: an AI level counts for a newcomer", seat);
   }
+  const after = seat.rating + seat.change;
 
   const profile = await anonymous.GET("/v1/players/{player}", { params: { path: { player: HANDLE.toUpperCase() } } });
   if (profile.data === undefined || profile.data.id !== myId) fail("the profile", profile.error); // a handle, whatever its case
   const standing = profile.data.ratings?.basic;
   if (standing === undefined) fail("the profile shows no basic rating", profile.data.ratings);
-  if (standing.rating !== line.rating || standing.rank !== line.rank || standing.played !== 1) {
-    fail("the profile's rating is not the leaderboard's", { standing, line });
+  if (standing.rating !== after || standing.played !== 1 || standing.counted !== 1) {
+    fail("the profile's rating is not the game's", { standing, seat });
   }
+  if (!standing.provisional || standing.rank !== null) fail("one game: a provisional rating, not ranked", standing);
   if (JSON.stringify(standing.history.map((change) => change.game_id)) !== JSON.stringify([view.id])) {
     fail("the profile's rating history", standing.history);
   }
+  // A provisional rating is on no leaderboard: the page around us is 404 player_not_rated.
+  const board = await anonymous.GET("/v1/ladders/{ladder}/leaderboard", {
+    params: { path: { ladder: "basic" }, query: { around: myId, limit: 10 } },
+  });
+  if (board.data !== undefined || board.error.code !== "player_not_rated") fail("the leaderboard around us", board);
   const change = seat.change < 0 ? `${seat.change}` : `+${seat.change}`;
   return `quick match: matched after ${ticket.waited_seconds.toFixed(1)}s, ${played} steps of ours, winner seat ${view.winner}; ` +
-    `rated ${seat.rating}${change} = ${line.rating}, rank ${line.rank} of the basic ladder`;
+    `rated ${seat.rating}${change} = ${after}, provisional: not ranked on the basic ladder yet`;
 }
 
-// Our line on the basic ladder's leaderboard, once the workers have applied the game (a few seconds at most): until
-// then the page around us is 404 player_not_rated.
-async function ranked(anonymous: Client, myId: string): Promise<LeaderboardLine> {
+// The game's ratings once its ladder has it (the workers apply it a few seconds after the end at most).
+async function applied(me: Client, gameId: string): Promise<GameRatings> {
   for (;;) {
-    const board = await anonymous.GET("/v1/ladders/{ladder}/leaderboard", {
-      params: { path: { ladder: "basic" }, query: { around: myId, limit: 10 } },
-    });
-    if (board.data !== undefined) {
-      const lines = board.data.players.filter((line) => line.player_id === myId);
-      const line = lines[0];
-      if (board.data.ladder !== "basic" || lines.length !== 1 || line === undefined) fail("the page around us does not rank us", board.data);
-      if (line.played !== 1 || line.rank < 1 || line.rank > board.data.ranked || line.name !== "Ts") {
-        fail("our line on the leaderboard", line);
-      }
-      return line;
-    }
-    if (board.error.code !== "player_not_rated" || Date.now() > deadline) fail("the leaderboard", board.error);
+    const ratings = (await viewOf(me, gameId)).ratings;
+    if (ratings === undefined) fail("a rated game's view without ratings", gameId);
+    if (ratings.applied) return ratings;
+    if (Date.now() > deadline) fail("the game's ratings were never applied", ratings);
     await sleep(200);
   }
 }
