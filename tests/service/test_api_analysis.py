@@ -74,6 +74,32 @@ def test_a_finished_game_is_analysed_on_its_own_queue_and_kept_with_its_replay(a
     assert waiting(runtime) == []
 
 
+def test_a_token_asks_for_its_budget_of_analyses_then_429_on_both_operations(redis_pair, key_prefix):
+    runtime = build_runtime(settings_for(key_prefix, rate_limit_analysis="3 per hour"), clients=redis_pair)
+    api = Api(create_app(runtime), runtime)
+    bo, game, imported = imported_replay(api)
+    games = [game["id"]]
+    for seed in (6, 7):
+        more = api.game(bo["token"], [HUMAN, ai("greedy")], variant="basic", seed=seed)
+        play_out(api, more["id"], bo["token"])
+        games.append(more["id"])
+    asked = [api.call("POST", f"/v1/games/{g}/analysis", bo["token"]) for g in games]
+    assert [a.status_code for a in asked] == [202, 202, 202]
+    past = [
+        api.call("POST", f"/v1/games/{games[0]}/analysis", bo["token"]),
+        api.call("POST", f"/v1/replays/{imported['id']}/analysis", bo["token"]),
+    ]
+    for refused in past:
+        assert refused.status_code == 429 and refused.get_json()["code"] == "rate_limited", refused.get_json()
+        assert refused.headers["Content-Type"] == "application/problem+json"
+        assert 0 < int(refused.headers["Retry-After"]) <= 3600
+    assert waiting(runtime) == [(bo["id"], f"game:{g}") for g in games], "nothing past the budget was queued"
+    # Reading them is not asking: no budget; another token has its own.
+    assert all(api.call("GET", f"/v1/games/{g}/analysis").status_code == 200 for g in games)
+    ana = api.player("Ana")
+    assert api.call("POST", f"/v1/replays/{imported['id']}/analysis", ana["token"]).status_code == 202
+
+
 def test_a_game_in_play_is_not_analysed_and_an_unknown_one_is_not_found(api):
     ana = api.player("Ana")
     game = api.game(ana["token"], [HUMAN, ai("greedy")], variant="basic", seed=5)
