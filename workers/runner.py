@@ -168,7 +168,11 @@ class Supervisor:
             start_pulse(shard.connection, runtime.settings.key_prefix, _running(mine), self.stop)
             start_ticker(runtime, self.identity, self.stop, shard)
         start_matchmaker(runtime, self.identity, self.stop)
-        self.analysts = [AnalysisRunner(runtime, self.stop, f"{self.identity}-{name}") for name in analyses]
+        self.start_analysts(analyses)
+
+    def start_analysts(self, names: Sequence[str]) -> None:
+        """The analysts named ``names``, each serving every shard in turn, one analysis at a time (workers/analysts.py)."""
+        self.analysts += [AnalysisRunner(self.runtime, self.stop, f"{self.identity}-{name}") for name in names]
 
     def finish(self, within: float = JOB_STOP_WAIT) -> None:
         """Stop every runner taking jobs and wait (up to ``within`` seconds in all) for the jobs they run."""
@@ -193,7 +197,7 @@ def start_embedded(runtime: Runtime, *, idle: int = EMBEDDED_IDLE) -> threading.
     return stop
 
 
-def run_forever(runtime: Runtime, *, burst: bool = False, threads: int | None = None) -> None:
+def run_forever(runtime: Runtime, *, burst: bool = False, threads: int | None = None, kind: str = "all") -> None:
     """``red7 worker``: work until SIGTERM/SIGINT (running jobs finish first), through Redis outages.
 
     The games' jobs run in ``threads`` runners (``RED7_WORKER_THREADS``, 8): a job mostly waits for Redis, and one
@@ -201,8 +205,10 @@ def run_forever(runtime: Runtime, *, burst: bool = False, threads: int | None = 
     ``RED7_WEBHOOK_THREADS`` (4) more, on their own queue: a slow receiver holds up no game.  Nothing forks for
     them; the runtime's clients and caches are thread-safe, as the API's are.  The decision analyses run in
     ``RED7_ANALYSIS_THREADS`` (1) analysts, each computing in a child process at the lowest CPU priority
-    (workers/analyst.py), so that they never take a core from the games' jobs.  ``burst`` works in this thread until the
-    queues are empty, then returns.
+    (workers/analyst.py), so that they take only the CPU the games' jobs leave.  ``kind``: ``all`` of it, the
+    ``games`` alone (their jobs, pulses, tickers and the matchmaker), or the ``analyses`` alone (at least one analyst:
+    a worker of their own, on CPUs of their own).  ``burst`` works in this thread until the queues are empty, then
+    returns.
     """
     if burst:
         _burst(runtime)
@@ -215,26 +221,32 @@ def run_forever(runtime: Runtime, *, burst: bool = False, threads: int | None = 
     deliveries = max(1, runtime.settings.webhook_threads)
     pushes = max(1, runtime.settings.push_threads)
     analyses = runtime.settings.analysis_threads  # 0: this worker analyses nothing (others do)
+    wanted = {"all": analyses, "games": 0, "analyses": max(1, analyses)}[kind]
+    analysts = [f"red7-analysis-{n}" for n in range(1, wanted + 1)]
     with _stop_on_signals(stop):
-        supervisor.start(
-            [f"red7-jobs-{n}" for n in range(1, count + 1)],
-            [f"red7-webhooks-{n}" for n in range(1, deliveries + 1)],
-            [f"red7-push-{n}" for n in range(1, pushes + 1)],
-            [f"red7-analysis-{n}" for n in range(1, analyses + 1)],
-        )
-        log.info(
-            "red7 worker %s on queues %s, %s and %s of %d queue shard(s), %d job(s), %d webhook delivery(ies) and %d "
-            "push(es) at once on each; %d analysis(es) at once in all",
-            identity,
-            runtime.queue.name,
-            runtime.webhook_queue.name,
-            runtime.push_queue.name,
-            len(runtime.shards),
-            count,
-            deliveries,
-            pushes,
-            analyses,
-        )
+        if kind == "analyses":
+            supervisor.start_analysts(analysts)
+            log.info("red7 worker %s: decision analyses only, %d at once", identity, len(analysts))
+        else:
+            supervisor.start(
+                [f"red7-jobs-{n}" for n in range(1, count + 1)],
+                [f"red7-webhooks-{n}" for n in range(1, deliveries + 1)],
+                [f"red7-push-{n}" for n in range(1, pushes + 1)],
+                analysts,
+            )
+            log.info(
+                "red7 worker %s on queues %s, %s and %s of %d queue shard(s), %d job(s), %d webhook delivery(ies) and "
+                "%d push(es) at once on each; %d analysis(es) at once in all",
+                identity,
+                runtime.queue.name,
+                runtime.webhook_queue.name,
+                runtime.push_queue.name,
+                len(runtime.shards),
+                count,
+                deliveries,
+                pushes,
+                len(analysts),
+            )
         while not stop.wait(1.0):  # a timed wait: the signal handlers run between two
             pass
         log.info("red7 worker %s: stopping; waiting for the jobs it runs", identity)
