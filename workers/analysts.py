@@ -30,8 +30,9 @@ from workers.analyst import Analyst, Interrupted
 
 log = logging.getLogger("red7.analysts")
 
-#: How long an idle analyst waits before it asks the queues again (seconds).
-IDLE_WAIT = 0.5
+#: How long an idle analyst waits before it asks the queues again (seconds): an analysis asked for starts within it,
+#: and an idle analyst costs each queue Redis one script a second.
+IDLE_WAIT = 1.0
 
 #: Pauses between attempts to reach a queue's Redis again (seconds), the last one repeated.
 RECONNECT_PAUSES = (0.25, 0.5, 1.0, 2.0)
