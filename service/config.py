@@ -145,6 +145,9 @@ class Settings:
     #: priority (workers/analyst.py: an analysis takes up to a minute of a core, and must never delay an AI's turn or a
     #: deadline), whatever the number of queue shards.
     analysis_threads: int = 1
+    #: CPUs an analyst's process leaves idle for everything else (the games' jobs, the API, deadlines): it steps aside
+    #: while the other runnable tasks would leave fewer (workers/analyst.py); 0 on a host of analyses alone.
+    analysis_spare_cpus: int = 1
     #: Decision analyses one player's requests may have running at once, per queue shard (0: no limit); the others
     #: wait their turn, players served in turn (workers/analysis_queue.py).
     analyses_per_player: int = 1

@@ -7,16 +7,19 @@ in a child process, which shares no GIL, and which takes only CPU that nothing e
 
 - it asks the kernel for the lowest priority there is, ``SCHED_IDLE`` on Linux (a task of that class runs only on a
   core no other task wants, and is preempted as soon as one does), ``nice`` 19 elsewhere;
-- and it steps aside itself whenever the host has no CPU to spare (:func:`pace`): every few milliseconds of its own
-  CPU it looks at how many tasks are runnable (``procs_running`` in ``/proc/stat``), and while they are as many as
-  the CPUs it may use besides itself, it sleeps.  The priority alone was not enough: two analysts at ``SCHED_IDLE``
-  on a 2-core host busy with games still made the games' largest gaps about 1.5 times longer (a core the analyst
-  holds is not idle, so the kernel does not pull waiting tasks to it at once, and what the analyst leaves in the
-  caches the next turn pays for); stepping aside, they left them as they were (``bench/analysis_flood_bench.py``).
+- and it steps aside itself while the host has no CPU to spare (:func:`pace`): every few milliseconds of its own CPU
+  it looks at how many tasks are runnable (``procs_running`` in ``/proc/stat``), and while they would leave fewer
+  than ``RED7_ANALYSIS_SPARE_CPUS`` (1) of the CPUs it may use idle, it sleeps.  The priority alone was not enough:
+  two analysts at ``SCHED_IDLE`` on a 2-core host busy with all-AI games made the median of the games' largest gaps
+  between two moves 1.1 to 3.5 times longer (a core the analyst holds is not idle: a game's thread that wakes must
+  preempt it and finds the caches full of the analysis, and the kernel pulls no waiting task to it), and stepping
+  aside only when every core was wanted, 1.1 to 1.5 times, with fewer games; stepping aside so that a core stays idle
+  for the games' bursts, they were as they were without: 0.92 to 1.07 times (``bench/analysis_flood_bench.py``).
 
 The AI turns, the deadlines and the API's requests then never wait for an analysis; an analysis waits for them, and
-runs at full speed on cores left idle.  On a host that is never idle, analyses wait: give them a worker of their own
-(``RED7_ANALYSIS_THREADS``: 0 on the games' workers, more on one of its own; README, "Capacity").
+runs at full speed on cores left idle.  On a host that is never idle, analyses wait: give them workers of their own
+(``red7 worker --kind analyses``, with ``RED7_ANALYSIS_SPARE_CPUS=0`` on a host of analyses alone; README,
+"Decision analyses' capacity").
 
 The child knows nothing of Redis or the service: its parent (:class:`Analyst`, in an analyst's thread of a
 ``red7 worker`` or of the embedded server, whose in-memory store no other process can reach) reads the replay, writes
@@ -26,11 +29,12 @@ at a time, started again if it dies), and ends with its parent: on Linux the ker
 that started it ends (``PR_SET_PDEATHSIG``), and everywhere it ends when its parent's end closes its stdin, or when it
 finds itself another's child.
 
-    python -m workers.analyst [--unpaced]     # what Analyst starts; reads tasks from stdin
+    python -m workers.analyst [--spare N | --unpaced]     # what Analyst starts; reads tasks from stdin
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import ctypes
 import json
@@ -109,23 +113,30 @@ def cpus_usable() -> int:
     return os.cpu_count() or 1
 
 
-def step_aside(others: Callable[[], int | None], cpus: int, sleep: Callable[[float], None] = time.sleep) -> float:
-    """Sleep while the host has no CPU to spare (``others()`` runnable tasks for ``cpus`` CPUs), at most
-    :data:`STEP_ASIDE_MOST`; how long it slept."""
+def busy_at(cpus: int, spare: int) -> int:
+    """How many other runnable tasks leave too few of ``cpus`` CPUs idle: all but ``spare`` of them taken (with this
+    process on one), and never fewer than one (a host of one CPU lends it while nothing else wants it)."""
+    return max(1, cpus - spare)
+
+
+def step_aside(others: Callable[[], int | None], busy: int, sleep: Callable[[float], None] = time.sleep) -> float:
+    """Sleep while ``others()`` (runnable tasks besides this one) is ``busy`` or more, at most :data:`STEP_ASIDE_MOST`;
+    how long it slept."""
     slept = 0.0
-    while slept < STEP_ASIDE_MOST and (others() or 0) >= cpus:
+    while slept < STEP_ASIDE_MOST and (others() or 0) >= busy:
         sleep(STEP_ASIDE)
         slept += STEP_ASIDE
     return slept
 
 
-def pace() -> bool:
-    """Step aside whenever the host has no CPU to spare (see the module): a look every :data:`PACE_EVERY` seconds of
-    this process's CPU (``SIGPROF``: no wake-up while it waits for a task); whether it is paced (Linux only)."""
+def pace(spare: int) -> bool:
+    """Step aside while the host has no CPU to spare, ``spare`` of them left idle (see the module): a look every
+    :data:`PACE_EVERY` seconds of this process's CPU (``SIGPROF``: no wake-up while it waits for a task); whether it is
+    paced (Linux only)."""
     if runnable_besides_me() is None or not hasattr(signal, "setitimer"):
         return False
-    cpus = cpus_usable()
-    signal.signal(signal.SIGPROF, lambda number, frame: step_aside(runnable_besides_me, cpus))
+    busy = busy_at(cpus_usable(), spare)
+    signal.signal(signal.SIGPROF, lambda number, frame: step_aside(runnable_besides_me, busy))
     signal.setitimer(signal.ITIMER_PROF, PACE_EVERY, PACE_EVERY)
     return True
 
@@ -146,16 +157,16 @@ def _orphan_watch(parent: int) -> None:
             os._exit(1)
 
 
-def child_main(stdin: IO[bytes], stdout: IO[bytes], *, paced: bool = True) -> int:
+def child_main(stdin: IO[bytes], stdout: IO[bytes], *, paced: bool = True, spare: int = 1) -> int:
     """The child: analyse each task read from ``stdin`` and say its progress and result on ``stdout``."""
     said = lower_priority()  # first: even its imports take only spare CPU
     die_with_parent()
     threading.Thread(target=_orphan_watch, args=(os.getppid(),), name="red7-orphan-watch", daemon=True).start()
     from replays.analysis import analyse_document  # here: the parent's side imports no engine
 
-    timed = paced and pace()
+    timed = paced and pace(spare)
     if timed:
-        said += ", stepping aside while the host has no CPU to spare"
+        said += f", stepping aside while fewer than {spare} CPU(s) would be left idle"
     sys.stderr.write(f"red7 analyst {os.getpid()}: at {said}\n")
     sys.stderr.flush()
 
@@ -194,9 +205,16 @@ class Analyst:
     """One child process (see the module), started when first needed and again after it dies; one analysis at a time."""
 
     def __init__(
-        self, name: str, *, cpu_seconds: float = CPU_SECONDS, wall_seconds: float = WALL_SECONDS, paced: bool = True
+        self,
+        name: str,
+        *,
+        cpu_seconds: float = CPU_SECONDS,
+        wall_seconds: float = WALL_SECONDS,
+        paced: bool = True,
+        spare: int = 1,
     ) -> None:
-        self.name, self.cpu_seconds, self.wall_seconds, self.paced = name, cpu_seconds, wall_seconds, paced
+        self.name, self.cpu_seconds, self.wall_seconds = name, cpu_seconds, wall_seconds
+        self.paced, self.spare = paced, spare
         self.process: subprocess.Popen[bytes] | None = None
         self._lines: queue.Queue[bytes | None] = queue.Queue()
 
@@ -204,7 +222,7 @@ class Analyst:
         if self.process is not None and self.process.poll() is None:
             return self.process
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "workers.analyst", *([] if self.paced else ["--unpaced"])],
+            [sys.executable, "-m", "workers.analyst", *(["--spare", str(self.spare)] if self.paced else ["--unpaced"])],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=None,  # its few words go where this process's go
@@ -293,5 +311,13 @@ class Analyst:
             child.wait(5)
 
 
+def _main(argv: list[str]) -> int:
+    options = argparse.ArgumentParser(prog="python -m workers.analyst", description="a red7 analyst's child process")
+    options.add_argument("--unpaced", action="store_true", help="never step aside (the priority alone)")
+    options.add_argument("--spare", type=int, default=1, help="CPUs left idle for everything else (default 1)")
+    args = options.parse_args(argv)
+    return child_main(sys.stdin.buffer, sys.stdout.buffer, paced=not args.unpaced, spare=max(0, args.spare))
+
+
 if __name__ == "__main__":
-    sys.exit(child_main(sys.stdin.buffer, sys.stdout.buffer, paced="--unpaced" not in sys.argv[1:]))
+    sys.exit(_main(sys.argv[1:]))

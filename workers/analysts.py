@@ -52,7 +52,7 @@ class AnalysisRunner:
 
     def __init__(self, runtime: Runtime, stop: threading.Event, name: str) -> None:
         self.runtime, self.stop, self.name = runtime, stop, name
-        self.analyst = Analyst(name)
+        self.analyst = Analyst(name, spare=runtime.settings.analysis_spare_cpus)
         self.current: Taken | None = None
         self._next_shard = 0
         self.thread = threading.Thread(target=self._run, name=name, daemon=True)

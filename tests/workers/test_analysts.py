@@ -30,6 +30,7 @@ from workers.analyst import (
     AnalysisFailed,
     Analyst,
     Interrupted,
+    busy_at,
     runnable_besides_me,
     step_aside,
 )
@@ -189,15 +190,16 @@ def test_an_analysis_whose_analyst_died_is_taken_over_once_its_lease_lapses(api,
 # --- stepping aside -----------------------------------------------------------------------------------------------------
 
 
-def test_the_child_steps_aside_while_others_want_every_cpu(tmp_path):
+def test_the_child_steps_aside_while_others_would_leave_no_cpu_spare(tmp_path):
     stat = tmp_path / "stat"
     stat.write_text("cpu  1 2 3 4\nprocs_running 5\nprocs_blocked 0\n")
     assert runnable_besides_me(str(stat)) == 4, "itself not counted"
     assert runnable_besides_me(str(tmp_path / "none")) is None
-    busy = iter([3, 2, 2, 1, 0])  # others runnable at each look, on 2 CPUs
+    assert [busy_at(2, 1), busy_at(8, 1), busy_at(1, 1), busy_at(2, 0), busy_at(4, 2)] == [1, 7, 1, 2, 2]
+    busy = iter([3, 2, 1, 0, 0])  # others runnable at each look, on 2 CPUs with one left spare: busy at 1
     slept: list[float] = []
-    assert step_aside(lambda: next(busy), 2, slept.append) == pytest.approx(3 * STEP_ASIDE)
-    assert len(slept) == 3, "it sleeps while the others want both CPUs, and goes on once one is free"
+    assert step_aside(lambda: next(busy), busy_at(2, 1), slept.append) == pytest.approx(3 * STEP_ASIDE)
+    assert len(slept) == 3, "it sleeps while another wants a CPU, and goes on once both would be free"
     assert step_aside(lambda: 9, 2, slept.append) == pytest.approx(STEP_ASIDE_MOST, abs=STEP_ASIDE), "then looks again"
     assert step_aside(lambda: None, 2, slept.append) == 0, "where the host does not say, it never waits"
 
@@ -207,7 +209,7 @@ def test_the_child_says_it_is_at_the_lowest_priority_and_paced():
     ended = subprocess.run(
         [sys.executable, "-m", "workers.analyst"], input=b"", capture_output=True, timeout=60, cwd=ROOT, check=True
     )
-    assert b"at SCHED_IDLE, stepping aside while the host has no CPU to spare" in ended.stderr
+    assert b"at SCHED_IDLE, stepping aside while fewer than 1 CPU(s) would be left idle" in ended.stderr
     unpaced = subprocess.run(
         [sys.executable, "-m", "workers.analyst", "--unpaced"], input=b"", capture_output=True, timeout=60, cwd=ROOT
     )
