@@ -121,6 +121,10 @@ class AnalysisRunner:
             if self.stop.is_set():
                 queue.give_back(taken, self.name)  # another worker's analyst takes it now
             return
+        except redis.RedisError as error:  # a Redis went away mid-analysis: not the analysis' fault, analysed again
+            log.warning("analyst %s: %s given back, Redis failed under it (%s)", self.name, taken.subject, error)
+            queue.give_back(taken, self.name)  # if the queue's Redis is the one away, its lease lapses instead
+            return
         except Exception:
             log.exception("analyst %s: the analysis of %s failed", self.name, taken.subject)
         else:

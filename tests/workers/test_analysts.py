@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 
 from replays.analysis import analyse_document
 from service.application.analysis import AnalysisInterrupted
@@ -214,3 +215,28 @@ def test_the_child_says_it_is_at_the_lowest_priority_and_paced():
         [sys.executable, "-m", "workers.analyst", "--unpaced"], input=b"", capture_output=True, timeout=60, cwd=ROOT
     )
     assert unpaced.returncode == 0 and b"stepping aside" not in unpaced.stderr
+
+
+@pytest.mark.every_store
+def test_an_analysis_a_redis_failed_under_is_given_back_not_failed(api, runtime, monkeypatch):
+    ana, game = finished(api)
+    assert api.call("POST", f"/v1/games/{game['id']}/analysis", ana["token"]).status_code == 202
+    queue = runtime.shards[0].analyses
+    failed = threading.Event()
+    run = runtime.analyses.run
+
+    def away_once(subject_id: str, analyse: Any) -> str:
+        if not failed.is_set():
+            failed.set()
+            raise redis.ConnectionError("the stores' Redis went away")
+        return run(subject_id, analyse)
+
+    monkeypatch.setattr(runtime.analyses, "run", away_once)
+    stop = threading.Event()
+    runner = AnalysisRunner(runtime, stop, "analyst")
+    try:
+        wait_for(lambda: runtime.analyses.done(game["id"]), 60, "the analysis, given back and taken again")
+    finally:
+        stop.set()
+        runner.finish(time.monotonic() + 10)
+    assert failed.is_set() and queue.waiting() == [] and queue.running() == {}
