@@ -76,17 +76,30 @@ class AnalysisRunner:
         self.analyst.close()
 
     def take_one(self) -> bool:
-        """Take an analysis from the first shard (in turn) that has one that may start, and run it; whether any did."""
+        """Take an analysis from the first shard (in turn) that has one that may start, and run it; whether any did.
+
+        A shard whose Redis is away is passed over (its analyses wait for it, the others' do not); when every one is,
+        the error goes up, for the loop's pause.
+        """
         shards = self.runtime.shards
+        away: list[redis.RedisError] = []
         for offset in range(len(shards)):
             shard = shards[(self._next_shard + offset) % len(shards)]
-            taken = shard.analyses.take(self.name, _ms())
+            try:
+                taken = shard.analyses.take(self.name, _ms())
+            except redis.RedisError as error:
+                away.append(error)
+                continue
             if taken is None:
                 continue
             self._next_shard = (shard.index + 1) % len(shards)
             if taken.subject:  # empty: a twin of one running now, dropped
                 self._analyse(shard.analyses, taken)
             return True
+        if away and len(away) == len(shards):
+            raise away[0]
+        if away:
+            log.debug("analyst %s: %d queue shard(s) away (%s)", self.name, len(away), away[0])
         return False
 
     def _analyse(self, queue: AnalysisQueue, taken: Taken) -> None:
