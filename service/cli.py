@@ -56,6 +56,10 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+#: What a ``red7 worker`` may run (``--kind``; ``workers.runner.run_forever``).
+KINDS = ("all", "games", "analyses")
+
+
 def _at_least_one(text: str) -> int:
     number = int(text)
     if number < 1:
@@ -75,7 +79,8 @@ def _worker(args: argparse.Namespace) -> int:
     if not settings.public_url:
         print("red7 worker: RED7_PUBLIC_URL is not set, so webhooks carry only the path of a game (game_url).", file=sys.stderr)
     # It serves no views: a watch of game changes would only make Redis keep a backlog for it (changes.py).
-    run_forever(build_runtime(replace(settings, watch_changes=False)), burst=args.burst, threads=args.threads)
+    runtime = build_runtime(replace(settings, watch_changes=False))
+    run_forever(runtime, burst=args.burst, threads=args.threads, kind=args.kind)
     return 0
 
 
@@ -204,6 +209,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     worker.add_argument("--burst", action="store_true", help="stop when the queue is empty")
     worker.add_argument(
         "--threads", type=_at_least_one, default=None, help="jobs run at once, each in a thread (default: RED7_WORKER_THREADS, 8)"
+    )
+    worker.add_argument(
+        "--kind",
+        choices=KINDS,
+        default="all",
+        help="what it runs: the games' jobs and decision analyses (all), the games' jobs alone (games), or decision "
+        "analyses alone (analyses: RED7_ANALYSIS_THREADS of them, at least one, each in a child process at the lowest "
+        "CPU priority)",
     )
     worker.set_defaults(run=_worker)
     replay = sub.add_parser("replay", help="show, verify or export a replay (a file, or a game id on REDIS_URL)")

@@ -158,14 +158,19 @@ class Settings:
     #: Web pushes one ``red7 worker`` sends at once, each in a thread of its own, on a queue of their own: a push
     #: service that hangs holds these threads, never a game's.
     push_threads: int = 2
-    #: Decision analyses one ``red7 worker`` runs at once (issue 23), on a queue of their own: an analysis takes up to a
-    #: minute of one core, and must never delay an AI's turn or a deadline.
+    #: Decision analyses one ``red7 worker`` runs at once (issue 23), each in a process of its own at the lowest CPU
+    #: priority (workers/analyst.py: an analysis takes up to a minute of a core, and must never delay an AI's turn or a
+    #: deadline), whatever the number of queue shards.
     analysis_threads: int = 1
-
-    @property
-    def analysis_queue_name(self) -> str:
-        """The queue of decision analyses: apart from the games' jobs, which an analysis' minute would hold up."""
-        return f"{self.queue_name}-analysis"
+    #: CPUs an analyst's process leaves idle for everything else (the games' jobs, the API, deadlines): it steps aside
+    #: while the other runnable tasks would leave fewer (workers/analyst.py); 0 on a host of analyses alone.
+    analysis_spare_cpus: int = 1
+    #: Decision analyses one player's requests may have running at once, per queue shard (0: no limit); the others
+    #: wait their turn, players served in turn (workers/analysis_queue.py).
+    analyses_per_player: int = 1
+    #: Analyses one token may ask for (``requestAnalysis`` and ``requestImportedAnalysis`` together, per address it
+    #: comes from): each may take a minute of a core.  30 an hour is more than a player finishes games in an hour.
+    rate_limit_analysis: str = "30 per hour"
 
     @property
     def push_queue_name(self) -> str:

@@ -16,7 +16,7 @@ import fakeredis
 import redis
 from redis import Redis  # for Runtime's fields: in its body, ``redis`` is the field of that name
 
-from service.application.analysis import AnalysisService, game_subjects, imported_subjects
+from service.application.analysis import AnalysisService, Enqueue, game_subjects, imported_subjects
 from service.application.challenges import ChallengeService
 from service.application.departures import GameDepartures
 from service.application.followups import FollowUps, play_on_levels
@@ -46,8 +46,9 @@ from service.storage.ratings import RatingStore
 from service.storage.replays import ReplayStore
 from service.storage.tickets import TicketStore
 from workers.agenda import Agenda
+from workers.analysis_queue import AnalysisQueue, subject
 from workers.dispatch import RECHECK_AFTER, Dispatcher
-from workers.queues import JobQueue, enqueue, new_queue
+from workers.queues import JobQueue, new_queue
 from workers.shards import QueueShard, ShardedFollowUps, shard_of
 from workers.shares import Shares
 
@@ -79,7 +80,6 @@ class Runtime:
     analyses: AnalysisService  # finished games' decision analyses: requested, read, run by the analyse job
     imported_analyses: AnalysisService  # imported replays' decision analyses, kept while their import is
     reviews: MistakeReview  # a player's mistakes across their analysed games
-    analysis_queue: JobQueue  # decision analyses, worked apart (see workers.runner): never ahead of an AI's turn
     #: What time it is, for everything that keeps time (the application, the dispatcher, the ticker, the jobs): a test
     #: moves it to play days in seconds.
     clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
@@ -188,8 +188,8 @@ def build_runtime(
             clock=now,
             play_on_levels=play_on_levels(settings.expert_seconds, RECHECK_AFTER),
         )
-        analysis_queue = new_queue(settings.analysis_queue_name, connection)
-        return QueueShard(index, connection, worker_connection, queue, webhook_queue, push_queue, analysis_queue, dispatcher)
+        analyses = AnalysisQueue(connection, settings.key_prefix, settings.analyses_per_player)
+        return QueueShard(index, connection, worker_connection, queue, webhook_queue, push_queue, dispatcher, analyses)
 
     if queues is not None:
         shards = [shard(n, client, client) for n, client in enumerate(queues)]
@@ -203,7 +203,7 @@ def build_runtime(
         ]
     first = shards[0]
     raw, dispatcher = first.connection, first.dispatcher
-    queue, webhook_queue, push_queue, analysis_queue = first.queue, first.webhook_queue, first.push_queue, first.analysis_queue
+    queue, webhook_queue, push_queue = first.queue, first.webhook_queue, first.push_queue
     followups: FollowUps = dispatcher if len(shards) == 1 else ShardedFollowUps(shards)
     calendars = Calendars(
         CalendarStreams(
@@ -282,28 +282,25 @@ def build_runtime(
         max_expiry=settings.match_ticket_max_seconds,
         rating_of=ratings.rating,
     )
+
+    def queued(kind: str) -> Enqueue:
+        """Queue an analysis in its asker's turn, on the shard of its subject's id (a game's, as its jobs are)."""
+
+        def enqueue(subject_id: str, by: str, asked_ms: int) -> None:
+            shards[shard_of(subject_id, len(shards))].analyses.push(by, subject(kind, subject_id), asked_ms)
+
+        return enqueue
+
     analyses = AnalysisService(
         AnalysisStore(text, settings.key_prefix),
         game_subjects(games.load, lambda game: games.replay(game, None)),
-        lambda game_id: enqueue(
-            shards[shard_of(game_id, len(shards))].analysis_queue,
-            "analyse",
-            [game_id],
-            job_id=f"analyse-{namespace}-{game_id}",
-            timeout=600,
-        ),
+        queued("game"),
         now,
     )
     imported_analyses = AnalysisService(
         AnalysisStore(text, settings.key_prefix, kind="replay"),
         imported_subjects(imports.get, imports.seconds_left),
-        lambda replay_id: enqueue(
-            shards[shard_of(replay_id, len(shards))].analysis_queue,  # on its id's shard, as a game's is
-            "analyse_import",
-            [replay_id],
-            job_id=f"analyse-import-{namespace}-{replay_id}",
-            timeout=600,
-        ),
+        queued("replay"),
         now,
     )
     # What ends when an account is deleted, in this order: what could seat the player anew joins before their games.
@@ -337,7 +334,6 @@ def build_runtime(
         analyses,
         imported_analyses,
         MistakeReview(players, games.load, analyses.done),
-        analysis_queue,
         now,
         shards,
         followups,

@@ -439,8 +439,10 @@ class Processes:
         self.started.append(process)
         return process
 
-    def worker(self, name: str = "worker", **env: str) -> subprocess.Popen[bytes]:
-        return self._start(f"{name}-{len(self.started)}", [sys.executable, "-m", "service.cli", "worker"], **env)
+    def worker(self, name: str = "worker", *, kind: str | None = None, **env: str) -> subprocess.Popen[bytes]:
+        """A ``red7 worker`` (``kind``: its ``--kind``; none: all of it)."""
+        args = [sys.executable, "-m", "service.cli", "worker", *(["--kind", kind] if kind else [])]
+        return self._start(f"{name}-{len(self.started)}", args, **env)
 
     def wait_listening(self, worker: subprocess.Popen[bytes], connection: redis.Redis | None = None, runners: int = 8) -> None:
         """Wait until each of ``worker``'s ``runners`` job runners waits on the games' queue (on ``connection``, by

@@ -58,6 +58,7 @@ def settings_for(key_prefix: str, **overrides: Any) -> Settings:
         "rate_limit_signup": "",
         "rate_limit_import": "",
         "rate_limit_challenge": "",
+        "rate_limit_analysis": "",
         "allow_custom_decks": True,
         "stream_heartbeat": 0.2,
         "stream_max_seconds": 1.5,

@@ -378,3 +378,24 @@ def test_the_sharded_files_api_and_worker_run_as_the_main_files_do(sharded, serv
         assert shards[name]["build"] == services[name]["build"] and shards[name].get("image") == services[name].get("image")
     assert argv(shards["api"]["healthcheck"]["test"]) == argv(services["api"]["healthcheck"]["test"])
     assert "container_name" not in shards["worker"] and "ports" not in shards["worker"], "--scale worker=N"
+
+
+# --- the analysts: decision analyses on workers of their own ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", [COMPOSE, ROOT / "docker-compose.cluster.yml", SHARDS_COMPOSE], ids=lambda p: p.name)
+def test_games_and_analyses_run_on_workers_of_their_own_kind_that_scale(path, capsys):
+    from service.cli import main
+
+    services = yaml.safe_load(path.read_text())["services"]
+    worker, analyst = services["worker"], services["analyst"]
+    assert argv(worker["command"]) == ["red7", "worker", "--kind", "games"]
+    assert argv(analyst["command"]) == ["red7", "worker", "--kind", "analyses"]
+    assert analyst.get("build") == worker.get("build") and analyst.get("image") == worker.get("image")
+    assert environment(analyst) == environment(worker), "the same stores and queue"
+    assert "container_name" not in analyst and "ports" not in analyst, "--scale analyst=N"
+    assert analyst["deploy"]["replicas"] >= 2, "one player's running analysis leaves another's an analyst"
+    for kind in ("games", "analyses"):
+        with pytest.raises(SystemExit) as exit_:
+            main(["worker", "--kind", kind, "--help"])
+        assert exit_.value.code == 0, capsys.readouterr().err

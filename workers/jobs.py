@@ -202,17 +202,9 @@ def compact(game_id: str, version: int) -> str:
     return runtime().games.compact(game_id)
 
 
-def analyse(game_id: str) -> str:
-    """A finished game's decision analysis (``service.application.analysis``), on the analyses' own queue."""
-    return runtime().analyses.run(game_id)
-
-
-def analyse_import(replay_id: str) -> str:
-    """An imported replay's decision analysis, on the same queue: kept while the import is."""
-    return runtime().imported_analyses.run(replay_id)
-
-
-#: The jobs a worker runs, by the names the dispatcher queues them under (``workers.dispatch``).
+#: The jobs a worker runs, by the names the dispatcher queues them under (``workers.dispatch``).  Decision analyses are
+#: no RQ jobs: they have a queue of their own that serves players in turn (``workers.analysis_queue``), and analysts
+#: that compute them in processes of their own (``workers.analysts``).
 JOBS: dict[str, Callable[..., str]] = {
     "ai_turn": ai_turn,
     "score_round": score_round,
@@ -222,7 +214,5 @@ JOBS: dict[str, Callable[..., str]] = {
     "notices": notices,
     "rate": rate,
     "push": push,
-    "analyse": analyse,
-    "analyse_import": analyse_import,
     "compact": compact,
 }

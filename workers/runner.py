@@ -38,6 +38,7 @@ import redis
 from service.heap import settle_heap
 from service.runtime import Runtime
 from workers import context
+from workers.analysts import AnalysisRunner, analyse_waiting
 from workers.jobs import JOBS
 from workers.liveness import start_pulse
 from workers.matchmaker import start_matchmaker
@@ -139,6 +140,7 @@ class Supervisor:
     def __init__(self, runtime: Runtime, identity: str, stop: threading.Event) -> None:
         self.runtime, self.identity, self.stop = runtime, identity, stop
         self.runners: list[JobRunner] = []
+        self.analysts: list[AnalysisRunner] = []
 
     def start(
         self,
@@ -149,17 +151,13 @@ class Supervisor:
         *,
         idle: int | None = None,
     ) -> None:
-        """Runners named ``games`` on the games' queue, ``deliveries`` on the webhooks', ``pushes`` on the web
-        pushes' and ``analyses`` on the decision analyses', then the pulse and the ticker: each once per queue shard
-        (a shard's runners named with ``@<shard>`` after the first's); then the matchmaker."""
+        """Runners named ``games`` on the games' queue, ``deliveries`` on the webhooks' and ``pushes`` on the web
+        pushes', then the pulse and the ticker: each once per queue shard (a shard's runners named with ``@<shard>``
+        after the first's); then the matchmaker, and the analysts named ``analyses`` (each serving every shard in turn,
+        one analysis at a time: workers/analysts.py)."""
         runtime = self.runtime
         for shard in runtime.shards:
-            lines = (
-                (games, shard.queue),
-                (deliveries, shard.webhook_queue),
-                (list(pushes), shard.push_queue),
-                (list(analyses), shard.analysis_queue),
-            )
+            lines = ((games, shard.queue), (deliveries, shard.webhook_queue), (list(pushes), shard.push_queue))
             suffix = f"@{shard.index}" if shard.index else ""
             mine = [
                 JobRunner(runtime, self.stop, name + suffix, [queue], idle=idle, shard=shard)
@@ -170,6 +168,11 @@ class Supervisor:
             start_pulse(shard.connection, runtime.settings.key_prefix, _running(mine), self.stop)
             start_ticker(runtime, self.identity, self.stop, shard)
         start_matchmaker(runtime, self.identity, self.stop)
+        self.start_analysts(analyses)
+
+    def start_analysts(self, names: Sequence[str]) -> None:
+        """The analysts named ``names``, each serving every shard in turn, one analysis at a time (workers/analysts.py)."""
+        self.analysts += [AnalysisRunner(self.runtime, self.stop, f"{self.identity}-{name}") for name in names]
 
     def finish(self, within: float = JOB_STOP_WAIT) -> None:
         """Stop every runner taking jobs and wait (up to ``within`` seconds in all) for the jobs they run."""
@@ -177,6 +180,8 @@ class Supervisor:
         deadline = time.monotonic() + within
         for runner in self.runners:
             runner.finish(deadline)
+        for analyst in self.analysts:  # each gives its analysis back to the queue, for another worker's analysts
+            analyst.finish(deadline)
 
 
 def start_embedded(runtime: Runtime, *, idle: int = EMBEDDED_IDLE) -> threading.Event:
@@ -192,14 +197,18 @@ def start_embedded(runtime: Runtime, *, idle: int = EMBEDDED_IDLE) -> threading.
     return stop
 
 
-def run_forever(runtime: Runtime, *, burst: bool = False, threads: int | None = None) -> None:
+def run_forever(runtime: Runtime, *, burst: bool = False, threads: int | None = None, kind: str = "all") -> None:
     """``red7 worker``: work until SIGTERM/SIGINT (running jobs finish first), through Redis outages.
 
     The games' jobs run in ``threads`` runners (``RED7_WORKER_THREADS``, 8): a job mostly waits for Redis, and one
     at a time left turns queued behind it while the process idled.  The webhook deliveries run in
-    ``RED7_WEBHOOK_THREADS`` (4) more, on their own queue: a slow receiver holds up no game.  Nothing forks; the
-    runtime's clients and caches are thread-safe, as the API's are.  ``burst`` works in this thread until the
-    queues are empty, then returns.
+    ``RED7_WEBHOOK_THREADS`` (4) more, on their own queue: a slow receiver holds up no game.  Nothing forks for
+    them; the runtime's clients and caches are thread-safe, as the API's are.  The decision analyses run in
+    ``RED7_ANALYSIS_THREADS`` (1) analysts, each computing in a child process at the lowest CPU priority
+    (workers/analyst.py), so that they take only the CPU the games' jobs leave.  ``kind``: ``all`` of it, the
+    ``games`` alone (their jobs, pulses, tickers and the matchmaker), or the ``analyses`` alone (at least one analyst:
+    a worker of their own, on CPUs of their own).  ``burst`` works in this thread until the queues are empty, then
+    returns.
     """
     if burst:
         _burst(runtime)
@@ -211,26 +220,33 @@ def run_forever(runtime: Runtime, *, burst: bool = False, threads: int | None = 
     count = max(1, threads if threads is not None else runtime.settings.worker_threads)
     deliveries = max(1, runtime.settings.webhook_threads)
     pushes = max(1, runtime.settings.push_threads)
-    analyses = max(1, runtime.settings.analysis_threads)
+    analyses = runtime.settings.analysis_threads  # 0: this worker analyses nothing (others do)
+    wanted = {"all": analyses, "games": 0, "analyses": max(1, analyses)}[kind]
+    analysts = [f"red7-analysis-{n}" for n in range(1, wanted + 1)]
     with _stop_on_signals(stop):
-        supervisor.start(
-            [f"red7-jobs-{n}" for n in range(1, count + 1)],
-            [f"red7-webhooks-{n}" for n in range(1, deliveries + 1)],
-            [f"red7-push-{n}" for n in range(1, pushes + 1)],
-            [f"red7-analysis-{n}" for n in range(1, analyses + 1)],
-        )
-        log.info(
-            "red7 worker %s on queues %s, %s and %s of %d queue shard(s), %d job(s), %d webhook delivery(ies) and %d "
-            "push(es) at once on each",
-            identity,
-            runtime.queue.name,
-            runtime.webhook_queue.name,
-            runtime.push_queue.name,
-            len(runtime.shards),
-            count,
-            deliveries,
-            pushes,
-        )
+        if kind == "analyses":
+            supervisor.start_analysts(analysts)
+            log.info("red7 worker %s: decision analyses only, %d at once", identity, len(analysts))
+        else:
+            supervisor.start(
+                [f"red7-jobs-{n}" for n in range(1, count + 1)],
+                [f"red7-webhooks-{n}" for n in range(1, deliveries + 1)],
+                [f"red7-push-{n}" for n in range(1, pushes + 1)],
+                analysts,
+            )
+            log.info(
+                "red7 worker %s on queues %s, %s and %s of %d queue shard(s), %d job(s), %d webhook delivery(ies) and "
+                "%d push(es) at once on each; %d analysis(es) at once in all",
+                identity,
+                runtime.queue.name,
+                runtime.webhook_queue.name,
+                runtime.push_queue.name,
+                len(runtime.shards),
+                count,
+                deliveries,
+                pushes,
+                len(analysts),
+            )
         while not stop.wait(1.0):  # a timed wait: the signal handlers run between two
             pass
         log.info("red7 worker %s: stopping; waiting for the jobs it runs", identity)
@@ -238,12 +254,15 @@ def run_forever(runtime: Runtime, *, burst: bool = False, threads: int | None = 
 
 
 def _burst(runtime: Runtime) -> None:
-    """Work in this thread until every shard's queues are empty, waiting for Redis if it is not there yet."""
+    """Work in this thread until every shard's queues are empty (the analyses too, computed here), waiting for Redis if
+    it is not there yet."""
     attempt = 0
     while True:
         try:
             for shard in runtime.shards:
                 _work_for(runtime, thread_worker(runtime, shard=shard), burst=True)
+            with context.bound(runtime):
+                analyse_waiting(runtime, f"burst-{os.getpid()}")
             return
         except redis.RedisError as error:
             pause = RECONNECT_PAUSES[min(attempt, len(RECONNECT_PAUSES) - 1)]
@@ -271,7 +290,8 @@ def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
 
 
 def drain(runtime: Runtime, *, rounds: int = 10_000) -> int:
-    """Run every queued job (and whatever the tickers find due now) in this thread until none is left, on every shard."""
+    """Run every queued job (and whatever the tickers find due now) and every waiting analysis in this thread until none
+    is left, on every shard."""
     workers = [thread_worker(runtime, shard=shard) for shard in runtime.shards]
     tickers = [Ticker(runtime, f"drain-{os.getpid()}-{threading.get_ident()}", shard=shard) for shard in runtime.shards]
     ran = 0
@@ -281,7 +301,11 @@ def drain(runtime: Runtime, *, rounds: int = 10_000) -> int:
                 ticker.tick()
             waiting = sum(queue.count for shard in runtime.shards for queue in shard.queues)
             if waiting == 0:
-                return ran
+                analysed = analyse_waiting(runtime, f"drain-{os.getpid()}-{threading.get_ident()}")
+                if analysed == 0:
+                    return ran
+                ran += analysed
+                continue
             for worker in workers:
                 _work_for(runtime, worker, burst=True)
             ran += waiting

@@ -23,8 +23,10 @@ standalone Redis servers (or Sentinel groups), and this module's routing.
   old shard's agenda is dropped from it at its next look, and its jobs still queued there run once, idempotent by
   version.  Restart every worker and API process together with the new list (two lists at once would send one game's
   follow-ups to two shards: harmless, as any job may run twice, but twice the work).
-- *A shard* (:class:`QueueShard`) is a bundle: its connection, its four queues (games, webhooks, pushes, analyses),
-  its :class:`~workers.dispatch.Dispatcher` (with that shard's agenda, job markers, AI shares and pulses).
+- *A shard* (:class:`QueueShard`) is a bundle: its connection, its three RQ queues (games, webhooks, pushes), its
+  :class:`~workers.dispatch.Dispatcher` (with that shard's agenda, job markers, AI shares and pulses) and its queue of
+  decision analyses (:mod:`workers.analysis_queue`: players in turn; a worker's analysts take from every shard's in
+  turn).
 - *The application's follow-ups* go to :class:`ShardedFollowUps`, which sends each call to the dispatcher of the
   game's shard; a job queued on a shard makes its follow-ups on the same shard, as they are keyed by the same id.
   A move's notices job, and each delivery it hands to its receiver's line, go to the game's shard; a challenge's
@@ -52,6 +54,7 @@ import redis
 from service.application.followups import Due
 from service.game import Game
 from workers.agenda import Agenda
+from workers.analysis_queue import AnalysisQueue
 from workers.dispatch import Dispatcher
 from workers.queues import JobQueue
 
@@ -83,8 +86,9 @@ class QueueShard:
     queue: JobQueue
     webhook_queue: JobQueue
     push_queue: JobQueue
-    analysis_queue: JobQueue
     dispatcher: Dispatcher
+    #: The decision analyses asked for of its games (and imported replays): players in turn (workers/analysis_queue.py)
+    analyses: AnalysisQueue
 
     @property
     def agenda(self) -> Agenda:
@@ -92,8 +96,8 @@ class QueueShard:
 
     @property
     def queues(self) -> list[JobQueue]:
-        """Its queues in the order a worker takes jobs from them: the games' first."""
-        return [self.queue, self.webhook_queue, self.push_queue, self.analysis_queue]
+        """Its RQ queues in the order a worker takes jobs from them: the games' first."""
+        return [self.queue, self.webhook_queue, self.push_queue]
 
 
 class ShardedFollowUps:

@@ -15,8 +15,9 @@ A ticker that loses Redis keeps trying, with a pause, and never dies of it.
 The queue's Redis may lose its data (see :mod:`workers.agenda`): the ticker
 holding the role checks on every tick that the agenda's marker is there, and
 every :data:`RUN_CHECK_EVERY` seconds that it names the server's run; else it
-puts every game the stores hold as in play back on the agenda, due now, before
-it sweeps.  So every game, read or not, is on its way again within a tick or
+puts every game the stores hold as in play back on the agenda, due now, and
+every analysis they hold as asked for and not done back in its asker's turn
+(:mod:`workers.analysis_queue`), before it sweeps.  So every game, read or not, is on its way again within a tick or
 two of a queue Redis that came back empty, or a new one.
 
 With several queue shards (:mod:`workers.shards`) every worker runs a ticker per shard: each holds that shard's role
@@ -36,6 +37,7 @@ import redis
 
 from service.errors import NotFound, Refused
 from service.runtime import Runtime
+from workers.analysis_queue import subject
 from workers.queues import queue_due_retries
 from workers.shards import QueueShard, layout, shard_of
 
@@ -166,11 +168,30 @@ class Ticker:
                     return count
         agenda.seed(batch, now_ms)
         count += len(batch)
+        analyses = self.seed_analyses()
         agenda.mark_seeded(run_id)
         self._run_id, self._run_checked = run_id, time.monotonic()
         self.seeded += 1
         said = log.warning if count else log.info  # nothing to put back: a new queue Redis for a new store
-        said("%s: the queue's Redis (run %s) had no agenda or lost some: %d games in play put back", self.name, run_id, count)
+        said(
+            "%s: the queue's Redis (run %s) had no agenda or lost some: %d games in play and %d analyses asked for put back",
+            self.name,
+            run_id,
+            count,
+            analyses,
+        )
+        return count
+
+    def seed_analyses(self) -> int:
+        """Put every analysis the stores hold as asked for and not done, of a subject this shard serves, back in its
+        asker's turn (``workers.analysis_queue``: one waiting already stays where it is); how many."""
+        queue = self.shard.analyses
+        count = 0
+        for kind, service in (("game", self.runtime.analyses), ("replay", self.runtime.imported_analyses)):
+            for subject_id, by, asked in service.pending():
+                if self.mine(subject_id):
+                    queue.push(by, subject(kind, subject_id), asked)
+                    count += 1
         return count
 
     def release(self) -> None:

@@ -1,13 +1,14 @@
-"""Decision analyses as requests and jobs ask for them: a finished game's, or an imported replay's (issue 23).
+"""Decision analyses as requests and analysts ask for them: a finished game's, or an imported replay's (issue 23).
 
-``requestAnalysis`` claims the analysis of a finished game and queues the ``analyse`` job (on a queue of its own,
-worked apart from the games' jobs, so that it never delays an AI's turn); ``getAnalysis`` reads its progress, then its
-result; the job (``workers/jobs.py``) runs :func:`replays.analysis.analyse_document` on the game's full replay and keeps
-the result with the game (:mod:`service.storage.analyses`), where the replay document and its export find it.  A game
-in play is refused (``game_not_finished``): its analysis would judge decisions from hidden cards still in play.
+``requestAnalysis`` claims the analysis of a finished game and queues it in the asking player's turn (the analyses'
+queue serves players in turn, ``workers/analysis_queue.py``, apart from the games' jobs, so that it never delays an AI's
+turn); ``getAnalysis`` reads its progress, then its result; an analyst (``workers/analysts.py``) runs
+:func:`replays.analysis.analyse_document` on the game's full replay, in a process of its own at the lowest CPU priority,
+and keeps the result with the game (:mod:`service.storage.analyses`), where the replay document and its export find it.
+A game in play is refused (``game_not_finished``): its analysis would judge decisions from hidden cards still in play.
 
 An imported replay file is a finished game too (only complete replays verify), so the people reviewing a replay they
-were sent can have it analysed the same way (``requestImportedAnalysis``): the same job on the same queue, the result
+were sent can have it analysed the same way (``requestImportedAnalysis``): the same queue and analysts, the result
 kept as long as the import is kept and carried by the imported replay's document.  One :class:`AnalysisService`
 serves each kind of subject; what differs is only how a subject is found and its full replay told
 (:class:`Subjects`).
@@ -15,7 +16,7 @@ serves each kind of subject; what differs is only how a subject is found and its
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -26,12 +27,24 @@ from service.errors import NotFound, Refused
 from service.game import Game
 from service.storage.analyses import AnalysisRecord, AnalysisStore
 
-__all__ = ["AnalysisRecord", "AnalysisService", "Subjects", "finished_game", "game_subjects", "imported_subjects"]
+__all__ = [
+    "Analyse",
+    "AnalysisInterrupted",
+    "AnalysisRecord",
+    "AnalysisService",
+    "Enqueue",
+    "Subjects",
+    "analyse_here",
+    "finished_game",
+    "game_subjects",
+    "imported_subjects",
+]
 
 #: How often the job writes its progress (every this many decisions, and the last).
 PROGRESS_EVERY = 5
-#: An analysis queued or running that has not been heard of for this long is lost (its worker died): asked for again,
-#: it is queued again.  A decision takes well under a second; a job waits at most this long behind others (ms).
+#: An analysis queued or running that has not been heard of for this long is queued again when asked for again: the
+#: queue puts back what a dead analyst held (its lease lapses) and what a lost queue held (the ticker rebuilds it from
+#: the index of analyses pending), so this is the last resort, for a record whose index entry a crash lost (ms).
 STALE_MS = 10 * 60 * 1000
 
 
@@ -83,27 +96,51 @@ def imported_subjects(find: Callable[[str], dict[str, Any] | None], seconds_left
     return Subjects(check, document, seconds_left)
 
 
+#: What queues an analysis in its asker's turn: the subject's id, who asked (a player id) and when (ms).
+Enqueue = Callable[[str, str, int], None]
+
+#: What computes an analysis: the full replay, and a function told the progress (decisions judged, of how many).
+Analyse = Callable[[dict[str, Any], Callable[[int, int], None]], dict[str, Any]]
+
+
+class AnalysisInterrupted(Exception):
+    """The analysis stopped before its end without failing (its analyst stops, or another took it over): it is
+    neither done nor failed, and is analysed again."""
+
+
+def analyse_here(document: dict[str, Any], progress: Callable[[int, int], None]) -> dict[str, Any]:
+    """Compute it in this thread (the tests' drain; a worker computes in a process of its own: ``workers/analyst.py``)."""
+    return analyse_document(document, progress=progress)
+
+
 class AnalysisService:
-    def __init__(
-        self,
-        store: AnalysisStore,
-        subjects: Subjects,
-        enqueue: Callable[[str], None],
-        clock: Callable[[], datetime],
-    ) -> None:
+    def __init__(self, store: AnalysisStore, subjects: Subjects, enqueue: Enqueue, clock: Callable[[], datetime]) -> None:
         self.store, self.subjects, self.enqueue, self.clock = store, subjects, enqueue, clock
 
     def _now_ms(self) -> int:
         return int(self.clock().timestamp() * 1000)
 
-    def request(self, subject_id: str) -> AnalysisRecord:
-        """Queue the analysis of a finished game unless it is queued, running or done already; its record now."""
+    def request(self, subject_id: str, by: str) -> AnalysisRecord:
+        """Queue the analysis of a finished game in the turn of ``by`` (a player id) unless it is queued, running or
+        done already; its record now.
+
+        One queued already in another player's turn is queued in this player's too (it runs in whichever comes first):
+        asking for the analysis another player's backlog holds does not wait behind that backlog.  The analysis is
+        indexed as asked for before its claim, so that a queue that loses it finds it again (``pending``).
+        """
         self.subjects.check(subject_id)
+        found = self.store.get(subject_id)
+        if found is not None and found.status == "done" and found.version == VERSION:
+            return found
         ttl = self.subjects.lifetime(subject_id)
-        if self.store.claim(subject_id, VERSION, self._now_ms(), STALE_MS, ttl=ttl):
-            self.enqueue(subject_id)
+        now = self._now_ms()
+        self.store.enter(subject_id)
+        claimed = self.store.claim(subject_id, VERSION, now, STALE_MS, by=by, ttl=ttl)
+        if claimed or ((found := self.store.get(subject_id)) is not None and found.status == "queued"):
+            self.enqueue(subject_id, by, now)
         record = self.store.get(subject_id)
         if record is None:  # its import expired between the claim and this read
+            self.store.leave(subject_id)
             raise NotFound("analysis_not_found", "The replay's analysis went with its import.")
         return record
 
@@ -124,14 +161,30 @@ class AnalysisService:
         """The finished analysis of ``game`` if there is one: what its replay document carries."""
         return self.done(game.id) if game.status == "finished" else None
 
-    def run(self, subject_id: str) -> str:
-        """The job's work: analyse the game, writing progress, and keep the result."""
-        document = self.subjects.document(subject_id)
+    def pending(self) -> Iterator[tuple[str, str, int]]:
+        """Every analysis asked for and not done, as (its subject's id, who asked, when): what the queue is rebuilt
+        from when its Redis lost it.  Those done, failed or gone meanwhile leave the index here."""
+        for subject_id in self.store.pending():
+            record = self.store.get(subject_id)
+            if record is None or record.version != VERSION or record.status not in ("queued", "running"):
+                self.store.leave(subject_id)
+                continue
+            yield subject_id, record.by, record.asked
+
+    def run(self, subject_id: str, analyse: Analyse = analyse_here) -> str:
+        """The analyst's work: analyse the subject with ``analyse``, writing progress, and keep the result."""
         record = self.store.get(subject_id)
         if record is None:  # a claim always comes first: this one went with its import
+            self.store.leave(subject_id)
             return "not asked for, or gone with its import"
         if record.status == "done" and record.version == VERSION:
+            self.store.leave(subject_id)
             return "analysed already"
+        try:
+            document = self.subjects.document(subject_id)
+        except NotFound:
+            self.store.leave(subject_id)
+            return "gone"
 
         def progress(done: int, total: int) -> None:
             if done % PROGRESS_EVERY == 0 or done == total:
@@ -139,9 +192,13 @@ class AnalysisService:
 
         self.store.progress(subject_id, 0, 0, self._now_ms())
         try:
-            result = analyse_document(document, progress=progress)
+            result = analyse(document, progress)
+        except AnalysisInterrupted:
+            raise  # still asked for: analysed again
         except Exception:
             self.store.fail(subject_id)
+            self.store.leave(subject_id)
             raise
         self.store.finish(subject_id, result)
+        self.store.leave(subject_id)
         return f"analysed {len(result['decisions'])} decisions"

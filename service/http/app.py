@@ -206,6 +206,17 @@ def _challenge_key(req: Request) -> str | None:
     return _address(req)
 
 
+#: The operations that ask for a decision analysis (requestAnalysis, requestImportedAnalysis): a minute of a core each.
+ANALYSIS_REQUESTS = frozenset({"v1.Analysis", "v1.ImportedAnalysis"})
+
+
+def _analysis_key(req: Request) -> str | None:
+    """Requests for analyses draw on a budget of their own, per token: each may cost a worker a minute of a core."""
+    if req.endpoint not in ANALYSIS_REQUESTS or req.method != "POST":
+        return None
+    return _token_key(req)
+
+
 def _check_request() -> None:
     """``before_request``: what every request is checked for before its route (an Accept header it can be answered
     in, a body that is JSON, an Idempotency-Key where it is honoured), in one hook on the request itself: as three
@@ -406,6 +417,7 @@ def create_app(runtime: Runtime | None = None) -> Flask:
             ("signup", settings.rate_limit_signup, _signup_key),
             ("import", settings.rate_limit_import, _import_key),
             ("challenge", settings.rate_limit_challenge, _challenge_key),
+            ("analysis", settings.rate_limit_analysis, _analysis_key),
         )
         if text
     ]

@@ -6,6 +6,13 @@ One hash per game, on the game's slot (``game:{<id>}:analysis``, the same hash t
 ms) and ``result`` (its JSON, once done).  A
 finished game never changes, so a result is kept for good: it is the game's, as its events are.
 
+Who asked for it (``by``, a player id) and when (``asked``, ms) are kept with it: the analyses' queue serves players in
+turn (``workers/analysis_queue.py``), and when the queue's Redis loses its data the analyses asked for and not done are
+put back in their players' turns from here.  Which those are is an index, like the games in play's
+(:mod:`service.storage.inplay`): ``<prefix>analyses-pending:{<kind>-<n>}``, sets of ids over :data:`BUCKETS`
+buckets, an id entered before its claim is written and removed after its result (or failure) is; an id whose
+analysis is done, or gone, is dropped when the index is read.
+
 An imported replay's analysis is a hash of its own (``replay-analysis:{<id>}``, on its own slot: an import's key
 is not hash-tagged, and an import's keys are ``replay:<id>`` alone) that goes when the import goes: the claim writes
 the import's time left as the hash's expiry, in the same transaction, so no analysis outlives the replay it is about.
@@ -14,10 +21,15 @@ the import's time left as the hash's expiry, in the same transaction, so no anal
 from __future__ import annotations
 
 import json
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import redis
+
+#: How many sets the index of analyses asked for and not done is spread over (fixed: an id's bucket must not move).
+BUCKETS = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +39,9 @@ class AnalysisRecord:
     total: int
     version: int
     result: dict[str, Any] | None
+    #: Who asked for it (a player id; ``""`` for a record written before it was kept), and when (ms).
+    by: str = ""
+    asked: int = 0
 
 
 class AnalysisStore:
@@ -57,12 +72,14 @@ class AnalysisStore:
             int(data.get("total", 0)),
             int(data.get("version", 0)),
             json.loads(result) if result else None,
+            data.get("by", ""),
+            int(data.get("asked", 0) or 0),
         )
 
-    def claim(self, game_id: str, version: int, now_ms: int, stale_ms: int, *, ttl: int | None = None) -> bool:
-        """Mark the analysis queued unless one is done at ``version``, or queued or running and heard of within
-        ``stale_ms`` (a worker that died mid-analysis leaves it running: asked again later, it is queued again);
-        whether it was.  ``ttl``: seconds the analysis is kept (``None``: for good)."""
+    def claim(self, game_id: str, version: int, now_ms: int, stale_ms: int, *, by: str = "", ttl: int | None = None) -> bool:
+        """Mark the analysis queued, asked for ``by`` a player, unless one is done at ``version``, or queued or running
+        and heard of within ``stale_ms`` (one the queue lost, with nothing to put it back, is queued again when asked
+        for later); whether it was.  ``ttl``: seconds the analysis is kept (``None``: for good)."""
         key = self.key(game_id)
         with self.redis.pipeline() as pipe:
             while True:
@@ -77,13 +94,44 @@ class AnalysisStore:
                         return False
                     pipe.multi()
                     pipe.delete(key)
-                    pipe.hset(key, mapping={"status": "queued", "done": 0, "total": 0, "version": version, "at": now_ms})
+                    pipe.hset(
+                        key,
+                        mapping={
+                            "status": "queued",
+                            "done": 0,
+                            "total": 0,
+                            "version": version,
+                            "at": now_ms,
+                            "by": by,
+                            "asked": now_ms,
+                        },
+                    )
                     if ttl is not None:
                         pipe.expire(key, max(1, ttl))
                     pipe.execute()
                     return True
                 except redis.WatchError:
                     continue
+
+    def pending_key(self, bucket: int) -> str:
+        return f"{self.prefix}analyses-pending:{{{self.kind}-{bucket}}}"
+
+    def _bucket(self, game_id: str) -> str:
+        return self.pending_key(zlib.crc32(game_id.encode()) % BUCKETS)
+
+    def enter(self, game_id: str) -> None:
+        """Index the analysis as asked for and not done, before its claim is written."""
+        self.redis.sadd(self._bucket(game_id), game_id)
+
+    def leave(self, game_id: str) -> None:
+        """The analysis is done, failed or gone: out of the index, after its record says so."""
+        self.redis.srem(self._bucket(game_id), game_id)
+
+    def pending(self, count: int = 500) -> Iterator[str]:
+        """Every id in the index (SSCAN: one entered or removed meanwhile may or may not be seen)."""
+        for bucket in range(BUCKETS):
+            for member in self.redis.sscan_iter(self.pending_key(bucket), count=count):
+                yield _text(member)
 
     def _update(self, game_id: str, fields: dict[str, Any]) -> None:
         """Write to an analysis that is still there: one whose claim expired with its import stays gone, rather than

@@ -148,6 +148,16 @@ def test_load_bench_prints_actions_per_second_latencies_and_cpu_per_process_kind
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server is not on PATH (apt-get install redis-server)")
+def test_analysis_flood_bench_prints_both_runs_the_flood_and_the_ratios() -> None:
+    out = run_bench("analysis_flood_bench", "--seconds", "6", "--tables", "2", "--flood", "40", "--distinct", "2")
+    for line in ("without the flood:", "with the flood:", "CPU seconds with:", "analysts", "the other player's analysis"):
+        assert line in out, out
+    assert "40 requests from one token at once, 30 x 202, 10 x 429 (its budget: 30)" in out, out
+    assert re.search(r"the median of each game's largest gap [0-9.]+x, every gap's p99 [0-9.]+x", out), out
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server is not on PATH (apt-get install redis-server)")
 def test_cost_bench_prints_the_cost_of_a_move_its_parts_and_the_memory_of_a_live_and_a_finished_game() -> None:
     out = run_bench("cost_bench", "--moves", "5", "--samples", "3", "--day-turns", "3", "--idle", "1")
     assert "default rate limits (600 per minute a token" in out and "a webhook on every player" in out

@@ -22,6 +22,7 @@ def server() -> Iterator[str]:
         rate_limit_address="",
         rate_limit_signup="",
         rate_limit_import="",
+        rate_limit_analysis="",
         expert_seconds=0.05,
         max_games_in_play=0,
         max_ai_seats_in_play=0,

@@ -2,8 +2,8 @@
 browser presses "Analyse the decisions", sees the progress, then the page with the analysis; a visitor without a player
 is told where to become one; a token that no longer works is said in words.
 
-The app is served as ``red7 serve --embedded`` serves it (``serving`` of tests/service/test_play_browser.py: the jobs,
-the analyses among them, in threads of this process).
+The app is served as ``red7 serve --embedded`` serves it (``serving`` of tests/service/test_play_browser.py: the jobs in
+threads of this process, the analyses by its analysts, each computing in a child process of its own).
 """
 
 from __future__ import annotations

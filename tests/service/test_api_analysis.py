@@ -15,6 +15,11 @@ from tests.support import HUMAN, Api, ai, play_out, settings_for
 pytestmark = pytest.mark.every_store
 
 
+def waiting(runtime):
+    """The analyses waiting on the (only) queue shard, as (player, subject)."""
+    return runtime.shards[0].analyses.waiting()
+
+
 def finished_game(api):
     ana = api.player("Ana")
     game = api.game(ana["token"], [HUMAN, ai("greedy")], variant="basic", seed=5)
@@ -39,8 +44,8 @@ def test_a_finished_game_is_analysed_on_its_own_queue_and_kept_with_its_replay(a
         "url": path,
         "result": None,
     }
-    # On the analyses' queue, never the games' (where the AI turns wait).
-    assert runtime.analysis_queue.count == 1 and runtime.queue.count == 0
+    # On the analyses' queue, in Ana's turn, never the games' (where the AI turns wait).
+    assert waiting(runtime) == [(ana["id"], f"game:{game['id']}")] and runtime.queue.count == 0
     assert api.call("GET", path).get_json()["status"] == "queued"
 
     api.run_jobs()
@@ -66,7 +71,33 @@ def test_a_finished_game_is_analysed_on_its_own_queue_and_kept_with_its_replay(a
     # Asking again is harmless: the kept result, no job.
     twice = api.call("POST", path, ana["token"])
     assert twice.status_code == 202 and twice.get_json()["status"] == "done"
-    assert runtime.analysis_queue.count == 0
+    assert waiting(runtime) == []
+
+
+def test_a_token_asks_for_its_budget_of_analyses_then_429_on_both_operations(redis_pair, key_prefix):
+    runtime = build_runtime(settings_for(key_prefix, rate_limit_analysis="3 per hour"), clients=redis_pair)
+    api = Api(create_app(runtime), runtime)
+    bo, game, imported = imported_replay(api)
+    games = [game["id"]]
+    for seed in (6, 7):
+        more = api.game(bo["token"], [HUMAN, ai("greedy")], variant="basic", seed=seed)
+        play_out(api, more["id"], bo["token"])
+        games.append(more["id"])
+    asked = [api.call("POST", f"/v1/games/{g}/analysis", bo["token"]) for g in games]
+    assert [a.status_code for a in asked] == [202, 202, 202]
+    past = [
+        api.call("POST", f"/v1/games/{games[0]}/analysis", bo["token"]),
+        api.call("POST", f"/v1/replays/{imported['id']}/analysis", bo["token"]),
+    ]
+    for refused in past:
+        assert refused.status_code == 429 and refused.get_json()["code"] == "rate_limited", refused.get_json()
+        assert refused.headers["Content-Type"] == "application/problem+json"
+        assert 0 < int(refused.headers["Retry-After"]) <= 3600
+    assert waiting(runtime) == [(bo["id"], f"game:{g}") for g in games], "nothing past the budget was queued"
+    # Reading them is not asking: no budget; another token has its own.
+    assert all(api.call("GET", f"/v1/games/{g}/analysis").status_code == 200 for g in games)
+    ana = api.player("Ana")
+    assert api.call("POST", f"/v1/replays/{imported['id']}/analysis", ana["token"]).status_code == 202
 
 
 def test_a_game_in_play_is_not_analysed_and_an_unknown_one_is_not_found(api):
@@ -85,26 +116,32 @@ def test_an_analysis_is_asked_for_with_a_token(api):
     assert anonymous.status_code == 401
 
 
-def test_an_analysis_whose_worker_died_is_queued_again_when_asked_for_later(api, runtime):
+def test_an_analysis_the_queue_lost_is_queued_again_when_asked_for_later(api, runtime):
     ana, game = finished_game(api)
     path = f"/v1/games/{game['id']}/analysis"
     assert api.call("POST", path, ana["token"]).status_code == 202
-    runtime.analysis_queue.empty()  # the worker that took it died: nothing will finish it
+    runtime.shards[0].analyses.clear()  # lost with the queue's Redis, and no ticker has put it back
     runtime.analyses.store.progress(game["id"], 3, 40, 0)  # running, last heard of long ago
     assert api.call("GET", path).get_json()["status"] == "running"
     again = api.call("POST", path, ana["token"])
     assert again.status_code == 202 and again.get_json()["status"] == "queued"
-    assert runtime.analysis_queue.count == 1
+    assert waiting(runtime) == [(ana["id"], f"game:{game['id']}")]
     api.run_jobs()
     assert api.call("GET", path).get_json()["status"] == "done"
 
 
-def test_an_analysis_running_now_is_not_queued_twice(api, runtime):
+def test_an_analysis_queued_now_is_not_queued_twice_but_in_each_askers_turn(api, runtime):
     ana, game = finished_game(api)
+    bo = api.player("Bo")
     path = f"/v1/games/{game['id']}/analysis"
     assert api.call("POST", path, ana["token"]).status_code == 202
     assert api.call("POST", path, ana["token"]).get_json()["status"] == "queued"
-    assert runtime.analysis_queue.count == 1
+    assert waiting(runtime) == [(ana["id"], f"game:{game['id']}")]
+    # Bo asks for it too: it waits in his turn as well (not behind whatever else Ana asked for), and runs once.
+    assert api.call("POST", path, bo["token"]).get_json()["status"] == "queued"
+    assert sorted(waiting(runtime)) == sorted([(ana["id"], f"game:{game['id']}"), (bo["id"], f"game:{game['id']}")])
+    api.run_jobs()
+    assert api.call("GET", path).get_json()["status"] == "done" and waiting(runtime) == []
 
 
 def test_the_turns_an_ai_plays_for_a_resigned_player_count_for_no_one(api):
@@ -168,7 +205,7 @@ def test_an_imported_replay_is_analysed_as_its_game_is_and_its_replay_carries_it
         "url": path,
         "result": None,
     }
-    assert runtime.analysis_queue.count == 1 and runtime.queue.count == 0, "on the analyses' queue"
+    assert waiting(runtime) == [(bo["id"], f"replay:{imported['id']}")] and runtime.queue.count == 0, "the analyses' queue"
     api.run_jobs()
     done = api.call("GET", path).get_json()
     assert done["status"] == "done" and done["replay_id"] == imported["id"]
@@ -186,7 +223,7 @@ def test_an_imported_replay_is_analysed_as_its_game_is_and_its_replay_carries_it
     assert '"analysis"' in page
 
     twice = api.call("POST", path, bo["token"])
-    assert twice.status_code == 202 and twice.get_json()["status"] == "done" and runtime.analysis_queue.count == 0
+    assert twice.status_code == 202 and twice.get_json()["status"] == "done" and waiting(runtime) == []
 
 
 def test_an_imported_replays_analysis_is_asked_for_with_a_token_of_a_replay_there_is(api):

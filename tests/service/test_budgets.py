@@ -50,6 +50,7 @@ ALL_FOUR = {  # under 40 a window: a unit at a time, each request charged in Red
     "rate_limit_address": "39 per minute",
     "rate_limit_signup": "30 per minute",
     "rate_limit_import": "20 per minute",
+    "rate_limit_analysis": "10 per minute",
 }
 
 
@@ -64,6 +65,9 @@ def test_a_request_pays_one_command_however_many_budgets_it_draws_on(redis_pair,
     for method, path, headers, drawn in [
         ("GET", "/v1/games/g_1", {"Authorization": "Bearer t_abc"}, {"address", "token"}),
         ("POST", "/v1/replays", {"Authorization": "Bearer t_abc"}, {"address", "token", "import"}),
+        ("POST", "/v1/games/g_1/analysis", {"Authorization": "Bearer t_abc"}, {"address", "token", "analysis"}),
+        ("POST", "/v1/replays/r_1/analysis", {"Authorization": "Bearer t_abc"}, {"address", "token", "analysis"}),
+        ("GET", "/v1/games/g_1/analysis", {"Authorization": "Bearer t_abc"}, {"address", "token"}),
         ("POST", "/v1/players", {}, {"address", "signup"}),
         ("GET", "/v1/games/g_1", {}, {"address"}),
     ]:
@@ -72,7 +76,8 @@ def test_a_request_pays_one_command_however_many_budgets_it_draws_on(redis_pair,
             charges = rate.charge()
         assert {c.budget.name for c in charges} == drawn, path
         assert sent["rate limits"] == 1 and sum(sent.values()) == 2 and set(sent) <= {"EVALSHA", "EVAL", "rate limits"}, sent
-        assert all(c.count == 1 for c in charges if c.budget.name in ("signup", "import"))
+        assert all(c.count == 1 for c in charges if c.budget.name in ("signup", "import")), path
+        assert all(c.count <= 2 for c in charges if c.budget.name == "analysis"), "both operations draw on one budget"
 
 
 def test_429_with_retry_after_when_any_budget_is_spent(redis_pair, key_prefix):

@@ -2,8 +2,9 @@
 the decisions of yours the analysis labelled, each with what you played, what was best and a link to the replay viewer at
 that step; the least label shown; the next games' page; and a game not analysed yet, asked for from there.
 
-The app is served as ``red7 serve --embedded`` serves it (``serving`` of test_play_browser.py: the jobs, the analyses
-among them, in threads of this process).  The games are played through the API, as any other client's would be.
+The app is served as ``red7 serve --embedded`` serves it (``serving`` of test_play_browser.py: the jobs in threads of
+this process, the analyses by its analysts, each computing in a child process of its own).  The games are played through
+the API, as any other client's would be.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 from tests.service.test_play_browser import Server, console_problems, screenshot, serving  # noqa: E402
 from tests.service.test_play_lobby_browser import api_player, click, go, play_to_the_end, signed_in, unique  # noqa: E402
 
-#: How long one basic game's analysis may take on the embedded workers (the analyses' own queue).
+#: How long one basic game's analysis may take on the embedded analysts (on the CPU the browser and the server leave).
 ANALYSED = 90
 #: The finished games a page of the list looks at (SLIPS_GAMES in service/webclient/play/mistakes.js).
 PAGE = 5

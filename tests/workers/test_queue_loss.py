@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from service.storage.inplay import BUCKETS, GamesInPlay, bucket_of
-from tests.support import HUMAN, ai
+from tests.support import HUMAN, ai, play_out
 from workers.ticker import Ticker
 
 
@@ -22,7 +22,7 @@ def wipe_queue(api) -> None:
     keys go)."""
     raw = api.runtime.raw_redis
     prefix = api.runtime.settings.key_prefix
-    for pattern in (f"{prefix}agenda*", "rq:*", f"{prefix}jobs:*", f"{prefix}shares*", f"{prefix}ticker"):
+    for pattern in (f"{prefix}agenda*", "rq:*", f"{prefix}jobs:*", f"{prefix}shares*", f"{prefix}ticker", f"{prefix}analyses:*"):
         for key in raw.scan_iter(match=pattern):
             raw.delete(key)
 
@@ -91,6 +91,31 @@ def test_a_queue_redis_wiped_gets_every_game_in_play_back_on_its_way(api):
     agenda.look_at(timed["id"], 0)
     ticker.tick()
     assert "turn_deadline" in [j.func_name for j in api.runtime.queue.get_jobs()]
+
+
+def test_analyses_asked_for_and_not_done_are_back_in_their_askers_turns_after_the_queue_is_wiped(api):
+    ana, bo = api.player("Ana"), api.player("Bo")
+    games = []
+    for player, seed in ((ana, 5), (bo, 6), (ana, 7)):
+        game = api.game(player["token"], [HUMAN, ai("greedy")], variant="basic", seed=seed)
+        play_out(api, game["id"], player["token"])
+        games.append(game["id"])
+    for player, game_id in zip((ana, bo, ana), games, strict=True):
+        assert api.call("POST", f"/v1/games/{game_id}/analysis", player["token"]).status_code == 202
+    queue = api.runtime.shards[0].analyses
+    running = queue.take("an analyst that dies with the queue", 0)
+    assert running is not None and running.subject == f"game:{games[0]}"
+    api.runtime.analyses.run(games[2])  # done before the loss: nothing to put back
+    Ticker(api.runtime, "settle").tick()  # the agenda's marker, noted on this run
+    wipe_queue(api)
+    assert queue.waiting() == [] and queue.running() == {}
+    ticker = Ticker(api.runtime, "test")
+    ticker.tick()
+    assert ticker.seeded == 1
+    assert sorted(queue.waiting()) == sorted([(ana["id"], f"game:{games[0]}"), (bo["id"], f"game:{games[1]}")])
+    api.run_jobs()
+    assert all(api.runtime.analyses.done(g) for g in games)
+    assert list(api.runtime.analyses.pending()) == []
 
 
 def test_a_marker_that_names_another_run_of_the_queue_redis_rebuilds_the_agenda(api, monkeypatch):

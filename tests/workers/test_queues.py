@@ -12,9 +12,8 @@ from workers.runner import thread_worker
 
 
 def test_every_job_the_dispatcher_queues_is_in_the_registry_a_worker_runs():
-    # analyse, analyse_import: queued by requestAnalysis and requestImportedAnalysis (service.application.analysis),
-    # not by the dispatcher.
-    assert set(JOBS) == WATCHED | {"notices", "notify", "push", "analyse", "analyse_import"}
+    # Decision analyses are no RQ jobs: they wait in the analyses' own queue (workers/analysis_queue.py).
+    assert set(JOBS) == WATCHED | {"notices", "notify", "push"}
 
 
 def test_a_job_keeps_only_its_name_and_runs_from_the_registry(api):

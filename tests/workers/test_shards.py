@@ -13,6 +13,8 @@ import collections
 import os
 import subprocess
 import sys
+import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -30,6 +32,7 @@ from tests.slots import SlotCheckedRedis
 from tests.support import HUMAN, REAL_REDIS_SKIP, REAL_REDIS_URL, Api, ai, clean_real_redis, settings_for
 from tests.workers.test_jobs import Receiver, receiver  # noqa: F401 (fixture)
 from workers import context, notices
+from workers.analysts import AnalysisRunner
 from workers.matchmaker import Matchmaker
 from workers.queues import work
 from workers.runner import drain, thread_worker
@@ -236,6 +239,40 @@ def test_a_shard_away_stalls_its_games_alone(key_prefix):
     assert matchmaker.holds_role() and matchmaker._on == 0
     drain(runtime)  # the second shard back: its games move on
     assert all(api.view(g, token)["status"] == "finished" for ids in by_shard.values() for g in ids)
+
+
+def test_a_shard_away_stalls_its_analyses_alone(key_prefix):
+    """Each analysis waits on its subject's shard; an analyst serves every shard in turn, and passes over one that is
+    away: the other shard's analyses go on, and the away one's once it is back."""
+    sharded = in_memory(key_prefix)
+    api, servers = sharded.api, sharded.servers
+    assert servers is not None
+    runtime = api.runtime
+    token = api.player()["token"]
+    two = [ai("random"), ai("greedy")]
+    by_shard = games_on_both(api, token, two, each=2, variant="basic")
+    drain(runtime)
+    first, second = by_shard[0][:2], by_shard[1][0]
+    for game_id in (*first, second):
+        assert api.call("POST", f"/v1/games/{game_id}/analysis", token).status_code == 202
+    assert [len(shard.analyses.waiting()) for shard in runtime.shards] == [2, 1], "each on its game's shard"
+    servers[1].connected = False
+    stop = threading.Event()
+    analyst = AnalysisRunner(runtime, stop, "analyst")
+    try:
+        deadline = time.monotonic() + 60
+        while not all(runtime.analyses.done(g) for g in first):  # taken in turn: the second shard asked between
+            assert time.monotonic() < deadline, "the first shard's analyses, the second away"
+            time.sleep(0.1)
+        assert runtime.analyses.get(second).status == "queued"
+        servers[1].connected = True
+        while not runtime.analyses.done(second):
+            assert time.monotonic() < deadline, "the second shard's analysis, once it is back"
+            time.sleep(0.1)
+    finally:
+        servers[1].connected = True
+        stop.set()
+        analyst.finish(time.monotonic() + 10)
 
 
 def test_a_runtime_has_a_shard_per_url_each_with_its_own_clients():

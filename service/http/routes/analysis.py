@@ -50,9 +50,11 @@ class Analysis(MethodView):
     @v1.doc(operationId="requestAnalysis", security=TOKEN)
     def post(self, game_id: str) -> Response:
         """Ask for a finished game's decision analysis: each decision's win chance from what its mover knew, ΔW and a
-        label, each player's accuracy and luck.  Computed by the workers apart from the games; asking again is harmless."""
-        current_player()  # any player may ask (once per game: it is kept), never an anonymous caller
-        body = _game_analysis(game_id, red7_runtime().analyses.request(game_id))
+        label, each player's accuracy and luck.  Computed by the workers apart from the games, players' analyses served
+        in turn; asking again is harmless.  Requests for analyses draw on a budget of their own per token
+        (RED7_RATE_LIMIT_ANALYSIS, 30 an hour, with requestImportedAnalysis): 429 past it."""
+        asker = current_player()  # any player may ask (once per game: it is kept), never an anonymous caller
+        body = _game_analysis(game_id, red7_runtime().analyses.request(game_id, asker.id))
         return json_response(body, 202, {"Location": body["url"]})
 
     @documented_errors(404, 409, 429)
@@ -76,9 +78,10 @@ class ImportedAnalysis(MethodView):
     @v1.doc(operationId="requestImportedAnalysis", security=TOKEN)
     def post(self, replay_id: str) -> Response:
         """Ask for an imported replay's decision analysis, as requestAnalysis does for a game of this service: an
-        imported replay is a finished game.  It is kept as long as the import is (its expires_at), then goes with it."""
-        current_player()  # any player may ask, never an anonymous caller: an analysis takes a worker's minute
-        body = _imported_analysis(replay_id, red7_runtime().imported_analyses.request(replay_id))
+        imported replay is a finished game.  It is kept as long as the import is (its expires_at), then goes with it.
+        It draws on the same budget as requestAnalysis."""
+        asker = current_player()  # any player may ask, never an anonymous caller: an analysis takes a worker's minute
+        body = _imported_analysis(replay_id, red7_runtime().imported_analyses.request(replay_id, asker.id))
         return json_response(body, 202, {"Location": body["url"]})
 
     @documented_errors(404, 429)
