@@ -22,4 +22,4 @@ WORKDIR /home/red7
 USER red7
 EXPOSE 8000
 
-CMD ["gunicorn", "--config", "python:service.gunicorn_config", "service.wsgi:app"]
+CMD ["gunicorn", "--config", "python:service.processes.gunicorn_config", "service.processes.wsgi:app"]

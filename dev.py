@@ -5,7 +5,7 @@ Both make (or refresh) a virtual environment in ``.venv`` with the project and
 its test tools installed, so a fresh machine needs nothing but Python 3.11+.
 The environment is rebuilt only when ``pyproject.toml`` changes.
 
-``python3 dev.py catalogs`` extracts the texts marked in the code into ``service/locale/messages.pot`` and brings
+``python3 dev.py catalogs`` extracts the texts marked in the code into ``service/common/locale/messages.pot`` and brings
 every language's ``.po`` up to date with it (docs/languages.md); only the dates change when nothing else did.
 """
 
@@ -166,14 +166,14 @@ def stop_descendants(grace: float = 5.0) -> None:
                 break
 
 
-#: pybabel extract's keywords for our markers (service/texts.py): N_(msgid), message(code, msgid), plural(code, one, many).
+#: pybabel extract's keywords for our markers (service/common/texts.py): N_(msgid), message(code, msgid), plural(code, one, many).
 KEYWORDS = ["-k", "N_", "-k", "message:2", "-k", "plural:2,3"]
 
 
 def catalogs() -> int:
-    """Extract every marked text into service/locale/messages.pot and bring each language's .po up to date with it
+    """Extract every marked text into service/common/locale/messages.pot and bring each language's .po up to date with it
     (new entries empty, gone ones dropped): then translate what is empty; tests/test_catalogs.py says what is missing."""
-    locale = ROOT / "service" / "locale"
+    locale = ROOT / "service" / "common" / "locale"
     extract = [str(BIN / "pybabel"), "extract", "-F", str(locale / "babel.cfg"), "--no-default-keywords", *KEYWORDS]
     extract += ["--no-location", "--sort-output", "--project", "red7", "-o", str(locale / "messages.pot")]
     update = [str(BIN / "pybabel"), "update", "-i", str(locale / "messages.pot"), "-d", str(locale), "--no-wrap"]

@@ -30,11 +30,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from tests.deployment import processes, redis_server  # noqa: E402
-from tests.faults.flood import run  # noqa: E402
+from tests.faults.flood import run
+from tests.harness.deployment import processes, redis_server
 
 
 def main(argv: list[str] | None = None) -> int:

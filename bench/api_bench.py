@@ -3,7 +3,7 @@
     python -m bench.api_bench [--seconds 3] [--rounds 3] [--clients 1,16] [--rate-limits] [--floor]
 
 Starts two gunicorn servers, served alike (``--worker-class``: production's gevent workers, from
-``service/gunicorn_config.py``, by default; or ``gthread``, with ``--threads`` each): the
+``service/processes/gunicorn_config.py``, by default; or ``gthread``, with ``--threads`` each): the
 Red7 service on the real Redis (``REDIS_URL``, default
 ``redis://127.0.0.1:6379/14``, under a key prefix of its own and with rate
 limits off, or with ``--rate-limits`` charged as production charges them: see
@@ -39,7 +39,7 @@ to both), ten times their amounts per second (6000 a token, 12000 an address): t
 address with two tokens and well over 600 requests a second, are never refused.  Leases are 1/20 of a budget, so
 a process asks Redis once per 300 requests of a token here, against once per 30 with the defaults.
 
-Why production's shape by default: it is what serves the API (``service/gunicorn_config.py``), and what
+Why production's shape by default: it is what serves the API (``service/processes/gunicorn_config.py``), and what
 ``bench.load_bench`` measures.  gthread answers differently: a thread back from a Redis round trip waits for the
 GIL (up to Python's 5 ms switch interval) while another thread computes, so every round trip of a request adds
 to its latency there and not under gevent, whose greenlets give way only where they wait.  ``--worker-class
@@ -83,7 +83,7 @@ from bench.api_serving import (
     ROOT,
     WORKER_CLASSES,
     BenchRun,
-    Client,
+    KeepAliveClient,
     Server,
     bare_app,
     free_port,
@@ -97,8 +97,8 @@ __all__ = [
     "DEFAULT_REDIS",
     "ROOT",
     "TARGETS",
-    "Client",
     "GamePool",
+    "KeepAliveClient",
     "PlannedGame",
     "Request",
     "Result",
@@ -172,7 +172,7 @@ def pooled(rounds: list[Result]) -> Result:
 def cpu_of(server: Server) -> Callable[[], float]:
     """The server's CPU so far (ms): its gunicorn master and every worker below it."""
     from bench.cost_meter import cpu_ms
-    from tests.deployment import descendants
+    from tests.harness.deployment import descendants
 
     return lambda: cpu_ms([server.process.pid], descendants)
 
@@ -226,10 +226,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with servers_running(servers):
             shape = (args.workers, args.threads)
-            servers.append(start_gunicorn("service", "service.wsgi:app", env, *shape, "/readyz", logdir, args.worker_class))
+            servers.append(
+                start_gunicorn("service", "service.processes.wsgi:app", env, *shape, "/readyz", logdir, args.worker_class)
+            )
             servers.append(start_gunicorn("bare", "bench.api_serving:bare_app", env, *shape, "/bare", logdir, args.worker_class))
             service, bare_server = servers
-            setup = Client(service.port)
+            setup = KeepAliveClient(service.port)
             players = (
                 setup.json("POST", "/v1/players", {"name": "Ana"}, expect=201),
                 setup.json("POST", "/v1/players", {"name": "Bo"}, expect=201),

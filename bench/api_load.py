@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.api_serving import Client
+from bench.api_serving import KeepAliveClient
 
 # --- games played ahead of time ---------------------------------------------------------------------------------
 
@@ -78,7 +78,7 @@ def make_games(
     errors: list[BaseException] = []
 
     def work(indices: list[int]) -> None:
-        client = Client(port)
+        client = KeepAliveClient(port)
         try:
             for i in indices:
                 ana, bo = players
@@ -137,7 +137,7 @@ class Result:
         return ordered[min(len(ordered) - 1, max(0, math.ceil(p / 100 * len(ordered)) - 1))] * 1000
 
 
-Request = Callable[[Client, "ThreadState"], tuple[int, bool]]  # -> (status, keep going)
+Request = Callable[[KeepAliveClient, "ThreadState"], tuple[int, bool]]  # -> (status, keep going)
 
 
 @dataclass
@@ -168,7 +168,7 @@ def measure(
     finished_at: list[float] = []
 
     def run(index: int) -> None:
-        client = Client(port)
+        client = KeepAliveClient(port)
         state = ThreadState(index)
         latencies: list[float] = []
         ok = 0
@@ -217,7 +217,7 @@ def measure(
 
 
 def send_get(path: str, token: str | None = None) -> Request:
-    def send(client: Client, _: ThreadState) -> tuple[int, bool]:
+    def send(client: KeepAliveClient, _: ThreadState) -> tuple[int, bool]:
         status, _, _ = client.request("GET", path, token=token)
         return status, True
 
@@ -227,7 +227,7 @@ def send_get(path: str, token: str | None = None) -> Request:
 def send_bare_post() -> Request:
     body = {"steps": [{"type": "play", "card": "R7"}]}
 
-    def send(client: Client, _: ThreadState) -> tuple[int, bool]:
+    def send(client: KeepAliveClient, _: ThreadState) -> tuple[int, bool]:
         status, _, _ = client.request("POST", "/bare", body)
         return status, True
 
@@ -235,7 +235,7 @@ def send_bare_post() -> Request:
 
 
 def send_game_views(games: list[PlannedGame]) -> Request:
-    def send(client: Client, state: ThreadState) -> tuple[int, bool]:
+    def send(client: KeepAliveClient, state: ThreadState) -> tuple[int, bool]:
         game = games[state.index % len(games)]
         status, _, _ = client.request("GET", f"/v1/games/{game.game_id}", token=game.tokens[0])
         return status, True
@@ -244,7 +244,7 @@ def send_game_views(games: list[PlannedGame]) -> Request:
 
 
 def send_actions(pool: GamePool, desyncs: Counter) -> Request:
-    def send(client: Client, state: ThreadState) -> tuple[int, bool]:
+    def send(client: KeepAliveClient, state: ThreadState) -> tuple[int, bool]:
         game = state.game
         while game is None or game.next >= len(game.actions):
             game = state.game = pool.take()

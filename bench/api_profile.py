@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
 
         monkey.patch_all()
         if not args.hub_checks:
-            from service.gunicorn_worker import quick_readiness_checks
+            from service.processes.gunicorn_worker import quick_readiness_checks
 
             quick_readiness_checks()
 

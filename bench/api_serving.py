@@ -3,7 +3,7 @@
 - ``bare_app``: the bare Flask app that answers a small JSON, the benchmark's yardstick;
 - ``start_gunicorn`` / ``stop`` / ``servers_running``: a gunicorn (production's gevent, or ``gthread``) serving a WSGI app
   on a free local port, waited on until it answers, stopped gracefully at the end;
-- ``Client``: one keep-alive ``http.client`` connection;
+- ``KeepAliveClient``: one keep-alive ``http.client`` connection;
 - ``delete_keys``: every Redis key of a run deleted once it is over.
 """
 
@@ -14,7 +14,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -26,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, request
+
+from tests.harness.deployment import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,12 +50,6 @@ def _bare_post() -> Response:
 # --- servers ---------------------------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @dataclass
 class Server:
     name: str
@@ -63,7 +58,7 @@ class Server:
     log: Path
 
 
-#: The worker classes the benchmark serves with: production's (``service/gunicorn_config.py``: gevent, the problem+json
+#: The worker classes the benchmark serves with: production's (``service/processes/gunicorn_config.py``: gevent, the problem+json
 #: worker, its keep-alive and timeouts), or gunicorn's threads.
 WORKER_CLASSES = ("gevent", "gthread")
 
@@ -82,7 +77,9 @@ def start_gunicorn(
     overrides its address and its number of workers); with ``gthread``, ``threads`` threads a worker."""
     port = free_port()
     log = logdir / f"{name}.log"
-    shape = ["--config", "python:service.gunicorn_config"] if worker_class == "gevent" else ["--worker-class", "gthread"]
+    shape = (
+        ["--config", "python:service.processes.gunicorn_config"] if worker_class == "gevent" else ["--worker-class", "gthread"]
+    )
     args = [
         sys.executable,
         "-m",
@@ -117,7 +114,7 @@ def start_gunicorn(
         if process.poll() is not None:
             raise RuntimeError(f"gunicorn for {name} exited with {process.returncode}:\n{tail(log)}")
         try:
-            status, _, _ = Client(port).request("GET", ready_path)
+            status, _, _ = KeepAliveClient(port).request("GET", ready_path)
             if status == 200:
                 return server
         except OSError:
@@ -149,7 +146,11 @@ def tail(path: Path) -> str:
 # --- a keep-alive client ---------------------------------------------------------------------------------------
 
 
-class Client:
+class KeepAliveClient:
+    """One persistent ``http.client`` connection, and nothing else: what the benchmark measures must be the server's
+    cost, so its client adds as little of its own as it can (the harness's ``tests.harness.deployment.Client`` goes
+    through ``requests`` and records every answer, which the fault tests want and a benchmark does not)."""
+
     def __init__(self, port: int) -> None:
         self.port = port
         self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
@@ -239,7 +240,7 @@ class BenchRun:
             "RED7_MAX_GAMES_IN_PLAY": "1000000",
         }
         if rate_limits:
-            from service.config import Settings
+            from service.common.config import Settings
 
             defaults = Settings()
             for name, limit in (("TOKEN", defaults.rate_limit_token), ("ADDRESS", defaults.rate_limit_address)):

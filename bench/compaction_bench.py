@@ -22,15 +22,12 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from replays.verify import verify_replay  # noqa: E402
-from service.config import Settings  # noqa: E402
-from service.http.app import create_app  # noqa: E402
-from service.runtime import build_runtime, connect  # noqa: E402
-from tests.deployment import redis_server  # noqa: E402
-from tests.support import HUMAN, Api, ai, play_out  # noqa: E402
+from replays.verify import verify_replay
+from service.common.config import Settings
+from service.http.app import create_app
+from service.runtime import build_runtime, connect
+from tests.harness.deployment import redis_server
+from tests.harness.support import HUMAN, Api, ai, play_out
 
 SEATS = [HUMAN, ai("greedy"), ai("random")]
 

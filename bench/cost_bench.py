@@ -60,19 +60,16 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import requests
+from rq import Queue
+from rq.registry import StartedJobRegistry
 
-import requests  # noqa: E402
-from rq import Queue  # noqa: E402
-from rq.registry import StartedJobRegistry  # noqa: E402
-
-from bench.cost_keys import KeyLedger, by_kind  # noqa: E402
-from bench.cost_meter import Cost, Meter  # noqa: E402
-from bench.cost_owners import monitored, tally  # noqa: E402
-from service.config import Settings  # noqa: E402
-from tests.deployment import Client, RedisServer, descendants, processes, redis_server  # noqa: E402
-from tests.faults.players import pick  # noqa: E402
+from bench.cost_keys import KeyLedger, by_kind
+from bench.cost_meter import Cost, Meter
+from bench.cost_owners import monitored, tally
+from service.common.config import Settings
+from tests.faults.players import pick
+from tests.harness.deployment import Client, RedisServer, descendants, processes, redis_server
 
 DEFAULTS = Settings()
 SEATS = [{"kind": "human"}, {"kind": "ai", "level": "greedy"}, {"kind": "ai", "level": "random"}]

@@ -38,14 +38,11 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import requests
 
-import requests  # noqa: E402
-
-from bench.cost_meter import cpu_ms  # noqa: E402
-from tests.deployment import Client, Processes, descendants, processes, redis_server  # noqa: E402
-from tests.faults.players import pick  # noqa: E402
+from bench.cost_meter import cpu_ms
+from tests.faults.players import pick
+from tests.harness.deployment import Client, Processes, descendants, processes, redis_server
 
 
 @dataclass
@@ -132,7 +129,7 @@ def kind_of(args: list[str]) -> str:
     """Which kind of process a command line starts: gunicorn, a ``red7 worker``, or something else."""
     if "gunicorn" in args:
         return "gunicorn"
-    if args[-1:] == ["worker"] and "service.cli" in args:
+    if args[-1:] == ["worker"] and "service.processes.cli" in args:
         return "workers"
     return "other"
 

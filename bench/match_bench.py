@@ -30,8 +30,8 @@ import fakeredis
 import redis
 
 from service.application.games import GameService
-from service.application.matching import MatchService
-from service.matchmaking import (
+from service.application.matchmaking import MatchService
+from service.domain.matchmaking import (
     Kind,
     RatingRange,
     Ticket,
@@ -42,7 +42,7 @@ from service.matchmaking import (
     find_matches,
 )
 from service.storage.events import EventStore
-from service.storage.matches import PoolStreams, TicketIndex
+from service.storage.matchmaking import PoolStreams, TicketIndex
 from service.storage.players import PlayerStore
 
 KINDS = [

@@ -27,16 +27,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from rq import Queue
+from rq.registry import StartedJobRegistry
 
-from rq import Queue  # noqa: E402
-from rq.registry import StartedJobRegistry  # noqa: E402
-
-from bench.cost_bench import DEFAULTS, PRODUCTION, Frontend, webhook_receiver  # noqa: E402
-from service.application.push import new_vapid_key, public_key_of  # noqa: E402
-from tests.deployment import Client, RedisServer, free_port, processes  # noqa: E402
-from tests.workers.push_service import PushService  # noqa: E402
+from bench.cost_bench import DEFAULTS, PRODUCTION, Frontend, webhook_receiver
+from service.application.push import new_vapid_key, public_key_of
+from tests.harness.deployment import Client, RedisServer, free_port, processes
+from tests.workers.push_service import PushService
 
 GREEDY_RANDOM = [{"kind": "human"}, {"kind": "ai", "level": "greedy"}, {"kind": "ai", "level": "random"}]
 EXPERTS = [{"kind": "human"}, {"kind": "ai", "level": "expert"}, {"kind": "ai", "level": "expert"}]

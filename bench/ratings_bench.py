@@ -6,8 +6,8 @@
     python -m bench.ratings_bench fast     [--players 100000]      # update and leaderboard latency, Redis and cluster
 
 Every game is played by the engine's bots and turned into a ladder's result by the service's own code: the game
-folded as the service folds it (:func:`service.game.load`), its standing and result (:func:`service.ratings.result_of`),
-and the ladder's fold (:func:`service.ratings.fold`).
+folded as the service folds it (:func:`service.domain.game.load`), its standing and result
+(:func:`service.domain.ratings.result_of`), and the ladder's fold (:func:`service.domain.ratings.fold`).
 
 ``ranks``: rated games of 2, 3 and 4 AI seats of mixed levels (the expert on a fixed budget of samples per move,
 ``--iterations``, 128 by default, so every game is reproducible; about 5 minutes); then the ratings (μ) of the
@@ -33,25 +33,21 @@ import math
 import os
 import random
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from engine import Event, Variant  # noqa: E402
-from engine.bots import GreedyBot, RandomBot  # noqa: E402
-from engine.expert import ExpertBot  # noqa: E402
-from engine.legal import Position  # noqa: E402
-from engine.selfplay import play_game  # noqa: E402
-from engine.steps import Step  # noqa: E402
-from service.game import decode, event_envelope, load  # noqa: E402
-from service.lobby import GameCreated, LobbyEvent, SeatSpec, SeatTaken  # noqa: E402
-from service.ratings import EVERY_RESULT, MODEL, NEW, Ladder, Placing, Rating, Result, fold, result_of  # noqa: E402
+from engine import Event, Variant
+from engine.bots import GreedyBot, RandomBot
+from engine.expert import ExpertBot
+from engine.legal import Position
+from engine.selfplay import play_game
+from engine.steps import Step
+from service.domain.game import decode, event_envelope, load
+from service.domain.lobby import GameCreated, LobbyEvent, SeatSpec, SeatTaken
+from service.domain.ratings import EVERY_RESULT, MODEL, NEW, Ladder, Placing, Rating, Result, fold, result_of
 
 LEVELS = ("random", "greedy", "expert")
 
@@ -208,7 +204,7 @@ def predicts(args: argparse.Namespace) -> dict[str, float]:
     tested = 0
     for n, result in enumerate(results):
         # The model alone: every result counts (the rules against farming choose which results count, not how; a
-        # population of newcomers playing only each other would otherwise never be rated: service/ratings.py).
+        # population of newcomers playing only each other would otherwise never be rated: service/domain/ratings.py).
         ladder = ladders.setdefault(result.ladder, Ladder(result.ladder, rules=EVERY_RESULT))
         seats = result.seats
         if n >= split:
@@ -280,7 +276,7 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 def fill(client: Any, store: Any, ladder: str, players: int, seed: int) -> None:
     """``players`` rated players on ``ladder``, written straight (records and leaderboard), as ratings a ladder holds."""
-    from service.ratings import Record, exact, text
+    from service.domain.ratings import Record, exact, text
 
     rng = random.Random(seed)
     batch = 2000
@@ -389,7 +385,7 @@ def _text(value: bytes | str) -> str:
 
 def fast(args: argparse.Namespace) -> None:
     from service.storage.connections import store_client
-    from tests.deployment import REDIS_SERVER, RedisCluster, redis_server
+    from tests.harness.deployment import REDIS_SERVER, RedisCluster, redis_server
 
     if REDIS_SERVER is None:
         raise SystemExit("fast needs redis-server on the PATH (it starts its own, and a cluster)")

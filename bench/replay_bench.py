@@ -83,7 +83,7 @@ def main() -> None:
 
 def import_costs(document: dict, repeat: int) -> None:
     """Median time of ``POST /v1/replays`` for the real file and for the dearest files within the bounds."""
-    from service.config import Settings
+    from service.common.config import Settings
     from service.http.app import create_app
     from service.runtime import build_runtime
 

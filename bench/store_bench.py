@@ -27,7 +27,7 @@ import redis
 
 from bench.replay_bench import long_game
 from service.application.games import GameService
-from service.game import load
+from service.domain.game import load
 from service.storage.events import EventStore
 from service.storage.players import PlayerStore
 

@@ -44,7 +44,7 @@ play anything at 100% accuracy, and at tables of mixed strength the weakest
 player scored a higher accuracy than a stronger one.  So the same fresh deals
 also measure the *place share* (:func:`place_share`): the expected share of the
 other seats the mover finishes the match ahead of — the standing the ladders
-rate (service/ratings.py), which a player who can no longer win still plays
+rate (service/domain/ratings.py), which a player who can no longer win still plays
 for.  Its drop ΔP is the best measured turn's lead in it (0 if none; the turns
 measured are the leaders in win chance, so a turn best only for the place can
 be missed).  With two players, and in the basic game, it is ΔW exactly.  Labels
@@ -216,7 +216,7 @@ def place_share(me: int, winner: int, rule: int, palettes: Sequence[int], scored
     """The expected share of the other seats ``me`` finishes the match ahead of, from the end of a round.
 
     1 is first, 0 last; with two players it is :func:`win_chance`.  It is the
-    standing the ladders rate (service/ratings.py), read as a score: a seat that
+    standing the ladders rate (service/domain/ratings.py), read as a score: a seat that
     can no longer win still plays for its place, and this still moves when the
     chance to win no longer does.  Advanced: a game that ends here is ranked as
     docs/rules.md 25 ranks it (a tie counts half); otherwise each other seat is

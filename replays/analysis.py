@@ -20,7 +20,7 @@ from typing import Any
 
 from engine.analysis import DEFAULT_BUDGET, Budget, analyse, summarise
 from engine.events import EVENT_TYPES
-from service.game import engine_event
+from service.domain.game import engine_event
 
 #: The analysis seed of the service: fixed, so that the same events always give the same analysis.
 ANALYSIS_SEED = 23

@@ -30,9 +30,9 @@ from engine import (
 from engine.cards import card_names
 from engine.rules import leading_seat, qualifying_mask
 from replays.explain import explain_text
-from service.game import Game, apply, apply_engine, engine_event, redact_envelope, upcast
-from service.lobby import LOBBY_TYPES
-from service.texts import DEFAULT, Text, message, render
+from service.common.texts import DEFAULT, Text, message, render
+from service.domain.game import Game, apply, apply_engine, engine_event, redact_envelope, upcast
+from service.domain.lobby import LOBBY_TYPES
 
 REPLAY_FORMAT = "red7-replay/1"
 FULL = "full"

@@ -4,7 +4,7 @@ Each explanation is made from the state before and after the event, so it can
 say who was winning under a new rule and with which cards, why a player went
 out (both sides' qualifying cards), and what a winner scored.
 
-An explanation is a :class:`~service.texts.Text` — a stable code and its parameters, no words of any language
+An explanation is a :class:`~service.common.texts.Text` — a stable code and its parameters, no words of any language
 (players' names, card notation, numbers, a rule's colour letter, or other texts) — so the same events read in every
 language the catalogs hold (:func:`explain_text`; :func:`explain` renders one).
 """
@@ -37,9 +37,9 @@ from engine import (
     format_cards,
 )
 from engine.rules import leading_seat, qualifying_mask, strength
-from service.texts import CARDS, DEFAULT, POINTS, Text, message, render
-from service.texts import count as counted
-from service.texts import rule as rule_text
+from service.common.texts import CARDS, DEFAULT, POINTS, Text, message, render
+from service.common.texts import count as counted
+from service.common.texts import rule as rule_text
 
 Names = Callable[[int], str]
 

@@ -3,7 +3,7 @@
 A file can hold anything, and an import keeps its events (:mod:`replays.verify`): so every event must be
 what the service itself writes, member for member.  Each is of its type's members, each of the JSON type
 and range the service writes it with (a card as ``"R7"``, a seat of the game, an AI level of the engine's,
-a player's name by the API's rule for names: :func:`service.game.name_problem`), and no other member (one
+a player's name by the API's rule for names: :func:`service.domain.game.name_problem`), and no other member (one
 the service never writes would be kept, and served with the replay).  What follows from the events (the
 header, each step, the outcome) is then held to the replay rebuilt from them, in :mod:`replays.verify`.
 
@@ -25,8 +25,8 @@ from typing import Any
 from engine import EVENT_SCHEMA_VERSION, Card, Color
 from engine.cards import ALL_CARDS
 from engine.events import EVENT_TYPES, Variant
-from service.game import name_problem, unprintable
-from service.lobby import AI_LEVELS, DAYS_PER_TURN, LOBBY_TYPES, OPTIONAL_CREATED, ORIGINS
+from service.domain.game import name_problem, unprintable
+from service.domain.lobby import AI_LEVELS, DAYS_PER_TURN, LOBBY_TYPES, OPTIONAL_CREATED, ORIGINS
 
 Problem = tuple[str, str]
 #: A member's check: why the value is not what the service writes there, or ``None``.
@@ -152,7 +152,7 @@ LOBBY_MEMBERS: dict[str, tuple[dict[str, Check], frozenset[str]]] = {
             "seed": _whole(0, 2**64 - 1),
             "deck": _optional(_deck),
             "join_code": _text(64),  # never in an export (replays show none), but not out of place in a game's first event
-            # The options of how a game came to be (service.lobby.OPTIONAL_CREATED: written only when set).
+            # The options of how a game came to be (service.domain.lobby.OPTIONAL_CREATED: written only when set).
             "listed": _boolean,
             "rated": _boolean,
             "days_per_turn": _one_of(*DAYS_PER_TURN),

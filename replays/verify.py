@@ -32,7 +32,7 @@ from engine.cards import ALL_CARDS, FULL_MASK, cards_in
 from engine.shuffle import deal, shuffled
 from replays.build import FULL, REPLAY_FORMAT, build_replay, content_hash
 from replays.shape import Problem, shape_problems, shown
-from service.game import NAME_LENGTH, unprintable
+from service.domain.game import NAME_LENGTH, unprintable
 
 #: Members of a step that are facts of the event it is (its text is words, its state is compared on its own).
 STEP_FACTS = ("index", "n", "type", "seat", "at")

@@ -21,7 +21,7 @@ from typing import Any
 
 from replays.build import BEFORE_FIRST
 from replays.explain import _FINISH
-from service.texts import DEFAULT
+from service.common.texts import DEFAULT
 from service.webclient import assets, words
 from service.webclient.words import embed_json
 

@@ -17,21 +17,27 @@ import redis
 from redis import Redis  # for Runtime's fields: in its body, ``redis`` is the field of that name
 
 from service.application.analysis import AnalysisService, Enqueue, game_subjects, imported_subjects
+from service.application.calendars import Calendars
 from service.application.challenges import ChallengeService
 from service.application.departures import GameDepartures
 from service.application.followups import FollowUps, play_on_levels
 from service.application.games import GameService
 from service.application.imports import ImportedReplays
-from service.application.matching import MatchService
+from service.application.matchmaking import MatchService
 from service.application.players import PlayerService
 from service.application.push import PushService
 from service.application.rated_play import RatedPlay, RatedPlayRules
 from service.application.ratings import RatingService
 from service.application.review import MistakeReview
-from service.application.tickets import StreamTickets
-from service.application.timing import Calendars
-from service.config import Settings
-from service.destinations import Destinations
+from service.application.stream_tickets import StreamTickets
+from service.common.config import Settings
+from service.jobqueue.agenda import Agenda
+from service.jobqueue.analysis_queue import AnalysisQueue, subject
+from service.jobqueue.dispatch import RECHECK_AFTER, Dispatcher
+from service.jobqueue.queues import JobQueue, new_queue
+from service.jobqueue.shards import QueueShard, ShardedFollowUps, shard_of
+from service.jobqueue.shares import Shares
+from service.outbound.destinations import Destinations
 from service.storage.aborts import AbortLog
 from service.storage.analyses import AnalysisStore
 from service.storage.calendars import CalendarStreams
@@ -39,18 +45,12 @@ from service.storage.challenges import ChallengeIndex, ChallengeStreams
 from service.storage.changes import ChangeWatch
 from service.storage.connections import BadRedisUrl, blocking_client, is_cluster, queue_client, store_client
 from service.storage.events import EventStore
-from service.storage.matches import PoolStreams, TicketIndex
+from service.storage.matchmaking import PoolStreams, TicketIndex
 from service.storage.players import PlayerStore
 from service.storage.push import PushSubscriptions
 from service.storage.ratings import RatingStore
 from service.storage.replays import ReplayStore
-from service.storage.tickets import TicketStore
-from workers.agenda import Agenda
-from workers.analysis_queue import AnalysisQueue, subject
-from workers.dispatch import RECHECK_AFTER, Dispatcher
-from workers.queues import JobQueue, new_queue
-from workers.shards import QueueShard, ShardedFollowUps, shard_of
-from workers.shares import Shares
+from service.storage.stream_tickets import TicketStore
 
 
 @dataclass
@@ -71,7 +71,7 @@ class Runtime:
     #: timeout of ``raw_redis``: a pool of its own with a longer one (the in-memory store has none: ``raw_redis``)
     worker_redis: Redis
     accounts: PlayerService  # players and their tokens as requests ask for them (the routes' way to the player store)
-    challenges: ChallengeService  # challenges to named players: made, answered, cancelled, listed (service/challenges.py)
+    challenges: ChallengeService  # challenges to named players: made, answered, cancelled, listed (service/domain/challenges.py)
     ratings: RatingService  # the ladders: finished rated games applied once, leaderboards, a player's ratings
     matches: MatchService  # quick match: players' tickets, and the matchmaker's pass (workers.matchmaker)
     calendars: Calendars  # players' time zones, weekends and vacations: what times their correspondence turns
@@ -83,7 +83,7 @@ class Runtime:
     #: What time it is, for everything that keeps time (the application, the dispatcher, the ticker, the jobs): a test
     #: moves it to play days in seconds.
     clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
-    #: The queue's shards (``RED7_QUEUE_URL`` naming several: workers/shards.py), shard 0 the one the fields above name.
+    #: The queue's shards (``RED7_QUEUE_URL`` naming several: service/jobqueue/shards.py), shard 0 the one the fields above name.
     shards: list[QueueShard] = field(default_factory=list)
     #: The application's follow-ups: the dispatcher itself for one shard, else each game's shard's (ShardedFollowUps).
     followups: FollowUps | None = None
@@ -147,7 +147,7 @@ def build_runtime(
     """Everything wired up; ``clock``: what time it is for all of it (a test's, to move; default: the wall clock).
 
     ``queues``: the queue shards' bytes clients (a test's; default: ``clients``' queue client alone when given, else
-    one per URL of ``RED7_QUEUE_URL``), each served by a dispatcher of its own (workers/shards.py).
+    one per URL of ``RED7_QUEUE_URL``), each served by a dispatcher of its own (service/jobqueue/shards.py).
     """
     settings = settings or Settings.from_env()
     now = clock or (lambda: datetime.now(UTC))

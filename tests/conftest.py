@@ -4,8 +4,8 @@ The stores' contract suites — every test that uses ``backend`` without the
 HTTP app — run on fakeredis and on the real Redis, and those marked
 ``on_cluster`` on a Redis Cluster too: they are where the stores meet real
 servers.  The suites above them (the application through HTTP, the jobs) run
-on fakeredis, slot-checked (``tests/slots.py``); each family of routes also has
-a smoke test on the real Redis (``tests/service/test_real_redis.py``, marked
+on fakeredis, slot-checked (``tests/harness/slots.py``); each family of routes also has
+a smoke test on the real Redis (``tests/service/http/test_real_redis.py``, marked
 ``every_store``).  Tests that must see both on purpose are marked so too.
 
 The real Redis is the one named by ``RED7_TEST_REDIS_URL`` (``.ci/run`` sets it to
@@ -30,13 +30,13 @@ import fakeredis
 import pytest
 import redis
 
-from service.config import Settings
+from service.common.config import Settings
 from service.http.app import create_app
 from service.runtime import Runtime, build_runtime
 from service.storage.connections import CLUSTER_TRANSACTIONS
-from tests.deployment import NO_REDIS_CLUSTER, REDIS_CLI, REDIS_SERVER, RedisCluster, RedisServer
-from tests.slots import SlotCheckedRedis
-from tests.support import REAL_REDIS_SKIP, REAL_REDIS_URL, Api, clean_real_redis, settings_for
+from tests.harness.deployment import NO_REDIS_CLUSTER, REDIS_CLI, REDIS_SERVER, RedisCluster, RedisServer
+from tests.harness.slots import SlotCheckedRedis
+from tests.harness.support import REAL_REDIS_SKIP, REAL_REDIS_URL, Api, clean_real_redis, settings_for
 
 NO_CLUSTER_CLIENT = f"redis-py {redis.__version__} runs no transaction on a cluster (6.1+): the service refuses one with it"
 BACKENDS = ["fakeredis", pytest.param("real", marks=pytest.mark.real_redis)]
@@ -118,7 +118,7 @@ def redis_pair(request, backend: str, key_prefix: str) -> Iterator[tuple[redis.R
 
     On fakeredis and the real Redis both are on one server; on the cluster the stores' client is a cluster
     client and the queue's is on the standalone Redis beside it.  On fakeredis the stores' client is
-    slot-checked (``tests/slots.py``): a script, transaction or command of theirs that a Redis Cluster would
+    slot-checked (``tests/harness/slots.py``): a script, transaction or command of theirs that a Redis Cluster would
     refuse for spanning two slots fails the test.
     """
     if backend == "fakeredis":

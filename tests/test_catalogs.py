@@ -1,7 +1,7 @@
 """The catalogs are kept whole: every language has every text the code marks, none fuzzy, none empty, each with the
 English placeholders, and the template is what the code says today (docs/languages.md; `python3 dev.py catalogs`).
 
-The catalogs are ``.po`` files compiled in memory when first used (service/texts.py): there is no ``.mo`` to go stale.
+The catalogs are ``.po`` files compiled in memory when first used (service/common/texts.py): there is no ``.mo`` to go stale.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from babel.messages.pofile import read_po
 import replays.build
 import service.http.app
 import workers.jobs
-from service.texts import LANGUAGES, LOCALE_DIR, MESSAGES, Text, render, say, translations
+from service.common.texts import LANGUAGES, LOCALE_DIR, MESSAGES, Text, render, say, translations
 
 ROOT = Path(__file__).resolve().parents[1]
-#: The markers of service/texts.py, as dev.py's catalogs command gives them to pybabel extract.
+#: The markers of service/common/texts.py, as dev.py's catalogs command gives them to pybabel extract.
 KEYWORDS = {"N_": None, "message": (2,), "plural": (2, 3)}
 PLACEHOLDER = re.compile(r"%\((\w+)\)([sd])")
 assert service.http.app and replays.build and workers.jobs  # imported for the messages they register

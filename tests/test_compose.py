@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.documents import block, commands
+from tests.harness.documents import block, commands
 
 yaml = pytest.importorskip("yaml", reason="PyYAML reads docker-compose.yml (add pyyaml to the test extra)")
 
@@ -148,7 +148,7 @@ def test_the_api_runs_gunicorn_with_gevent_workers_on_an_importable_wsgi_app(ser
     assert args[0] == "gunicorn", args
     assert args == dockerfile_cmd(), "compose and the image serve the API the same way"
     config = option(args, "--config") or option(args, "-c")
-    assert config == "python:service.gunicorn_config", args
+    assert config == "python:service.processes.gunicorn_config", args
     monkeypatch.delenv("RED7_BIND", raising=False)
     monkeypatch.delenv("WEB_CONCURRENCY", raising=False)
     settings = importlib.import_module(config.removeprefix("python:"))
@@ -160,7 +160,7 @@ def test_the_api_runs_gunicorn_with_gevent_workers_on_an_importable_wsgi_app(ser
     assert issubclass(getattr(importlib.import_module(module), name), GeventWorker), worker
     assert settings.worker_connections >= 1000
     target = args[-1]
-    assert target == "service.wsgi:app", target
+    assert target == "service.processes.wsgi:app", target
     module_name, _, attribute = target.partition(":")
     monkeypatch.delenv("REDIS_URL", raising=False)  # the import builds the app: the embedded store is enough here
     app = getattr(importlib.import_module(module_name), attribute)
@@ -180,7 +180,7 @@ def test_the_worker_command_is_a_console_script_of_this_package(services, pyproj
     assert script in scripts, f"{script} is not in [project.scripts]: {scripts}"
     module_name, _, function = scripts[script].partition(":")
     main = getattr(importlib.import_module(module_name), function)
-    assert module_name == "service.cli"
+    assert module_name == "service.processes.cli"
     with pytest.raises(SystemExit) as exit_:
         main([subcommand, "--help"])  # argparse exits 0 for a known subcommand's help, 2 for an unknown one
     assert exit_.value.code == 0, capsys.readouterr().err
@@ -305,7 +305,7 @@ def test_every_node_and_the_queue_persist_on_a_volume_of_their_own(scaled):
 
 
 def test_api_and_workers_use_the_cluster_for_the_stores_and_the_queue_redis_for_rq(scaled):
-    from service.config import Settings
+    from service.common.config import Settings
     from service.storage.connections import is_cluster, parse_locations
 
     services = scaled["services"]
@@ -360,7 +360,7 @@ def test_the_sharded_files_queue_is_two_redis_servers_each_persisted_on_a_volume
 
 
 def test_the_sharded_files_api_and_workers_name_both_shards_and_wait_for_them(sharded):
-    from service.config import Settings
+    from service.common.config import Settings
 
     services = sharded["services"]
     for name in ("api", "worker"):
@@ -385,7 +385,7 @@ def test_the_sharded_files_api_and_worker_run_as_the_main_files_do(sharded, serv
 
 @pytest.mark.parametrize("path", [COMPOSE, ROOT / "docker-compose.cluster.yml", SHARDS_COMPOSE], ids=lambda p: p.name)
 def test_games_and_analyses_run_on_workers_of_their_own_kind_that_scale(path, capsys):
-    from service.cli import main
+    from service.processes.cli import main
 
     services = yaml.safe_load(path.read_text())["services"]
     worker, analyst = services["worker"], services["analyst"]

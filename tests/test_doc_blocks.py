@@ -29,8 +29,8 @@ from typing import Any, ClassVar
 import pytest
 import requests
 
-from tests.browser import NO_CHROMIUM, chromium, served
-from tests.deployment import (
+from tests.harness.browser import NO_CHROMIUM, chromium, served
+from tests.harness.deployment import (
     NO_REDIS_SERVER,
     PORT_TRIES,
     REDIS_SERVER,
@@ -43,7 +43,7 @@ from tests.deployment import (
     serving,
     stop_group,
 )
-from tests.documents import block, commands
+from tests.harness.documents import block, commands
 
 CURL = shutil.which("curl")
 CHROMIUM_HERE = os.access("/usr/bin/chromium", os.X_OK) and os.access("/usr/bin/chromedriver", os.X_OK)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import re
 
-from tests.documents import DOCS, ROOT, RUNNABLE, block, blocks, documents, fenced, headings, lines_outside_code, text
+from tests.harness.documents import DOCS, ROOT, RUNNABLE, block, blocks, documents, fenced, headings, lines_outside_code, text
 
 #: README.md is a door, not a manual.
 README_MAX_LINES = 300
@@ -76,14 +76,14 @@ def test_every_link_lands_on_a_file_and_a_heading_that_are_there():
 
 
 def taken_blocks() -> set[tuple[str, str]]:
-    """(document, code) of every block a test takes: each call of ``block`` or ``blocks`` of tests/documents.py in the
+    """(document, code) of every block a test takes: each call of ``block`` or ``blocks`` of tests/harness/documents.py in the
     tests, with its document, heading and language as literal strings."""
     taken = set()
     for path in (ROOT / "tests").rglob("*.py"):
         if "node_modules" in path.parts:
             continue
         tree = ast.parse(path.read_text(), str(path))
-        if not any(isinstance(node, ast.ImportFrom) and node.module == "tests.documents" for node in ast.walk(tree)):
+        if not any(isinstance(node, ast.ImportFrom) and node.module == "tests.harness.documents" for node in ast.walk(tree)):
             continue
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call) or len(node.args) != 3:
@@ -98,8 +98,8 @@ def taken_blocks() -> set[tuple[str, str]]:
 
 
 def test_every_runnable_block_is_run_by_a_test():
-    """A ``sh``, ``python``, ``js`` or ``ts`` block (the languages of tests/documents.py's ``RUNNABLE``) in README.md or
-    docs/ is taken by a test through tests/documents.py, which runs it as printed."""
+    """A ``sh``, ``python``, ``js`` or ``ts`` block (the languages of tests/harness/documents.py's ``RUNNABLE``) in README.md or
+    docs/ is taken by a test through tests/harness/documents.py, which runs it as printed."""
     taken = taken_blocks()
     assert len({document for document, _ in taken}) >= 6, "the tests take blocks from the README and from docs/"
     untested = [

@@ -31,7 +31,7 @@ def test_no_job_passes_state_through_a_context_variable():
 
 
 def test_nothing_compares_a_refusals_code_to_decide_what_to_do():
-    """Callers catch a refusal's type (service/errors.py); only the HTTP layer looks up codes, to map them."""
+    """Callers catch a refusal's type (service/common/errors.py); only the HTTP layer looks up codes, to map them."""
     offenders = []
     for path in sources(*PACKAGES):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -47,7 +47,7 @@ def _store_attributes() -> set[str]:
     """The names under which the runtime and its application services hold a store or a Redis client."""
     import redis
 
-    from service.config import Settings
+    from service.common.config import Settings
     from service.runtime import build_runtime
 
     runtime = build_runtime(Settings(key_prefix="red7-test:layers:"))  # embedded: an in-memory Redis, no I/O
@@ -76,3 +76,33 @@ def test_the_http_layer_reaches_no_store_through_an_attribute():
             if isinstance(node, ast.Attribute) and node.attr in stores:
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} .{node.attr}")
     assert offenders == []
+
+
+def _layer_folders() -> list[str]:
+    """The folders (packages) the layers contract names, from pyproject.toml's first import-linter contract."""
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    layers = next(contract["layers"] for contract in contracts if contract["type"] == "layers")
+    return [name.strip() for layer in layers for name in layer.split("|")]
+
+
+def test_every_module_of_ours_lies_in_a_folder_the_layers_name():
+    """A module's folder says what it may import (ARCHITECTURE.md): a module outside every folder the layers contract
+    names would be held to nothing, so a new file dropped beside the folders fails here."""
+    folders = _layer_folders()
+    assert all("." in name or name in PACKAGES for name in folders)
+    outside = []
+    for path in sources(*PACKAGES):
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        if module in PACKAGES:  # a top-level package's own __init__: a docstring, nothing to import
+            continue
+        if not any(module == folder or module.startswith(folder + ".") for folder in folders):
+            outside.append(module)
+    assert outside == []
+
+
+def test_the_layers_contract_names_folders_and_the_composition_root_only():
+    """Every name in the layers is a package (a folder), but the composition root, one module by design."""
+    modules = [name for name in _layer_folders() if not (ROOT / name.replace(".", "/")).is_dir()]
+    assert modules == ["service.runtime"]

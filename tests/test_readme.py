@@ -25,11 +25,11 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.browser import NO_CHROMIUM
 from tests.clients.support import NO_NODE, TYPESCRIPT, guide_command, no_npm_tool, no_python_generator
-from tests.deployment import PORT_TRIES, Served, answers_200, free_port, red7_serve, serving, stop_group
-from tests.documents import block, commands, section
-from tests.support import NO_REAL_REDIS_URL
+from tests.harness.browser import NO_CHROMIUM
+from tests.harness.deployment import PORT_TRIES, Served, answers_200, free_port, red7_serve, serving, stop_group
+from tests.harness.documents import block, commands, section
+from tests.harness.support import NO_REAL_REDIS_URL
 
 ROOT = Path(__file__).resolve().parent.parent
 API_LINE = "API=http://127.0.0.1:8000/v1"

@@ -2,10 +2,10 @@
 have them computed in a process of their own at the lowest CPU priority.
 
 Each analyst runs one analysis at a time, so a worker runs at most ``RED7_ANALYSIS_THREADS`` at once (1 by default),
-whatever the number of queue shards: it takes from each shard's queue in turn (:mod:`workers.analysis_queue`: players
+whatever the number of queue shards: it takes from each shard's queue in turn (:mod:`service.jobqueue.analysis_queue`: players
 in turn, a share each, leases).  The thread itself only reads the replay, hands it to its child
 (:class:`workers.analyst.Analyst`), writes the progress and the result, and renews its lease every
-:data:`~workers.analysis_queue.RENEW_EVERY` seconds: it waits on a pipe, and holds the process's GIL for
+:data:`~service.jobqueue.analysis_queue.RENEW_EVERY` seconds: it waits on a pipe, and holds the process's GIL for
 milliseconds an analysis.  A stopping worker gives its analysis back to the queue at once (another worker's analyst
 takes it); a killed one's lease lapses and the next take puts the analysis back.
 
@@ -23,9 +23,9 @@ from typing import Any
 import redis
 
 from service.application.analysis import AnalysisInterrupted, AnalysisService
+from service.jobqueue.analysis_queue import RENEW_EVERY, AnalysisQueue, Taken, parse
 from service.runtime import Runtime
 from workers import context
-from workers.analysis_queue import RENEW_EVERY, AnalysisQueue, Taken, parse
 from workers.analyst import Analyst, Interrupted
 
 log = logging.getLogger("red7.analysts")

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
-from service.config import Settings
+from service.common.config import Settings
 from service.runtime import Runtime, build_runtime
 
 _runtime: Runtime | None = None

@@ -16,13 +16,13 @@ from typing import Any
 from engine import DealRound, Event, Fold, GameState, Phase, RuleViolation, ScoreRound, decide_and_fold, decide_steps
 from service.application.followups import plays_on
 from service.application.ratings import LadderBusy
-from service.clock import deadline
-from service.game import Game, decode, folded
-from service.lobby import LobbyEvent, TurnTimedOut
-from workers.ai import choose_steps
+from service.domain.ai import choose_steps
+from service.domain.deadlines import deadline
+from service.domain.game import Game, decode, folded
+from service.domain.lobby import LobbyEvent, TurnTimedOut
+from service.jobqueue.queues import PermanentJobError
 from workers.context import runtime
 from workers.notices import notices, notify, push
-from workers.queues import PermanentJobError
 
 log = logging.getLogger("red7.jobs")
 
@@ -145,7 +145,7 @@ def turn_deadline(game_id: str, version: int, deadline_ms: int | None = None) ->
     """The turn ran out: the stalled seat folds, or an AI plays the turn for it if the game says so; or, in a
     correspondence game whose mover has vacation left, a vacation is taken from the deadline (their clocks stop).
 
-    The deadline is :mod:`service.clock`'s, with the mover's calendar as it is now: one that moved later since the job
+    The deadline is :mod:`service.domain.deadlines`'s, with the mover's calendar as it is now: one that moved later since the job
     was queued (a vacation declared) puts the game back on the agenda at it; one near waits in place.  Two of these
     jobs at once (two tickers) take one vacation or time the turn out once: the vacation's append is checked against
     the calendar's version and the timeout's against the game's.  ``deadline_ms``, the deadline it was queued for, only
@@ -202,8 +202,8 @@ def compact(game_id: str, version: int) -> str:
     return runtime().games.compact(game_id)
 
 
-#: The jobs a worker runs, by the names the dispatcher queues them under (``workers.dispatch``).  Decision analyses are
-#: no RQ jobs: they have a queue of their own that serves players in turn (``workers.analysis_queue``), and analysts
+#: The jobs a worker runs, by the names the dispatcher queues them under (``service.jobqueue.dispatch``).  Decision analyses are
+#: no RQ jobs: they have a queue of their own that serves players in turn (``service.jobqueue.analysis_queue``), and analysts
 #: that compute them in processes of their own (``workers.analysts``).
 JOBS: dict[str, Callable[..., str]] = {
     "ai_turn": ai_turn,

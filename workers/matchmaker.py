@@ -1,7 +1,7 @@
 """The matchmaker: the one process at a time that seats waiting quick-match tickets at tables.
 
 Every quarter second it passes over every pool that has tickets
-(:meth:`MatchService.match_pass <service.application.matching.MatchService.match_pass>`): tickets whose time is up
+(:meth:`MatchService.match_pass <service.application.matchmaking.MatchService.match_pass>`): tickets whose time is up
 are expired, the tables that can sit down are recorded in the pool's stream (appended with the version it read, so
 that a cancel or another matchmaker that came first wins and this one looks again), then each game is made.  A
 matchmaker killed between the two leaves matches whose games are not there yet: the next holder's first pass makes
@@ -13,7 +13,7 @@ own with the ticker's short TTL (:mod:`workers.ticker`'s scripts), renewed while
 too slow to renew) would only lose appends to each other: the role saves work, the versions keep it right.  A
 matchmaker that loses Redis keeps trying, with a pause, and never dies of it.
 
-With several queue shards (:mod:`workers.shards`) the role is held on the first shard that answers, asked in order:
+With several queue shards (:mod:`service.jobqueue.shards`) the role is held on the first shard that answers, asked in order:
 quick match is no game's, and must go on while any shard does.  While the first is away a matchmaker holds the role
 on the next; when it is back, a matchmaker still passing there may overlap one on the first for a second (the role's
 TTL), which the versions keep right.

@@ -1,6 +1,6 @@
 """Telling players: what one append makes them due to hear, delivered by one job; a delivery that fails, to its line.
 
-After each append the dispatcher queues one ``notices`` job for all the notices it made due (``workers.dispatch``:
+After each append the dispatcher queues one ``notices`` job for all the notices it made due (``service.jobqueue.dispatch``:
 every webhook and every web push of the move, on the webhook queue), not a job per receiver and per subscription:
 a job's life costs the queue's Redis more round trips than a delivery costs anything, and a move that tells three
 players by webhook and push was six jobs.  The job delivers them all at once, each in a thread of a pool this process
@@ -43,18 +43,18 @@ from functools import partial
 from typing import Any
 
 from service.application.followups import Due
-from service.challenges import CHALLENGE_NOTICES
-from service.errors import NotFound
-from service.game import Game
+from service.application.players import Player
+from service.application.push import Subscription
+from service.common.errors import NotFound
+from service.common.texts import message, say, supported
+from service.domain.challenges import CHALLENGE_NOTICES
+from service.domain.game import Game
+from service.jobqueue.dispatch import receiver
+from service.jobqueue.queues import PermanentJobError
+from service.outbound import push as web_push
+from service.outbound import webhooks
 from service.runtime import Runtime
-from service.storage.players import Player
-from service.storage.push import Subscription
-from service.texts import message, say, supported
-from workers import push as web_push
-from workers import webhooks
 from workers.context import runtime
-from workers.dispatch import receiver
-from workers.queues import PermanentJobError
 
 log = logging.getLogger("red7.notices")
 
@@ -426,8 +426,8 @@ def notify(subject_id: str, version: int, player_id: str, kind: str, game_id: st
     """POST a signed event to the player's webhook; an error is retried by RQ with backoff.
 
     ``subject_id`` is the game the event is about, at its ``version``; or, for a challenge's notices
-    (:data:`~service.challenges.CHALLENGE_NOTICES`), the challenge, at its version, and ``game_id`` the game it started
-    if it did.  It runs when its turn in its receiver's line comes (``workers.dispatch.Dispatcher.line_of``), so that a
+    (:data:`~service.domain.challenges.CHALLENGE_NOTICES`), the challenge, at its version, and ``game_id`` the game it started
+    if it did.  It runs when its turn in its receiver's line comes (``service.jobqueue.dispatch.Dispatcher.line_of``), so that a
     receiver that hangs holds up its own deliveries only: it is the retry of a ``notices`` job's delivery that failed.
     """
     rt = runtime()

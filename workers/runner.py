@@ -2,14 +2,14 @@
 
 A :class:`Supervisor` runs job runners (:class:`JobRunner`: an RQ worker in a
 thread, on the games' queue or the webhook deliveries'), a pulse
-(:mod:`workers.liveness`: the jobs they run are theirs only while it pulses),
+(:mod:`service.jobqueue.liveness`: the jobs they run are theirs only while it pulses),
 a ticker (:mod:`workers.ticker`: deadlines, retries and the sweep of
 stalled games, one process at a time) and a matchmaker
 (:mod:`workers.matchmaker`: quick match's tables, one process at a time).  Every runner outlives Redis: when
 Redis goes away, mid-job or idle, it waits with backoff and works again once
 Redis answers, where a plain RQ worker exits.
 
-With several queue shards (:mod:`workers.shards`) a supervisor serves every shard: the runners, the pulse and the
+With several queue shards (:mod:`service.jobqueue.shards`) a supervisor serves every shard: the runners, the pulse and the
 ticker are started once per shard, each on that shard's Redis alone, so a shard that goes away stalls only its own
 threads (they back off and reconnect as after a Redis restart) while the other shards' go on.  The thread counts
 (``RED7_WORKER_THREADS`` and the others) are per shard.
@@ -35,15 +35,15 @@ from types import FrameType
 
 import redis
 
-from service.heap import settle_heap
+from service.common.heap import settle_heap
+from service.jobqueue.liveness import start_pulse
+from service.jobqueue.queues import JobQueue, JobWorker, new_worker, work
+from service.jobqueue.shards import QueueShard
 from service.runtime import Runtime
 from workers import context
 from workers.analysts import AnalysisRunner, analyse_waiting
 from workers.jobs import JOBS
-from workers.liveness import start_pulse
 from workers.matchmaker import start_matchmaker
-from workers.queues import JobQueue, JobWorker, new_worker, work
-from workers.shards import QueueShard
 from workers.ticker import Ticker, start_ticker
 
 log = logging.getLogger("red7.worker")
@@ -73,7 +73,7 @@ def thread_worker(runtime: Runtime, queues: list[JobQueue] | None = None, shard:
 
 
 def _work_for(runtime: Runtime, worker: JobWorker, *, burst: bool = False, idle: int | None = None) -> None:
-    """:func:`workers.queues.work` with this thread bound to ``runtime``: its jobs find it, whatever another runtime in
+    """:func:`service.jobqueue.queues.work` with this thread bound to ``runtime``: its jobs find it, whatever another runtime in
     the process (another embedded server's runners, each rebuilt every few idle seconds) installed meanwhile."""
     with context.bound(runtime):
         work(worker, burst=burst, idle=idle)

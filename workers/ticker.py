@@ -4,7 +4,7 @@ Every quarter second it moves RQ's scheduled jobs (retries waiting out
 their pause) onto the queue, and looks at the games on the agenda whose time
 has come: a deadline reached, a paced AI due, a job queued a few seconds ago
 that has not moved its game.  Whatever is due and not on its way is queued
-(:meth:`workers.dispatch.Dispatcher.reoffer`).
+(:meth:`service.jobqueue.dispatch.Dispatcher.reoffer`).
 
 Every ``red7 worker`` runs a ticker; one holds the role at a time, through a
 key that lives ``ROLE_TTL`` seconds and that its holder renews on every tick.
@@ -12,15 +12,15 @@ When the holder dies, another worker takes the role within that time — RQ's
 own scheduler lock lasts a minute and is looked for again only every ten.
 A ticker that loses Redis keeps trying, with a pause, and never dies of it.
 
-The queue's Redis may lose its data (see :mod:`workers.agenda`): the ticker
+The queue's Redis may lose its data (see :mod:`service.jobqueue.agenda`): the ticker
 holding the role checks on every tick that the agenda's marker is there, and
 every :data:`RUN_CHECK_EVERY` seconds that it names the server's run; else it
 puts every game the stores hold as in play back on the agenda, due now, and
 every analysis they hold as asked for and not done back in its asker's turn
-(:mod:`workers.analysis_queue`), before it sweeps.  So every game, read or not, is on its way again within a tick or
+(:mod:`service.jobqueue.analysis_queue`), before it sweeps.  So every game, read or not, is on its way again within a tick or
 two of a queue Redis that came back empty, or a new one.
 
-With several queue shards (:mod:`workers.shards`) every worker runs a ticker per shard: each holds that shard's role
+With several queue shards (:mod:`service.jobqueue.shards`) every worker runs a ticker per shard: each holds that shard's role
 on that shard's Redis, sweeps that shard's agenda, queues its retries, and rebuilds its agenda from the games in play
 that hash to it alone; a shard that is away stalls its own ticker only.
 """
@@ -35,11 +35,11 @@ from typing import Any
 
 import redis
 
-from service.errors import NotFound, Refused
+from service.common.errors import NotFound, Refused
+from service.jobqueue.analysis_queue import subject
+from service.jobqueue.queues import queue_due_retries
+from service.jobqueue.shards import QueueShard, layout, shard_of
 from service.runtime import Runtime
-from workers.analysis_queue import subject
-from workers.queues import queue_due_retries
-from workers.shards import QueueShard, layout, shard_of
 
 log = logging.getLogger("red7.ticker")
 
@@ -53,7 +53,7 @@ OUTAGE_PAUSE_MAX = 1.0
 #: How often (s) the role's holder asks which run of the queue's Redis it talks to (a restart may have lost writes).
 RUN_CHECK_EVERY = 1.0
 #: How often (s) the role's holder queues RQ's retries whose pause is over (pauses of whole seconds: see
-#: ``workers.queues.RETRY_PAUSES``); the agenda is read at every tick.
+#: ``service.jobqueue.queues.RETRY_PAUSES``); the agenda is read at every tick.
 RETRIES_EVERY = 1.0
 #: Games put back on the agenda per write when it is rebuilt (the role renewed between two).
 SEED_BATCH = 500
@@ -125,7 +125,7 @@ class Ticker:
     def run_id(self) -> str:
         """Which run of the queue's Redis this is (``INFO``'s ``run_id``: new at every start, and on another server);
         a Redis that does not say (the in-memory one) is one run for good.  With shards, the shard's place among how
-        many follows it (``workers.shards.layout``): a change of the list of shards rebuilds every shard's agenda."""
+        many follows it (``service.jobqueue.shards.layout``): a change of the list of shards rebuilds every shard's agenda."""
         try:
             found = self.connection.info("server").get("run_id")
         except redis.ResponseError:
@@ -184,7 +184,7 @@ class Ticker:
 
     def seed_analyses(self) -> int:
         """Put every analysis the stores hold as asked for and not done, of a subject this shard serves, back in its
-        asker's turn (``workers.analysis_queue``: one waiting already stays where it is); how many."""
+        asker's turn (``service.jobqueue.analysis_queue``: one waiting already stays where it is); how many."""
         queue = self.shard.analyses
         count = 0
         for kind, service in (("game", self.runtime.analyses), ("replay", self.runtime.imported_analyses)):

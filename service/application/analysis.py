@@ -1,7 +1,7 @@
 """Decision analyses as requests and analysts ask for them: a finished game's, or an imported replay's (issue 23).
 
 ``requestAnalysis`` claims the analysis of a finished game and queues it in the asking player's turn (the analyses'
-queue serves players in turn, ``workers/analysis_queue.py``, apart from the games' jobs, so that it never delays an AI's
+queue serves players in turn, ``service/jobqueue/analysis_queue.py``, apart from the games' jobs, so that it never delays an AI's
 turn); ``getAnalysis`` reads its progress, then its result; an analyst (``workers/analysts.py``) runs
 :func:`replays.analysis.analyse_document` on the game's full replay, in a process of its own at the lowest CPU priority,
 and keeps the result with the game (:mod:`service.storage.analyses`), where the replay document and its export find it.
@@ -23,8 +23,8 @@ from typing import Any
 
 from engine.analysis import VERSION
 from replays.analysis import analyse_document
-from service.errors import NotFound, Refused
-from service.game import Game
+from service.common.errors import NotFound, Refused
+from service.domain.game import Game
 from service.storage.analyses import AnalysisRecord, AnalysisStore
 
 __all__ = [

@@ -23,10 +23,10 @@ from service.application.followups import WATCHED, Due, FollowUps, noted
 from service.application.listing import GameLists
 from service.application.loading import GameLoader
 from service.application.tables import OpenTables
-from service.errors import Conflict, NotConfirmed, Refused
-from service.game import Game, apply_event, event_envelope
-from service.game import load as load_game
-from service.lobby import GameAborted, GameCancelled, LobbyEvent
+from service.common.errors import Conflict, NotConfirmed, Refused
+from service.domain.game import Game, apply_event, event_envelope
+from service.domain.game import load as load_game
+from service.domain.lobby import GameAborted, GameCancelled, LobbyEvent
 from service.storage.events import EventStore, Idempotency, IdempotencyMismatch, NotReplicated, Replayed, VersionConflict
 from service.storage.inplay import GamesInPlay
 
@@ -43,7 +43,7 @@ class OnConflict(enum.Enum):
     RETRY = "retry"
     #: Append nothing: what the write was for is done or moot (a job queued for a version the game left).
     GIVE_UP = "give_up"
-    #: Tell the caller (:class:`~service.errors.Conflict`): it decided on a version it saw (``If-Match``).
+    #: Tell the caller (:class:`~service.common.errors.Conflict`): it decided on a version it saw (``If-Match``).
     RAISE = "raise"
 
 

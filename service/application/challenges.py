@@ -1,6 +1,6 @@
 """Challenges as a request may ask for them: made, accepted, declined, cancelled, read one at a time and listed.
 
-The rules are :mod:`service.challenges` (pure); this loads a challenge (the fold of its stream), lets them decide,
+The rules are :mod:`service.domain.challenges` (pure); this loads a challenge (the fold of its stream), lets them decide,
 and appends what they decided with the version and head it was decided on, deciding again if another write came
 first.  Around that, what no single append can do:
 
@@ -32,16 +32,16 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from engine import Variant
-from service import challenges as rules
 from service.application.commands import NewGame, SeatRequest, utc_now
 from service.application.erasure import DELETED_NAME
 from service.application.followups import FollowUps, NoFollowUps, challenge_notice
 from service.application.games import GameService
 from service.application.players import PlayerService
-from service.challenges import Challenge, ChallengeCreated, ChallengeEvent, ChallengeStarted, Invitee, Terms
-from service.config import Settings
-from service.errors import Conflict, NotConfirmed, NotFound, Refused, bad_cursor
-from service.lobby import SeatSpec
+from service.common.config import Settings
+from service.common.errors import Conflict, NotConfirmed, NotFound, Refused, bad_cursor
+from service.domain import challenges as rules
+from service.domain.challenges import Challenge, ChallengeCreated, ChallengeEvent, ChallengeStarted, Invitee, Terms
+from service.domain.lobby import SeatSpec
 from service.storage.challenges import AlreadyChallenged, ChallengeIndex, ChallengeStreams, TooManyOpen
 from service.storage.events import Idempotency, IdempotencyMismatch, NotReplicated, Replayed, VersionConflict
 from service.storage.idempotency import CreateRecords, Made

@@ -15,7 +15,7 @@ from engine import (
     Card,
     Variant,
 )
-from service.game import Game
+from service.domain.game import Game
 from service.storage.events import Idempotency as Idempotency  # re-exported: what an entry point builds for a retry
 from service.storage.events import Replayed
 

@@ -5,7 +5,7 @@ event in a stream, 14-19 KB a game.  :meth:`~service.storage.events.EventStore.c
 zlib-compressed record that every read answers from as before (a few KB), and the stream goes.  A game is
 compacted once it is over (finished, or called off) and ``compact_after`` seconds have passed since its last
 event, when players may still be looking at it: the dispatcher times a ``compact`` job for then (``due()``
-finds one for every over game; ``workers/dispatch.py`` puts it on the agenda), and ``red7 migrate`` compacts the
+finds one for every over game; ``service/jobqueue/dispatch.py`` puts it on the agenda), and ``red7 migrate`` compacts the
 over games written before (:func:`compact_over`).  Compacting is safe at any time: a stream that moved on
 meanwhile (a rematch offered) is left for a later look, and appends after it go on.
 """
@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from service.game import Game, load
+from service.domain.game import Game, load
 from service.storage.events import EventStore
 
 

@@ -3,7 +3,7 @@
 :func:`due` is the policy, a pure function of the game after an append and
 the events just appended: an AI to move, a round to score, a deadline to
 keep, a player to tell.  :class:`FollowUps` is what the application asks of
-the job system around every append; ``workers/dispatch.py`` implements it on
+the job system around every append; ``service/jobqueue/dispatch.py`` implements it on
 RQ, and :class:`NoFollowUps` stands in where nothing runs jobs (a tool, a
 test of the application alone).  The application computes what is due once
 per append and hands it over; it never learns how jobs are queued.
@@ -17,12 +17,12 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from engine import Event, GameFinished, GameStarted, Phase, RoundDealt, RoundWon, TurnStarted
-from service.application.timing import turn_of
-from service.challenges import CHALLENGE_NOTICES
-from service.clock import Turn, deadline, reminders
-from service.game import Game
-from service.lobby import GameAborted, GameCreated, LobbyEvent, RematchDeclined, RematchOffered
-from service.ratings import is_rated
+from service.application.calendars import turn_of
+from service.domain.challenges import CHALLENGE_NOTICES
+from service.domain.deadlines import Turn, deadline, reminders
+from service.domain.game import Game
+from service.domain.lobby import GameAborted, GameCreated, LobbyEvent, RematchDeclined, RematchOffered
+from service.domain.ratings import is_rated
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +81,7 @@ def noted(before: Game, items: Sequence[Due]) -> bool:
 
 
 def challenge_notice(kind: str, challenge_id: str, version: int, player_id: str, game_id: str | None = None) -> Due:
-    """Tell ``player_id`` of a challenge (``kind``: one of :data:`~service.challenges.CHALLENGE_NOTICES`) at its
+    """Tell ``player_id`` of a challenge (``kind``: one of :data:`~service.domain.challenges.CHALLENGE_NOTICES`) at its
     ``version``; ``game_id``: the game it started, if it did.  The ``notify`` job's arguments, with the challenge in
     the game's place: the job tells the two apart by the kind."""
     if kind not in CHALLENGE_NOTICES:
@@ -89,7 +89,7 @@ def challenge_notice(kind: str, challenge_id: str, version: int, player_id: str,
     return Due("notify", challenge_id, version, (player_id, kind, *((game_id,) if game_id else ())))
 
 
-#: Notifications a player may also get as a web push (``workers/push.py``): the rest go by webhook only.
+#: Notifications a player may also get as a web push (``service/outbound/push.py``): the rest go by webhook only.
 PUSHED = frozenset(
     {
         "your_turn",

@@ -2,10 +2,10 @@
 
 Every write follows one path (:mod:`service.application.appending`): load
 the game, check who may act, let the engine or the lobby's rules
-(:mod:`service.lobby`) decide, append the events with the version that was
+(:mod:`service.domain.lobby`) decide, append the events with the version that was
 read, then hand the game to the job system with what it needs next
 (:class:`~service.application.followups.FollowUps`).  Nothing here speaks
-HTTP: a refusal is a :class:`~service.errors.Refused` with a stable code, or
+HTTP: a refusal is a :class:`~service.common.errors.Refused` with a stable code, or
 the engine's :class:`~engine.RuleViolation`.
 """
 
@@ -21,6 +21,7 @@ from typing import Any
 from engine import Event, RuleViolation, Step, decide_steps
 from service.application import compaction
 from service.application.appending import OVER, GameWrites, OnConflict
+from service.application.calendars import Calendars, TurnClock, turn_of
 from service.application.commands import GamePage, NewGame, Outcome, utc_now
 from service.application.erasure import DELETED_NAME
 from service.application.followups import Due, FollowUps, NoFollowUps, due
@@ -31,13 +32,12 @@ from service.application.rated_play import RatedPlay
 from service.application.reading import GameFeeds
 from service.application.rematches import RematchPlan, plan_rematch
 from service.application.tables import OpenTablePage, OpenTables, TableFilter
-from service.application.timing import Calendars, TurnClock, turn_of
-from service.clock import Turn
-from service.clock import deadline as turn_deadline
-from service.config import Settings
-from service.errors import Conflict, NotConfirmed, NotFound, Refused
-from service.game import Game
-from service.lobby import (
+from service.common.config import Settings
+from service.common.errors import Conflict, NotConfirmed, NotFound, Refused
+from service.domain.deadlines import Turn
+from service.domain.deadlines import deadline as turn_deadline
+from service.domain.game import Game
+from service.domain.lobby import (
     Abort,
     Cancel,
     DeclineRematch,
@@ -51,7 +51,7 @@ from service.lobby import (
     SeatSpec,
     SetUp,
 )
-from service.lobby import decide as lobby_decide
+from service.domain.lobby import decide as lobby_decide
 from service.storage.changes import ChangeWatch
 from service.storage.events import EventStore, Idempotency, IdempotencyMismatch, Replayed, Waiter
 from service.storage.idempotency import CreateRecords
@@ -117,7 +117,7 @@ class GameService(GameWrites):
     # --- time ----------------------------------------------------------------------------
 
     def turn(self, game: Game) -> Turn | None:
-        """The clock of the turn being played (:mod:`service.clock`), with the mover's calendar for a correspondence
+        """The clock of the turn being played (:mod:`service.domain.deadlines`), with the mover's calendar for a correspondence
         turn: what every deadline, reminder and time left is computed from."""
         return self.calendars.turn(game) if self.calendars is not None else turn_of(game)
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import re
 
-from service.errors import Refused
-from service.lobby import AI_LEVELS
+from service.common.errors import Refused
+from service.domain.lobby import AI_LEVELS
 from service.storage.handles import fold
 
 #: The handle rule, as the OpenAPI document states it (ECMAScript and Python read it alike).

@@ -4,10 +4,10 @@ An import used to keep the replay rebuilt from the file, every step's sentence a
 sentence names the seats it is about, so one long name in a file (700 KB, named in 135 sentences) was
 kept as 100 MB (issue 18).  What is kept now is what the file proves and nothing derived from it: the
 game's id and its events, one stored payload a line as the event store keeps a game's (engine events in
-their compact form, :mod:`service.envelopes`).  A file holds those events and more (every step's table),
+their compact form, :mod:`service.domain.envelopes`).  A file holds those events and more (every step's table),
 so an import keeps fewer bytes than its file has, whatever the file (a finished game: ~15 KB, as its game
 keeps).  The replay is rebuilt from them when read, as a finished game's is: each sentence names seats
-by names of at most 40 characters (:func:`service.game.name_problem`, held by :mod:`replays.shape`).
+by names of at most 40 characters (:func:`service.domain.game.name_problem`, held by :mod:`replays.shape`).
 
 An import is kept ``ttl`` seconds (``RED7_IMPORTED_REPLAY_TTL``, 30 days) from the last time its content was
 imported; the few replays read last are kept in memory, rebuilt.
@@ -30,9 +30,9 @@ from typing import Any
 
 from replays.build import FULL, build_replay
 from replays.verify import verify_replay
-from service.config import Settings
-from service.errors import Refused
-from service.game import decode, envelope
+from service.common.config import Settings
+from service.common.errors import Refused
+from service.domain.game import decode, envelope
 from service.storage.events import Idempotency, IdempotencyMismatch
 from service.storage.idempotency import CreateRecords, Made
 from service.storage.players import Player, PlayerStore, records_key

@@ -9,8 +9,8 @@ from datetime import datetime
 
 from service.application.commands import GamePage
 from service.application.records import counted
-from service.errors import NotFound, bad_cursor
-from service.game import Game
+from service.common.errors import NotFound, bad_cursor
+from service.domain.game import Game
 from service.storage.players import Player, PlayerStore
 
 log = logging.getLogger("red7.games")
@@ -54,7 +54,7 @@ class GameLists:
     ) -> None:
         self.players = players
         self.load = load
-        self.deadline = deadline  # of the turn being played (service.clock): the player's games by urgency
+        self.deadline = deadline  # of the turn being played (service.domain.deadlines): the player's games by urgency
 
     def games_of(self, player: Player, *, status: str | None = None, limit: int = 50, cursor: str | None = None) -> GamePage:
         """A page of the player's games: their turn first, the least time left first (the nearest deadline; then those

@@ -10,9 +10,9 @@ from collections import OrderedDict
 
 import redis
 
-from service.config import Settings
-from service.errors import NotFound
-from service.game import Game, load
+from service.common.config import Settings
+from service.common.errors import NotFound
+from service.domain.game import Game, load
 from service.storage.changes import ChangeWatch
 from service.storage.events import EventStore
 

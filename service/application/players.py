@@ -21,9 +21,9 @@ from typing import Protocol
 from service.application.commands import utc_now
 from service.application.handles import check_handle, is_handle, is_player_id
 from service.application.records import rebuild
-from service.destinations import Destinations, UnsafeDestination
-from service.errors import NotFound, Refused, bad_cursor
-from service.game import Game
+from service.common.errors import NotFound, Refused, bad_cursor
+from service.domain.game import Game
+from service.outbound.destinations import Destinations, UnsafeDestination
 from service.storage.events import Idempotency, IdempotencyMismatch
 from service.storage.handles import Found, HandleTaken, fold
 from service.storage.players import AccountGone, Player, PlayerStore, PlayerTag, TokenInfo, TooManyTokens, hash_token

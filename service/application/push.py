@@ -1,8 +1,8 @@
 """Web push subscriptions, as a request may ask for them: the server's key, a device's subscription made or dropped.
 
 A subscription is one per token (a device: a browser profile, an app): made again, it replaces the one the device had.
-Its endpoint is checked here by the rule every send checks it with again (``workers/push.py``), the one rule of
-:mod:`service.destinations`: an https URL of a public host, its name resolved now (http, and addresses that are not
+Its endpoint is checked here by the rule every send checks it with again (``service/outbound/push.py``), the one rule of
+:mod:`service.outbound.destinations`: an https URL of a public host, its name resolved now (http, and addresses that are not
 public, only where ``RED7_WEBHOOK_PRIVATE_HOSTS`` allows them).  The pushes themselves are sent by the workers, on a
 queue of their own (``workers/jobs.py``).
 """
@@ -16,8 +16,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from service.application.commands import utc_now
-from service.destinations import Destinations, UnsafeDestination
-from service.errors import NotFound, Refused
+from service.common.errors import NotFound, Refused
+from service.outbound.destinations import Destinations, UnsafeDestination
 from service.storage.push import PushSubscriptions, Subscription
 
 __all__ = ["PushService", "Subscription", "new_vapid_key", "public_key_of"]
@@ -107,7 +107,7 @@ class PushService:
 
     def _check(self, endpoint: str) -> None:
         """An https URL (http too where private hosts are allowed) of a public host, by the rule every send checks it
-        with again (:mod:`service.destinations`: every spelling of a private address, local names, and a name
+        with again (:mod:`service.outbound.destinations`: every spelling of a private address, local names, and a name
         resolved now, to public addresses only)."""
         wanted = ("https", "http") if self.private_hosts else ("https",)
         try:

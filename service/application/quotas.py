@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from service.errors import Refused
-from service.game import Game
+from service.common.errors import Refused
+from service.domain.game import Game
 from service.storage.players import Player, PlayerStore
 
 

@@ -8,7 +8,7 @@ Ratings were farmed with accounts made a minute before, and rated games aborted 
   their first games.  Here an account must be ``min_account_age`` old (a day) and have finished ``min_games`` games
   of any kind (3; unrated games against the AIs count) before it takes a seat in a rated game: a farm then costs a
   day and some games per account, and its accounts are still worth nothing to beat (newcomers' results move no
-  established rating: :mod:`service.ratings`).  Refused with ``rated_play_needs_history``, saying what is missing and,
+  established rating: :mod:`service.domain.ratings`).  Refused with ``rated_play_needs_history``, saying what is missing and,
   when only time is, from when it will do.
 - **Aborts.**  Lichess counts an abort as a bad outcome and bans from play past a share of them, 10 minutes at first
   and longer for a ban soon after another, at most 3 days (lila's ``playban``); chess.com restricts habitual
@@ -34,11 +34,11 @@ from datetime import UTC, datetime
 
 from service.application.commands import utc_now
 from service.application.records import rebuild
-from service.errors import Refused
-from service.game import Game
+from service.common.errors import Refused
+from service.common.texts import Text, message, plural
+from service.domain.game import Game
 from service.storage.aborts import AbortLog
 from service.storage.players import Player, PlayerStore
-from service.texts import Text, message, plural
 
 HOUR = 3600
 #: The longest a suspension lasts, however many came before (Lichess: 3 days).

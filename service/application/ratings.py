@@ -1,7 +1,7 @@
 """Ratings as the entry points ask for them: a finished game applied to its ladder, leaderboards, a player's ratings,
 the seats' ratings in a game's view, and the rebuild of every ladder from the game streams.
 
-The ladders are a projection of the finished rated games (:mod:`service.ratings` is the fold,
+The ladders are a projection of the finished rated games (:mod:`service.domain.ratings` is the fold,
 :mod:`service.storage.ratings` keeps it): the ``rate`` job (``workers/jobs.py``) calls :meth:`RatingService.apply`
 when a rated game finishes, and whatever order those jobs run in, or however often, each game is applied once and
 the ladder is the fold of its games in the order they finished.  ``red7 ratings rebuild``
@@ -18,9 +18,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.errors import NotFound, Refused
-from service.game import Game, decode
-from service.ratings import (
+from service.common.errors import NotFound, Refused
+from service.domain.game import Game, decode
+from service.domain.ratings import (
     LADDERS,
     NEW,
     RULES,

@@ -13,7 +13,7 @@ from typing import Any
 
 from replays.build import FULL, Perspective, build_replay
 from service.application.erasure import erase_names, seated_in
-from service.game import Game, decode, redact_envelope
+from service.domain.game import Game, decode, redact_envelope
 from service.storage.events import EventStore
 from service.storage.players import PlayerStore
 

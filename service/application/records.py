@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from service.errors import NotFound
-from service.game import Game
+from service.common.errors import NotFound
+from service.domain.game import Game
 from service.storage.players import PlayerStore, Record
 
 #: Finished games read per page of the index while a record is rebuilt.

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from service.application.commands import NewGame, SeatRequest
-from service.game import Game
+from service.domain.game import Game
 
 
 @dataclass(frozen=True, slots=True)

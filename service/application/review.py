@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.analysis import LABELS
-from service.errors import NotFound, bad_cursor
-from service.game import Game
+from service.common.errors import NotFound, bad_cursor
+from service.domain.game import Game
 from service.storage.players import Player, PlayerStore
 
 

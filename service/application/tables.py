@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.application.commands import NewGame
-from service.errors import NotFound, Refused, bad_cursor
-from service.game import Game
-from service.ratings import NEW, ladder_of
+from service.common.errors import NotFound, Refused, bad_cursor
+from service.domain.game import Game
+from service.domain.ratings import NEW, ladder_of
 from service.storage.players import Player
 from service.storage.tables import TableEntry, TableIndex
 
-#: A player's rating before their first rated game (service.ratings).
+#: A player's rating before their first rated game (service.domain.ratings).
 DEFAULT_RATING = NEW.shown
 #: Index entries one page looks at, at most: a narrow filter answers a short page (with a cursor) rather than scan on.
 SCAN_MOST = 500

@@ -27,7 +27,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from engine import RuleViolation
 from replays.ndjson import NdjsonError, document_from_lines
 from service.application.players import hash_token
-from service.errors import Refused
+from service.common.errors import Refused
+from service.common.texts import DEFAULT, LANGUAGES
 from service.http import idempotency, languages
 from service.http.api import (
     NDJSON,
@@ -49,7 +50,6 @@ from service.http.problems import PROBLEM_JSON, ApiError, detail_of, headers_of,
 from service.http.schemas import ProblemSchema
 from service.http.waits import OpenWaits
 from service.runtime import Runtime, build_runtime
-from service.texts import DEFAULT, LANGUAGES
 
 log = logging.getLogger("red7")
 

@@ -23,7 +23,7 @@ from werkzeug.datastructures import MIMEAccept
 from replays.ndjson import document_from_lines
 from service.application.games import GameService
 from service.application.players import PlayerService, PlayerTag
-from service.game import Game
+from service.domain.game import Game
 from service.http.examples import problem_example
 from service.http.locale import language
 from service.http.problems import PROBLEM_JSON
@@ -232,7 +232,7 @@ SSE_EXAMPLE = (
 )
 
 #: One event of that stream as an SSE parser reads it (not in the document: OpenAPI 3.0 has no way to say "each item
-#: of this stream is"; 3.2's ``itemSchema`` would).  tests/service/test_fuzz.py checks every event streamed against it.
+#: of this stream is"; 3.2's ``itemSchema`` would).  tests/service/http/test_fuzz.py checks every event streamed against it.
 SSE_FRAME: dict[str, Any] = {
     "type": "object",
     "required": ["event", "data"],

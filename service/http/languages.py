@@ -1,10 +1,11 @@
 """The language of a request's answer: ``?lang=``, then the player's setting, then ``Accept-Language``, then English.
 
 :func:`service.http.locale.chosen` asks :func:`choose` once per request and keeps the answer on ``g`` (Flask-Babel's
-selector is the same function, for anything that asks Flask-Babel).  The texts themselves come from :mod:`service.texts`, whose
-catalogs the workers and the replays share.  An answer that holds text (a problem, a view, a replay, the rules, a
-page) says its language in ``Content-Language``; when ``?lang=`` did not decide it, the answer depends on
-the caller's token (the player's setting) and ``Accept-Language``, and says so in ``Vary`` (:func:`mark`).
+selector is the same function, for anything that asks Flask-Babel).  The texts themselves come from
+:mod:`service.common.texts`, whose catalogs the workers and the replays share.  An answer that holds text (a problem, a
+view, a replay, the rules, a page) says its language in ``Content-Language``; when ``?lang=`` did not decide it, the
+answer depends on the caller's token (the player's setting) and ``Accept-Language``, and says so in ``Vary``
+(:func:`mark`).
 """
 
 from __future__ import annotations
@@ -12,11 +13,11 @@ from __future__ import annotations
 from flask import Flask, Request, Response, g
 from flask_babel import Babel
 
+from service.common.texts import DEFAULT, LANGUAGES
 from service.http.auth import bearer_token
 from service.http.common import player_service, this_request
 from service.http.locale import QUERY, SELECTOR, chosen_on
 from service.http.problems import PROBLEM_JSON
-from service.texts import DEFAULT, LANGUAGES
 
 
 def from_query() -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import current_app, g, has_request_context
 from flask.ctx import _AppCtxGlobals
 
-from service.texts import DEFAULT, Text, render
+from service.common.texts import DEFAULT, Text, render
 
 #: The query parameter that wins over everything else.
 QUERY = "lang"

@@ -1,6 +1,6 @@
 """Problems: how a refusal is answered over HTTP — its status and its RFC 9457 problem+json body.
 
-The one mapping from a refusal's code (:mod:`service.errors`) to an HTTP
+The one mapping from a refusal's code (:mod:`service.common.errors`) to an HTTP
 status and title.  A client switches on ``code`` (never on ``detail``, which
 is for people); ``GET /v1/problems`` lists them all.  Only the HTTP layer
 imports this module.
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.errors import Conflict, NotConfirmed, Refused
-from service.texts import DEFAULT, N_, render, translate
+from service.common.errors import Conflict, NotConfirmed, Refused
+from service.common.texts import DEFAULT, N_, render, translate
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -77,7 +77,7 @@ SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "too_many_waits": (429, N_("You hold as many open long-polls and streams as a client may")),
     "internal_error": (500, N_("Something went wrong on our side")),
     "store_unavailable": (503, N_("The event store cannot be reached")),
-    # challenges (service/challenges.py)
+    # challenges (service/domain/challenges.py)
     "not_challenged": (403, N_("Only a challenged player accepts or declines a challenge")),
     "not_the_challenger": (403, N_("Only the challenger cancels a challenge")),
     "challenge_not_found": (404, N_("No such challenge, or you have no part in it")),
@@ -92,7 +92,7 @@ SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "player_challenged_twice": (422, N_("A challenge names each player once")),
     "too_many_challenged": (422, N_("A challenge names at most three players")),
     "challenge_seats_mismatch": (422, N_("The seats hold a human seat too many or too few for the players challenged")),
-    # time controls, vacations, web push (service/clock.py, service/calendars.py)
+    # time controls, vacations, web push (service/domain/deadlines.py, service/domain/calendars.py)
     "no_turn_limit": (409, N_("This game's turns have no time limit")),
     "not_their_turn": (409, N_("Time is given to another player whose turn it is")),
     "give_time_limit_reached": (409, N_("This turn has been given as much time as it may be")),
@@ -167,7 +167,7 @@ def detail_of(refused: Refused, language: str = DEFAULT) -> str:
 
 
 def title_of(code: str, language: str = DEFAULT) -> str:
-    """The code's title, in ``language`` (from its catalog: service/locale)."""
+    """The code's title, in ``language`` (from its catalog: service/common/locale)."""
     if code in SERVICE_PROBLEMS:
         return translate(SERVICE_PROBLEMS[code][1], language)
     if code in RULE_CODES:

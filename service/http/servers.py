@@ -4,7 +4,7 @@ A request whose header fields are too large, whose request line is too long or t
 reaches Flask: the server refuses it itself, and both servers did so with an HTML page (``red7 serve``'s werkzeug
 answered a 100 KB ``Authorization`` header with a ``text/html`` 431).  A client switches on ``code`` and reads the
 limit it broke from the answer, whichever server it met.  :class:`ProblemRequestHandler` is werkzeug's request
-handler with that answer (``red7 serve`` runs it); ``service.gunicorn_worker`` gives gunicorn's workers the same.
+handler with that answer (``red7 serve`` runs it); ``service.processes.gunicorn_worker`` gives gunicorn's workers the same.
 
 The limits differ by server, and each answer names its own: gunicorn takes a header field of up to 8190 bytes
 (``limit_request_field_size``) and 100 fields; Python's ``http.server``, under werkzeug, 65536 bytes and 100.

@@ -15,12 +15,12 @@ from engine import Card, Destination, LegalStep, step_to_dict, view
 from engine.cards import card_names
 from engine.rules import leading_seat, qualifying_mask
 from engine.steps import Discard, EndTurn, Place, Play, Step, Take
+from service.application.calendars import TurnClock
 from service.application.erasure import DELETED_NAME
 from service.application.players import PlayerTag
-from service.application.timing import TurnClock
-from service.game import Game
-from service.lobby import every_seat_moved
-from service.texts import DAYS, DEFAULT, Text, count, message, render, rule, rule_description
+from service.common.texts import DAYS, DEFAULT, Text, count, message, render, rule, rule_description
+from service.domain.game import Game
+from service.domain.lobby import every_seat_moved
 
 #: What the views know of the players in a game's seats, by id (:meth:`PlayerService.tags`): their handles, and
 #: whose accounts were deleted.  A view rendered without it shows no handle.

@@ -7,7 +7,7 @@ ms) and ``result`` (its JSON, once done).  A
 finished game never changes, so a result is kept for good: it is the game's, as its events are.
 
 Who asked for it (``by``, a player id) and when (``asked``, ms) are kept with it: the analyses' queue serves players in
-turn (``workers/analysis_queue.py``), and when the queue's Redis loses its data the analyses asked for and not done are
+turn (``service/jobqueue/analysis_queue.py``), and when the queue's Redis loses its data the analyses asked for and not done are
 put back in their players' turns from here.  Which those are is an index, like the games in play's
 (:mod:`service.storage.inplay`): ``<prefix>analyses-pending:{<kind>-<n>}``, sets of ids over :data:`BUCKETS`
 buckets, an id entered before its claim is written and removed after its result (or failure) is; an id whose

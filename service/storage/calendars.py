@@ -1,7 +1,7 @@
 """Players' calendars in Redis: a stream per player, through the event store's appends, on the player's slot.
 
 ``<prefix>calendar:{<player id>}:events``, ``:version``, ``:idem``: the stream of the player's calendar
-(:mod:`service.calendars`), its version and the records of idempotent answers, under the player's hash tag, so that
+(:mod:`service.domain.calendars`), its version and the records of idempotent answers, under the player's hash tag, so that
 a Redis Cluster keeps it on the slot of the player's other keys (:mod:`service.storage.players`).
 """
 

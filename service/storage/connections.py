@@ -15,7 +15,7 @@ stores scale out on one:
   These are sorted sets and lists read across games, which a cluster could not
   serve without a scan of every node; one standalone Redis (or a Sentinel-watched
   primary) holds them — or several, each serving its share of the games
-  (``RED7_QUEUE_URL`` naming a comma-separated list: ``workers/shards.py``).
+  (``RED7_QUEUE_URL`` naming a comma-separated list: ``service/jobqueue/shards.py``).
 """
 
 from __future__ import annotations

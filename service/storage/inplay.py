@@ -1,6 +1,6 @@
 """The games in play, as the stores know them: what a queue Redis that lost its data is rebuilt from.
 
-The agenda, the jobs and the players' shares live on the queue's Redis (:mod:`workers.agenda`), which may lose its
+The agenda, the jobs and the players' shares live on the queue's Redis (:mod:`service.jobqueue.agenda`), which may lose its
 data (no persistence, ``appendfsync everysec`` and a host crash, a new server).  What a game needs to move on can be
 found again from its stream; what cannot be found from the queue then is *which* games to look at.  This index
 keeps them, on the stores:

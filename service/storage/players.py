@@ -174,7 +174,7 @@ class Player:
     webhook_url: str | None = None
     webhook_secret: str | None = None
     handle: str | None = None
-    language: str | None = None  # the language the player chose for the service's texts (service/texts.py)
+    language: str | None = None  # the language the player chose for the service's texts (service/common/texts.py)
 
 
 @dataclass(frozen=True, slots=True)

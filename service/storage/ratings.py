@@ -15,12 +15,12 @@ A ladder's keys share the hash tag ``{ladder:<name>}`` (one Redis Cluster slot, 
 
 A game is applied by :meth:`RatingStore.apply`: read what it needs (the version, whether the game is applied, the
 games that finished after it, the games its people played in the pair limit's window before it, its players'
-records), compute (:func:`service.ratings.insert`), then one script that writes everything only if the game is
+records), compute (:func:`service.domain.ratings.insert`), then one script that writes everything only if the game is
 still not applied and the version is still the one read.  So a game is applied once however many jobs apply it at
 once or again (the script answers ``applied``), a worker killed mid-update leaves the ladder as it was (the script
 runs whole or not at all), and two games of one ladder applied at once are applied one after the other (the second
-finds a new version and computes again).  Every value written is what :class:`service.ratings.Ladder` would hold:
-:meth:`RatingStore.export` reads a ladder in the shape of :meth:`service.ratings.Ladder.stored`, which is how the
+finds a new version and computes again).  Every value written is what :class:`service.domain.ratings.Ladder` would hold:
+:meth:`RatingStore.export` reads a ladder in the shape of :meth:`service.domain.ratings.Ladder.stored`, which is how the
 rebuild compares them byte for byte.
 
 Hiding a player (:meth:`RatingStore.hide`: a deleted account, a ban) takes them off the board and keeps them off
@@ -40,7 +40,7 @@ from typing import Any, cast
 
 import redis
 
-from service.ratings import (
+from service.domain.ratings import (
     RULES,
     Applied,
     Ladder,
@@ -294,7 +294,7 @@ class RatingStore:
         return {_text(p): tuple(_text(r).split(",")) for p, r in stored.items()}
 
     def export(self, ladder: str) -> dict[str, Any]:
-        """The stored ladder as text, in the shape of :meth:`service.ratings.Ladder.stored` (numbers as stored)."""
+        """The stored ladder as text, in the shape of :meth:`service.domain.ratings.Ladder.stored` (numbers as stored)."""
         records = cast("dict[str, str]", self.redis.hgetall(self.key(ladder, "records")))
         games = cast("dict[str, str]", self.redis.hgetall(self.key(ladder, "games")))
         order = _scored(self.redis.zrange(self.key(ladder, "order"), 0, -1, withscores=True))

@@ -1,9 +1,9 @@
 """The web client's words: tables of codes and their English, kept as data beside the code that says them.
 
 Each page of the web client has a table (``play/words.json``, ``viewer/words.json``) and both share the core's
-(``core/words.json``).  A table's messages are registered with :mod:`service.texts` like any other text of the
+(``core/words.json``).  A table's messages are registered with :mod:`service.common.texts` like any other text of the
 service, so the gettext catalogs translate them (``python3 dev.py catalogs`` reads the tables through
-:func:`extract`, named in ``service/locale/babel.cfg``), and a page is served with its words in the request's
+:func:`extract`, named in ``service/common/locale/babel.cfg``), and a page is served with its words in the request's
 language: its own text filled in (``__T:code__``) and the rest embedded as JSON for its script's ``t(code,
 params)`` and ``counted(kind, n)`` (``core/words.js``), so that no text shows in English first.
 
@@ -24,7 +24,18 @@ from functools import cache
 from importlib import resources
 from typing import IO, Any
 
-from service.texts import LANGUAGE_NAMES, MESSAGES, RULE_NAMES, Text, count, message, plural, render, supported, translations
+from service.common.texts import (
+    LANGUAGE_NAMES,
+    MESSAGES,
+    RULE_NAMES,
+    Text,
+    count,
+    message,
+    plural,
+    render,
+    supported,
+    translations,
+)
 
 #: How many of each counted word a page gets (0 to COUNTED - 1, each in the language's plural form).
 COUNTED = 100
@@ -49,7 +60,7 @@ def _read(name: str) -> dict[str, Any]:
 
 
 def load(name: str) -> Table:
-    """The table ``name`` (a path in this package), its messages registered (:func:`service.texts.message`)."""
+    """The table ``name`` (a path in this package), its messages registered (:func:`service.common.texts.message`)."""
     data = _read(name)
     codes = tuple(message(code, english) for code, english in data.get("messages", {}).items())
     for code, (one, other) in data.get("plurals", {}).items():
@@ -105,7 +116,7 @@ def fill(page: str, language: str, tables: tuple[Table, ...], values: Mapping[st
 def extract(
     fileobj: IO[bytes], keywords: Mapping[str, Any], comment_tags: Iterable[str], options: Mapping[str, Any]
 ) -> Iterator[tuple[int, str, tuple[str, ...], list[str]]]:
-    """pybabel's extractor for a table (``service/locale/babel.cfg``): each message as ``message(code, english)``
+    """pybabel's extractor for a table (``service/common/locale/babel.cfg``): each message as ``message(code, english)``
     and each plural as ``plural(code, one, other)`` would be in Python, so the same keywords pick the English."""
     data = json.loads(fileobj.read().decode("utf-8"))
     for code, english in data.get("messages", {}).items():

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import REAL_REDIS_SKIP, REAL_REDIS_URL
+from tests.harness.support import REAL_REDIS_SKIP, REAL_REDIS_URL
 
 ROOT = Path(__file__).resolve().parents[2]
 NO_REDIS = "redis://127.0.0.1:1/0"  # nothing listens there: the store bench falls back to fakeredis

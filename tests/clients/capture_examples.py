@@ -2,7 +2,7 @@
 ``service/http/examples.json``.
 
 Every example in the OpenAPI document is a body this service really sent or accepted (a seeded game against an
-AI, played through the API on an in-memory store); tests/service/test_openapi.py checks each one against its
+AI, played through the API on an in-memory store); tests/service/http/test_openapi.py checks each one against its
 schema, and sends the request examples to a server.  Run this again when a schema changes shape.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 import fakeredis
 
 from service.application.push import new_vapid_key
-from service.config import Settings
+from service.common.config import Settings
 from service.http.app import create_app
 from service.runtime import build_runtime
 from workers.runner import drain

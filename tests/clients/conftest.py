@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from werkzeug.serving import make_server
 
-from service.config import Settings
+from service.common.config import Settings
 from service.http.app import create_app
 from service.runtime import build_runtime
 from workers.runner import start_embedded

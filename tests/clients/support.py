@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.documents import block, blocks, commands
+from tests.harness.documents import block, blocks, commands
 
 ROOT = Path(__file__).resolve().parents[2]
 TYPESCRIPT = Path(__file__).resolve().parent / "typescript"

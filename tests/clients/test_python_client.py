@@ -30,7 +30,7 @@ from tests.clients.support import (
     guide_config,
     no_python_generator,
 )
-from tests.documents import blocks
+from tests.harness.documents import blocks
 
 PLAYER = Path(__file__).resolve().parent / "python" / "player.py"
 GENERATOR = CLIENTS_VENV / "bin" / "openapi-python-client"

@@ -15,7 +15,7 @@ import pytest
 from service.http.app import create_app
 from service.runtime import build_runtime
 from tests.clients.support import TYPESCRIPT, node_tool
-from tests.support import settings_for
+from tests.harness.support import settings_for
 
 CONFIG = Path(__file__).resolve().parent / "redocly.yaml"
 

@@ -29,7 +29,7 @@ from tests.clients.support import (
     guide_command,
     node_tool,
 )
-from tests.documents import blocks
+from tests.harness.documents import blocks
 
 PLAYER = TYPESCRIPT / "player.ts"
 #: `x as T` and the non-null assertion `x!` are casts; the player narrows with checks instead.

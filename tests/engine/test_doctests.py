@@ -9,7 +9,7 @@ import pkgutil
 import pytest
 
 import engine
-from tests.documents import block
+from tests.harness.documents import block
 
 MODULES = sorted(info.name for info in pkgutil.walk_packages(engine.__path__, "engine."))
 

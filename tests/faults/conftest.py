@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.deployment import NO_REDIS_SERVER, REDIS_SERVER, Processes, RedisServer, processes, redis_server
+from tests.harness.deployment import NO_REDIS_SERVER, REDIS_SERVER, Processes, RedisServer, processes, redis_server
 
 pytestmark = pytest.mark.fault
 

@@ -24,9 +24,9 @@ from typing import Any
 import redis
 
 from bench.cost_meter import cpu_ms
-from service.config import Settings
-from service.game import decode
-from tests.deployment import Client, Processes, descendants, stream_events, wait_until
+from service.common.config import Settings
+from service.domain.game import decode
+from tests.harness.deployment import Client, Processes, descendants, stream_events, wait_until
 
 #: The all-AI tables: quick AIs, so that a gap between two moves is the service's delay, not an AI's thought.
 TABLE = {"seats": [{"kind": "ai", "level": level} for level in ("greedy", "random", "greedy")], "variant": "advanced"}

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from tests.deployment import Client, wait_until
+from tests.harness.deployment import Client, wait_until
 
 UNANSWERED = (0, 502, 503, 504)  # no answer, or the store was away: ask again (the same Idempotency-Key)
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import time
 
-from tests.deployment import Client, wait_until
+from service.jobqueue.analysis_queue import LEASE_MS, AnalysisQueue
 from tests.faults.flood import GAP_RATIO, SMALL, START_WITHIN, finished_games, run
-from workers.analysis_queue import LEASE_MS, AnalysisQueue
+from tests.harness.deployment import Client, wait_until
 
 #: A game whose analysis lasts long enough to kill its worker during it: two random AIs, advanced, with the action
 #: rules (about 70 decisions, half a minute of a core).

@@ -14,8 +14,8 @@ from __future__ import annotations
 import threading
 from collections import Counter
 
-from tests.deployment import Client, wait_until
 from tests.faults.test_slow_webhooks import Receiver
+from tests.harness.deployment import Client, wait_until
 
 HOOKS = {"RED7_WEBHOOK_PRIVATE_HOSTS": "1"}  # the receiver listens on loopback
 

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.deployment import Client, red7_serve, wait_until
+from tests.harness.deployment import Client, red7_serve, wait_until
 
 PER_TOKEN = 3
 PER_ADDRESS = 4

@@ -23,7 +23,8 @@ import redis
 import requests
 
 from service.storage.connections import CLUSTER_TRANSACTIONS
-from tests.deployment import (
+from tests.faults.players import Human, assert_every_ack_kept, play_all, play_out
+from tests.harness.deployment import (
     NO_REDIS_CLUSTER,
     REDIS_CLI,
     Client,
@@ -33,7 +34,6 @@ from tests.deployment import (
     stream_events,
     wait_until,
 )
-from tests.faults.players import Human, assert_every_ack_kept, play_all, play_out
 
 pytestmark = pytest.mark.cluster
 

@@ -29,11 +29,11 @@ from typing import Any
 
 from service.application.players import ACCOUNT_GONE, Player
 from service.application.push import new_vapid_key
-from service.config import Settings
+from service.common.config import Settings
 from service.runtime import Runtime, build_runtime
 from service.storage.players import player_key, token_key
 from service.storage.push import push_key
-from tests.deployment import Client
+from tests.harness.deployment import Client
 
 RUNS = int(os.environ.get("RED7_DELETION_RUNS", "50"))
 #: The writers firing at once, and how long they go on after the deletion's 204 (s).

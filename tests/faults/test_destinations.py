@@ -8,8 +8,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from service.application.push import new_vapid_key
-from tests.deployment import Client
-from tests.service.test_destinations import _b64url
+from tests.harness.deployment import Client
+from tests.service.outbound.test_destinations import _b64url
 
 #: What the attack saved with 200 (webhook_url, then push endpoints), and their neighbours.
 SPELLINGS = [

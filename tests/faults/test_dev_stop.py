@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.deployment import REDIS_SERVER
+from tests.harness.deployment import REDIS_SERVER
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -18,7 +18,7 @@ import uuid
 from datetime import datetime
 from statistics import median
 
-from tests.deployment import Client, stream_events
+from tests.harness.deployment import Client, stream_events
 
 BOUND = 0.5  # seconds an AI turn may be delayed by another player's load
 TURNS = 30  # of Pat's, measured each time

@@ -21,9 +21,9 @@ from rq.serializers import JSONSerializer
 
 from engine import Variant
 from service.application.commands import NewGame, SeatRequest
-from service.config import Settings
+from service.common.config import Settings
 from service.runtime import build_runtime
-from tests.deployment import wait_until
+from tests.harness.deployment import wait_until
 
 GAMES = 40
 PAUSE_MS = 600

@@ -10,8 +10,8 @@ from __future__ import annotations
 import time
 from datetime import datetime, timedelta
 
-from tests.deployment import Client, stream_events, wait_until
 from tests.faults.players import Human, play_all
+from tests.harness.deployment import Client, stream_events, wait_until
 
 TIMEOUT = 6  # seconds per human turn
 LATE_BOUND = 2.0

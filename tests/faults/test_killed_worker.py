@@ -4,7 +4,7 @@ Nobody reads the game: the job it was running must be taken over by the
 other worker — through the pulse that stopped and the ticker's sweep, not
 RQ's minute-long heartbeat — and the game must move on within 10 s and
 reach its end.  (Experts' turns are a job each: a job plays on only into
-turns of the quick levels, see workers.dispatch.QUICK_LEVELS.)
+turns of the quick levels, see service.jobqueue.dispatch.QUICK_LEVELS.)
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from rq.job import Job
 from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
 
-from tests.deployment import Client, stored_version, stream_events, wait_until
+from tests.harness.deployment import Client, stored_version, stream_events, wait_until
 
 #: Seconds the expert thinks in the worker that is killed: long enough to be caught mid-job.
 SLOW = 4.0

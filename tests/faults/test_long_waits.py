@@ -15,8 +15,8 @@ import time
 
 import requests
 
-from tests.deployment import Client
 from tests.faults.players import Human, play_all
+from tests.harness.deployment import Client
 
 
 def test_long_polls_and_a_stream_outlast_the_socket_timeout(deployment):

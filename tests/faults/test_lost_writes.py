@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 import time
 
-from tests.deployment import Client, stored_version, stream_events, wait_until
 from tests.faults.players import Human, play_all, play_out
+from tests.harness.deployment import Client, stored_version, stream_events, wait_until
 
 LOST_SECONDS = 1.5
 PROGRESS_BOUND = 10.0

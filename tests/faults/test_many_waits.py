@@ -13,7 +13,7 @@ import statistics
 import threading
 import time
 
-from tests.deployment import Client
+from tests.harness.deployment import Client
 
 WAITERS = 500
 STREAMS = 20

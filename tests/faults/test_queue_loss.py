@@ -14,9 +14,9 @@ from __future__ import annotations
 import shutil
 import time
 
-from tests.deployment import Client, RedisServer, processes, stored_version, stream_events, wait_until
 from tests.faults.players import Human, assert_every_ack_kept, idle_game, play_all, tables_against_ais
 from tests.faults.players import event_time as at
+from tests.harness.deployment import Client, RedisServer, processes, stored_version, stream_events, wait_until
 
 #: Every game must move on within this long (s) of the queue's Redis losing its data.
 PROGRESS_BOUND = 10.0

@@ -1,6 +1,6 @@
 """One of two queue shards is killed under play (kill -9), then started again empty: the other shard's games never pause.
 
-The production shape with ``RED7_QUEUE_URL`` naming two queue Redis servers (``workers/shards.py``): one stores Redis,
+The production shape with ``RED7_QUEUE_URL`` naming two queue Redis servers (``service/jobqueue/shards.py``): one stores Redis,
 two queue redis-servers, gunicorn and two ``red7 worker`` processes, each serving both shards.  Games on both shards,
 some played by people over HTTP, some by AIs alone, each AI turn paced (``RED7_AI_DELAY``) so that every game waits on
 its shard's agenda and ticker between two moves.  The first shard (the one the runtime's plain fields name) is killed:
@@ -18,10 +18,10 @@ import itertools
 import shutil
 import time
 
-from tests.deployment import Client, RedisServer, processes, stored_version, stream_events, wait_until
+from service.jobqueue.shards import shard_of
 from tests.faults.players import AGAINST_AIS, Human, assert_every_ack_kept, play_all
 from tests.faults.players import event_time as at
-from workers.shards import shard_of
+from tests.harness.deployment import Client, RedisServer, processes, stored_version, stream_events, wait_until
 
 #: The pace of AI turns (s): between two moves every game waits on its shard's agenda (and its ticker).
 AI_DELAY = "0.5"

@@ -23,9 +23,9 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from service.game import load
-from service.matchmaking import Kind, TicketsMatched, event_from_json
-from tests.deployment import Client, Processes, RedisServer, wait_until
+from service.domain.game import load
+from service.domain.matchmaking import Kind, TicketsMatched, event_from_json
+from tests.harness.deployment import Client, Processes, RedisServer, wait_until
 
 PLAYERS = 200
 COUNTS = ([2], [3], [4], [2, 3, 4], [2, 3])

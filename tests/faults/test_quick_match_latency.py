@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
-from tests.deployment import Client, wait_until
+from tests.harness.deployment import Client, wait_until
 
 KINDS = [
     {"variant": variant, "action_rules": rules, "rated": rated, "turn_seconds": seconds}

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import time
 
-from tests.deployment import Client, stored_version, stream_events, wait_until
+from service.jobqueue.liveness import IDLE
 from tests.faults.players import Human, assert_every_ack_kept, idle_game, play_all, play_out, tables_against_ais
 from tests.faults.players import event_time as at
-from workers.liveness import IDLE
+from tests.harness.deployment import Client, stored_version, stream_events, wait_until
 
 OUTAGE = 20.0  # longer than RQ's own reconnection backoff would wait out (it doubles to a minute)
 PROGRESS_BOUND = 10.0

@@ -19,8 +19,8 @@ import time
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from tests.deployment import Client, stream_events, wait_until
 from tests.faults.players import Human, play_all
+from tests.harness.deployment import Client, stream_events, wait_until
 
 HANG = 8.0
 AI_GAP_BOUND = 1.5  # seconds between two moves of an all-AI game (greedy and random decide in milliseconds)

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests import deployment as harness
-from tests.deployment import RedisServer, listens_on, red7_serve
+from tests.harness import deployment as harness
+from tests.harness.deployment import RedisServer, listens_on, red7_serve
 
 
 class Impostor(BaseHTTPRequestHandler):

@@ -13,8 +13,8 @@ import time
 from datetime import datetime
 
 from service.application.push import new_vapid_key, public_key_of
-from tests.deployment import Client, stream_events, wait_until
 from tests.faults.players import Human, play_all
+from tests.harness.deployment import Client, stream_events, wait_until
 from tests.workers.push_service import PushService
 
 MOVES = 200

@@ -10,7 +10,7 @@ from typing import Any
 from replays.build import content_hash
 from service.http.app import create_app
 from service.runtime import build_runtime
-from tests.support import HUMAN, Api, ai, play_out, settings_for
+from tests.harness.support import HUMAN, Api, ai, play_out, settings_for
 
 
 def played_game(api: Api) -> tuple[str, dict[str, Any]]:

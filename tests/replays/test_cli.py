@@ -7,10 +7,10 @@ import json
 import pytest
 import redis
 
-from service.cli import main
 from service.http.app import create_app
+from service.processes.cli import main
 from service.runtime import build_runtime
-from tests.support import REAL_REDIS_SKIP, REAL_REDIS_URL, Api, ai, clean_real_redis, settings_for
+from tests.harness.support import REAL_REDIS_SKIP, REAL_REDIS_URL, Api, ai, clean_real_redis, settings_for
 
 
 @pytest.fixture

@@ -11,9 +11,9 @@ import pytest
 from replays.verify import verify_replay
 from service.http.app import create_app
 from service.runtime import build_runtime
-from tests.deployment import NO_REDIS_SERVER, REDIS_SERVER, Client, processes, redis_server, wait_until
+from tests.harness.deployment import NO_REDIS_SERVER, REDIS_SERVER, Client, processes, redis_server, wait_until
+from tests.harness.support import Api, settings_for
 from tests.replays.files import crafted, genuine, played_game, replay_keys, upload
-from tests.support import Api, settings_for
 
 #: The issue's file: one seat's name of ~700 KB (each sentence about the seat names it).
 LONG_NAME = "N" * 700_000

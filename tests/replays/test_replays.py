@@ -16,9 +16,9 @@ from engine.selfplay import play_game
 from replays.build import FULL, build_replay, content_hash, state_at
 from replays.render import lines
 from replays.verify import verify_replay
-from service import game as service_game
-from tests.service.test_leaks import CARD
-from tests.support import HUMAN, ai
+from service.domain import game as service_game
+from tests.harness.support import HUMAN, ai
+from tests.service.http.test_leaks import CARD
 
 FIXTURE = Path(__file__).parent / "fixtures" / "finished_game_v1.json"
 AT, BY = "2026-01-01T00:00:00.000Z", "test"
@@ -355,7 +355,7 @@ def test_a_replay_of_a_game_in_progress_shows_only_what_the_caller_has_seen(api)
         choice = rng.choice([s for s in view["legal_steps"] if s["type"] != "fold"] or view["legal_steps"])
         api.act(game["id"], tokens[mover], [{k: choice[k] for k in ("type", "card", "seat", "to") if k in choice}])
     assert api.runtime.games.load(game["id"]).status == "active"
-    from tests.service.test_leaks import Secrets
+    from tests.service.http.test_leaks import Secrets
 
     secrets = Secrets(api, game["id"], 3).update()
     for seat, token in ((0, ana["token"]), (1, bo["token"]), (None, None)):

@@ -1,6 +1,6 @@
 """The replay viewer page, without a browser: self-contained, the replay embedded exactly and safely, served with the CSP.
 
-The ``api`` fixture comes from tests/conftest.py (the API on fakeredis; tests/service/test_real_redis.py on Redis).
+The ``api`` fixture comes from tests/conftest.py (the API on fakeredis; tests/service/http/test_real_redis.py on Redis).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from replays.viewer import embed_json, render_viewer, template
+from service.common.texts import LANGUAGE_NAMES, Text, render
 from service.http.app import create_app
 from service.runtime import build_runtime
-from service.texts import LANGUAGE_NAMES, Text, render
-from tests.support import HUMAN, Api, ai, settings_for
+from tests.harness.support import HUMAN, Api, ai, settings_for
 
 CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
 EVIL = '</script><script>alert("x")</script><!-- </SCRIPT > <\\/script>'

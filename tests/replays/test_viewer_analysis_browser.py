@@ -13,9 +13,9 @@ import pytest
 
 from service.http.app import create_app
 from service.runtime import build_runtime
-from tests.browser import chromium, skip_without_chromium
-from tests.browser import served as served_on_loopback
-from tests.support import Api, ai, settings_for
+from tests.harness.browser import chromium, skip_without_chromium
+from tests.harness.browser import served as served_on_loopback
+from tests.harness.support import Api, ai, settings_for
 
 skip_without_chromium()
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402 (after the skip)

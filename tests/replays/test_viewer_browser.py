@@ -18,9 +18,9 @@ import pytest
 
 from service.http.app import create_app
 from service.runtime import build_runtime
-from tests.browser import chromium, network_requests, phone_chromium, skip_without_chromium
-from tests.browser import served as served_on_loopback
-from tests.support import Api, ai, settings_for
+from tests.harness.browser import chromium, network_requests, phone_chromium, skip_without_chromium
+from tests.harness.browser import served as served_on_loopback
+from tests.harness.support import Api, ai, settings_for
 
 CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
 

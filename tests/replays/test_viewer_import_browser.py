@@ -2,7 +2,7 @@
 browser presses "Analyse the decisions", sees the progress, then the page with the analysis; a visitor without a player
 is told where to become one; a token that no longer works is said in words.
 
-The app is served as ``red7 serve --embedded`` serves it (``serving`` of tests/service/test_play_browser.py: the jobs in
+The app is served as ``red7 serve --embedded`` serves it (``serving`` of tests/service/browser/test_play_browser.py: the jobs in
 threads of this process, the analyses by its analysts, each computing in a child process of its own).
 """
 
@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
-from tests.browser import chromium, skip_without_chromium
-from tests.support import HUMAN, ai
+from tests.harness.browser import chromium, skip_without_chromium
+from tests.harness.support import HUMAN, ai
 
 skip_without_chromium()
 from selenium.webdriver.common.by import By  # noqa: E402 (after the skip)
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from tests.service.test_play_browser import Server, console_problems, fresh_page, serving  # noqa: E402
-from tests.service.test_play_lobby_browser import play_to_the_end, signed_in  # noqa: E402
+from tests.service.browser.test_play_browser import Server, console_problems, fresh_page, serving  # noqa: E402
+from tests.service.browser.test_play_lobby_browser import play_to_the_end, signed_in  # noqa: E402
 
 #: How long one basic game's analysis may take on the embedded workers (as test_play_mistakes_browser.py allows).
 ANALYSED = 90

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from service.texts import LANGUAGE_NAMES
-from tests.browser import chromium, skip_without_chromium
+from service.common.texts import LANGUAGE_NAMES
+from tests.harness.browser import chromium, skip_without_chromium
 from tests.replays.test_viewer_browser import Served
 from tests.replays.test_viewer_browser import served as served  # the module's fixture, shared
 

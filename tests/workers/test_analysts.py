@@ -23,8 +23,8 @@ import redis
 
 from replays.analysis import analyse_document
 from service.application.analysis import AnalysisInterrupted
-from tests.support import HUMAN, ai, play_out
-from workers.analysis_queue import Taken
+from service.jobqueue.analysis_queue import Taken
+from tests.harness.support import HUMAN, ai, play_out
 from workers.analyst import (
     STEP_ASIDE,
     STEP_ASIDE_MOST,

@@ -10,10 +10,10 @@ import pytest
 
 from replays.verify import verify_replay
 from service.application.compaction import compact_over
-from service.cli import main as red7
 from service.http.app import create_app
+from service.processes.cli import main as red7
 from service.runtime import build_runtime
-from tests.support import HUMAN, Api, ai, play_out
+from tests.harness.support import HUMAN, Api, ai, play_out
 from workers.ticker import Ticker
 
 pytestmark = pytest.mark.every_store
@@ -131,7 +131,7 @@ def test_red7_migrate_compacts_the_games_over_before_the_grace(api, backend, mon
         monkeypatch.setattr("service.storage.connections.store_client", lambda url, connections: api.runtime.redis)
         monkeypatch.setenv("REDIS_URL", "redis://fakeredis.invalid:6379/0")
     else:
-        from tests.support import REAL_REDIS_URL
+        from tests.harness.support import REAL_REDIS_URL
 
         monkeypatch.setenv("REDIS_URL", REAL_REDIS_URL or "")
     monkeypatch.setenv("RED7_KEY_PREFIX", api.runtime.settings.key_prefix)
@@ -147,7 +147,7 @@ def test_red7_migrate_compacts_the_games_over_before_the_grace(api, backend, mon
 @pytest.mark.on_cluster
 def test_compact_over_finds_the_games_on_every_store(redis_pair, key_prefix):
     """``red7 migrate``'s pass scans every game's version key: on a cluster, on every primary."""
-    from tests.support import settings_for
+    from tests.harness.support import settings_for
 
     runtime = build_runtime(settings_for(key_prefix), clients=redis_pair)
     api = Api(create_app(runtime), runtime)

@@ -16,10 +16,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from service.game import decode
+from service.domain.game import decode
 from service.http.app import create_app
 from service.runtime import build_runtime
-from tests.support import HUMAN, Api, settings_for
+from tests.harness.support import HUMAN, Api, settings_for
 from workers import context, jobs
 from workers.runner import drain
 

@@ -9,8 +9,8 @@ from functools import partial
 
 from service.http.app import create_app
 from service.runtime import build_runtime
-from tests.deployment import wait_until
-from tests.support import Api, ai, settings_for
+from tests.harness.deployment import wait_until
+from tests.harness.support import Api, ai, settings_for
 from workers import context
 from workers.runner import start_embedded
 

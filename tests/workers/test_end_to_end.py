@@ -14,14 +14,14 @@ import redis
 from rq.registry import StartedJobRegistry
 
 from engine import fold
-from service.game import decode, engine_event
+from service.domain.game import decode, engine_event
+from service.domain.lobby import LOBBY_TYPES
 from service.http.app import create_app
-from service.lobby import LOBBY_TYPES
+from service.jobqueue.liveness import IDLE
 from service.runtime import build_runtime
-from tests.deployment import stop_group
-from tests.support import HUMAN, REAL_REDIS_SKIP, REAL_REDIS_URL, Api, ai, clean_real_redis, settings_for
+from tests.harness.deployment import stop_group
+from tests.harness.support import HUMAN, REAL_REDIS_SKIP, REAL_REDIS_URL, Api, ai, clean_real_redis, settings_for
 from tests.workers.test_jobs import Receiver, receiver, verify  # noqa: F401 (fixture)
-from workers.liveness import IDLE
 
 pytestmark = [pytest.mark.real_redis, pytest.mark.skipif(bool(REAL_REDIS_SKIP), reason=REAL_REDIS_SKIP or "")]
 
@@ -48,7 +48,7 @@ def real(key_prefix, tmp_path):
         }
         log = open(tmp_path / f"worker-{len(processes)}.log", "w")  # noqa: SIM115 (closed with the process)
         process = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "worker"],
+            [sys.executable, "-m", "service.processes.cli", "worker"],
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,

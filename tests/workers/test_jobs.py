@@ -17,14 +17,14 @@ import pytest
 
 from service.application.followups import play_on_levels
 from service.application.loading import FINISHED_SNAPSHOT_TTL
-from service.config import Settings
-from service.game import decode
-from service.lobby import LOBBY_TYPES
-from tests.service.test_api_games import two_humans
-from tests.support import HUMAN, ai
+from service.common.config import Settings
+from service.domain.game import decode
+from service.domain.lobby import LOBBY_TYPES
+from service.jobqueue.dispatch import RECHECK_AFTER
+from service.jobqueue.queues import fail_fast_on_permanent_errors
+from tests.harness.support import HUMAN, ai
+from tests.service.http.test_api_games import two_humans
 from workers import context, jobs
-from workers.dispatch import RECHECK_AFTER
-from workers.queues import fail_fast_on_permanent_errors
 
 
 @pytest.fixture(autouse=True)
@@ -475,7 +475,7 @@ def _statuses(api, items) -> list[str]:
 def test_a_receiver_s_deliveries_wait_in_its_line_and_no_other_receiver_s_do(api, receiver):
     """One delivery to a receiver (host and port) on its way at a time, whoever it is for: the rest wait in its line,
     and each that ends hands its place to the next; another receiver's delivery is queued at once."""
-    from workers.dispatch import Due
+    from service.jobqueue.dispatch import Due
     from workers.runner import thread_worker
 
     port = receiver.split(":")[2].split("/")[0]
@@ -501,7 +501,7 @@ def test_a_receiver_s_deliveries_wait_in_its_line_and_no_other_receiver_s_do(api
 
 
 def test_a_delivery_waiting_out_a_retry_leaves_its_place_and_comes_back_to_the_end_of_the_line(api, receiver):
-    from workers.dispatch import Due
+    from service.jobqueue.dispatch import Due
     from workers.runner import thread_worker
     from workers.ticker import Ticker
 
@@ -524,7 +524,7 @@ def test_a_delivery_waiting_out_a_retry_leaves_its_place_and_comes_back_to_the_e
 
 
 def test_a_rematch_offer_reaches_the_other_players_webhook_and_its_job_makes_the_rematch_once(api, receiver):
-    from tests.service.test_api_abort_rematch import finished
+    from tests.service.http.test_api_abort_rematch import finished
 
     ana, bo, game_id = finished(api)
     hooked = api.call("PATCH", "/v1/players/me", bo["token"], json={"webhook_url": receiver}).get_json()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import threading
 
-from tests.deployment import wait_until
-from tests.service.test_matching_service import Clock
+from tests.harness.deployment import wait_until
+from tests.service.application.test_matchmaking_service import Clock
 from tests.workers.test_jobs import Receiver, receiver, verify  # noqa: F401 (fixture)
 from workers import context
 from workers.matchmaker import Matchmaker, start_matchmaker

@@ -10,9 +10,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from service.application.followups import Due
+from service.jobqueue.dispatch import receiver as receiver_of
 from tests.workers.test_jobs import Receiver, receiver, verify  # noqa: F401 (fixture)
 from workers import context, notices
-from workers.dispatch import receiver as receiver_of
 from workers.runner import thread_worker
 
 

@@ -14,8 +14,8 @@ import pytest
 from service.application.push import new_vapid_key, public_key_of
 from service.http.app import create_app
 from service.runtime import build_runtime
-from tests.deployment import wait_until
-from tests.support import HUMAN, Api, ai, settings_for
+from tests.harness.deployment import wait_until
+from tests.harness.support import HUMAN, Api, ai, settings_for
 from tests.workers.push_service import Device, PushService
 from workers.runner import start_embedded
 

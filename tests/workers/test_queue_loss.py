@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from service.storage.inplay import BUCKETS, GamesInPlay, bucket_of
-from tests.support import HUMAN, ai, play_out
+from tests.harness.support import HUMAN, ai, play_out
 from workers.ticker import Ticker
 
 

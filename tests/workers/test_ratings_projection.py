@@ -17,9 +17,9 @@ from engine import Variant
 from service.application.commands import NewGame, SeatRequest
 from service.application.followups import Due, due
 from service.application.ratings import HIDDEN_BECAUSE
-from service.cli import main as red7
-from service.errors import NotFound
-from service.ratings import Applied, Placing, Result, Rules, fold
+from service.common.errors import NotFound
+from service.domain.ratings import Applied, Placing, Result, Rules, fold
+from service.processes.cli import main as red7
 from service.storage.ratings import RatingStore
 from workers import context, jobs
 
@@ -203,7 +203,7 @@ def test_ratings_of_a_player_give_each_ladder_rating_rank_history_and_record(api
 
 # --- the rules against farming, stored (issue 34) -----------------------------------------------------------------
 
-#: Rules small enough that a few games make ratings established and pairs reach their limit (service/ratings.py).
+#: Rules small enough that a few games make ratings established and pairs reach their limit (service/domain/ratings.py).
 SMALL = Rules(established_sigma=8.0, established_games=2, pair_limit=2, pair_window_ms=20_000)
 
 

@@ -15,9 +15,9 @@ import pytest
 from rq.job import Job, JobStatus
 
 from service.application.followups import Due, due
-from tests.support import HUMAN, ai
-from workers.dispatch import FAILED_AGAIN_AFTER, QUEUED_LOST_AFTER, RECHECK_AFTER, STARTED_GRACE
-from workers.liveness import IDLE, pulse_key, runs
+from service.jobqueue.dispatch import FAILED_AGAIN_AFTER, QUEUED_LOST_AFTER, RECHECK_AFTER, STARTED_GRACE
+from service.jobqueue.liveness import IDLE, pulse_key, runs
+from tests.harness.support import HUMAN, ai
 from workers.ticker import ROLE_TTL, Ticker
 
 

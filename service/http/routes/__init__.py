@@ -9,7 +9,7 @@ from service.http.routes import players  # noqa: I001, F401 (registers its route
 from service.http.routes import games  # noqa: F401
 from service.http.routes import push  # noqa: F401
 from service.http.routes import challenges  # noqa: F401
-from service.http.routes import matches  # noqa: F401
+from service.http.routes import matchmaking as matches  # noqa: F401
 from service.http.routes import feeds  # noqa: F401
 from service.http.routes import replays  # noqa: F401
 from service.http.routes import analysis  # noqa: F401

@@ -6,6 +6,7 @@ from flask import Response
 from flask.views import MethodView
 
 from engine.cards import COLORS_HIGH_TO_LOW
+from service.common.texts import LANGUAGES, rule, rule_description
 from service.http.common import (
     PUBLIC,
     documented_errors,
@@ -22,7 +23,6 @@ from service.http.schemas import (
     ProblemListSchema,
     RuleListSchema,
 )
-from service.texts import LANGUAGES, rule, rule_description
 
 #: The catalogue and the rules change only with a release: any cache may keep them an hour (a request that carries a
 #: token is kept by the caller's cache alone: its player's language may have decided, ``languages.mark``).

@@ -11,7 +11,8 @@ from replays.build import in_language, state_at
 from replays.ndjson import iter_lines
 from replays.viewer import TITLE, render_viewer
 from service.application.imports import Imported
-from service.game import Game
+from service.common.texts import Text
+from service.domain.game import Game
 from service.http.auth import current_player
 from service.http.common import (
     NDJSON,
@@ -39,7 +40,6 @@ from service.http.schemas import (
     ReplayQuerySchema,
     ReplaySchema,
 )
-from service.texts import Text
 
 # --- replays ------------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ the views in :mod:`service.http.views` build (the responses are rendered
 directly for speed, and the tests check them against these schemas).
 """
 
-from service.http.schemas.matches import MatchTicketCreateSchema, MatchTicketSchema
+from service.http.schemas.matchmaking import MatchTicketCreateSchema, MatchTicketSchema
 from service.http.schemas.requests import (
     LONG_POLL_MOST,
     ActionSchema,

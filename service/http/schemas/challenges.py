@@ -10,10 +10,10 @@ from marshmallow import Schema, ValidationError, fields, post_load, validate, va
 from engine import Variant
 from service.application.challenges import NewChallenge
 from service.application.commands import NewGame, SeatRequest
-from service.challenges import MAX_CHALLENGED, STATUSES
+from service.domain.challenges import MAX_CHALLENGED, STATUSES
+from service.domain.lobby import DAYS_PER_TURN
 from service.http.schemas.requests import SeatSchema, Strict
 from service.http.schemas.vocabulary import Choice
-from service.lobby import DAYS_PER_TURN
 
 #: How many players a request may name: the rules take three at most (``too_many_challenged`` says so, with the
 #: limit); a few more are read, no more, so that a body stays small.

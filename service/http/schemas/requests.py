@@ -11,9 +11,9 @@ from replays.build import AT_RANGE
 from service.application.commands import NewGame, SeatRequest
 from service.application.handles import HANDLE_PATTERN, HANDLE_RULE, PREFIX_PATTERN
 from service.application.players import SEARCH_LIMIT
-from service.game import NAME_LENGTH, unprintable
+from service.domain.game import NAME_LENGTH, unprintable
+from service.domain.lobby import DAYS_PER_TURN
 from service.http.schemas.vocabulary import ENUMS, Choice
-from service.lobby import DAYS_PER_TURN
 
 #: No game comes near this many events; larger cursors are refused rather than sent to Redis.
 MAX_EVENT = 2**40
@@ -51,7 +51,7 @@ class Strict(Schema):
 
 
 def _printable(value: str) -> None:
-    """Refuse text others could not read as written (``service.game.unprintable``: the replay checker's rule too)."""
+    """Refuse text others could not read as written (``service.domain.game.unprintable``: the replay checker's rule too)."""
     problem = unprintable(value)
     if problem is not None:
         raise ValidationError(problem)

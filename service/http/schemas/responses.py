@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from service.domain.ratings import LADDERS
 from service.http.schemas.analysis import AnalysisResultSchema
 from service.http.schemas.events import EVENT_SCHEMAS
 from service.http.schemas.requests import StepSchema
 from service.http.schemas.vocabulary import Choice, Null, Ref
-from service.ratings import LADDERS
 
 # --- responses -----------------------------------------------------------------------
 

@@ -21,10 +21,10 @@ from engine import ALL_CARDS, Destination, Variant
 from engine.cards import COLORS_HIGH_TO_LOW
 from engine.events import DrawCause, Effect, Elimination, Finish
 from engine.state import Phase
-from service.challenges import ANSWERS, DECLINE_REASONS, STATUSES
-from service.lobby import ORIGINS
-from service.ratings import LADDERS
-from service.texts import LANGUAGES
+from service.common.texts import LANGUAGES
+from service.domain.challenges import ANSWERS, DECLINE_REASONS, STATUSES
+from service.domain.lobby import ORIGINS
+from service.domain.ratings import LADDERS
 
 #: The schema of null alone (OpenAPI 3.0): the other half of every nullable reference.
 NULL: dict[str, Any] = {"type": "object", "nullable": True, "enum": [None]}

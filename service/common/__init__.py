@@ -1,0 +1,1 @@
+"""Below everything of the service: typed refusals, texts in eight languages, settings. Pure."""

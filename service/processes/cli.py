@@ -1,0 +1,260 @@
+"""The ``red7`` command: ``serve``, ``worker``, ``replay``, ``migrate``, ``ratings``, and the engine's ``demo``."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+
+def local_base_url(host: str, port: int) -> str:
+    """The URL a client on this machine reaches ``red7 serve --host host --port port`` at."""
+    if host in ("", "0.0.0.0", "::"):  # every interface: this machine reaches it on loopback
+        host = "127.0.0.1"
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from service.common.config import Settings
+    from service.http.app import create_app
+    from service.http.servers import ProblemRequestHandler
+    from service.runtime import build_runtime
+    from workers.runner import start_embedded
+
+    overrides = {"redis_url": ""} if args.embedded else {}
+    settings = Settings.from_env(None, **overrides)
+    base = local_base_url(args.host, args.port)
+    if settings.embedded and not settings.public_url:  # its workers run here, so they link to this very server
+        settings = replace(settings, public_url=base)
+    if settings.embedded and not settings.vapid_private_key:  # web push works out of the box, until it stops
+        from service.application.push import new_vapid_key, public_key_of
+
+        settings = replace(settings, vapid_private_key=new_vapid_key())
+        logging.getLogger("red7.settings").warning(
+            "web push: a TEMPORARY VAPID key for this run (subscriptions made with it end when it does); to keep one, "
+            "set RED7_VAPID_PRIVATE_KEY=%s (public key %s)",
+            settings.vapid_private_key,
+            public_key_of(settings.vapid_private_key),
+        )
+    runtime = build_runtime(settings)
+    app = create_app(runtime)
+    if settings.embedded:
+        logging.getLogger("rq").setLevel(logging.WARNING)  # RQ logs each job, and each idle worker leaving, at INFO
+        start_embedded(runtime)
+        print("red7: embedded mode — an in-memory store (fakeredis) and in-process workers.")
+        print("red7: NOTHING PERSISTS: every player and game is gone when this process stops.")
+        print("red7: set REDIS_URL (and run `red7 worker`) for a real deployment.")
+    else:
+        queue = f" (the queue at {settings.queue_url})" if settings.queue_url else ""
+        print(f"red7: using Redis at {settings.redis_url}{queue}; run `red7 worker` for AI seats, scoring and deadlines.")
+    print(f"red7: serving {base}/v1  (API docs: {base}/v1/docs, spec: {base}/v1/openapi.json)")
+    # werkzeug's server, answering what it refuses by itself (a header too large ...) as problem+json too
+    app.run(host=args.host, port=args.port, threaded=True, use_reloader=False, request_handler=ProblemRequestHandler)
+    return 0
+
+
+#: What a ``red7 worker`` may run (``--kind``; ``workers.runner.run_forever``).
+KINDS = ("all", "games", "analyses")
+
+
+def _at_least_one(text: str) -> int:
+    number = int(text)
+    if number < 1:
+        raise argparse.ArgumentTypeError("at least 1")
+    return number
+
+
+def _worker(args: argparse.Namespace) -> int:
+    from service.common.config import Settings
+    from service.runtime import build_runtime
+    from workers.runner import run_forever
+
+    settings = Settings.from_env()
+    if settings.embedded:
+        print("red7 worker needs REDIS_URL: the embedded store lives inside `red7 serve --embedded`.", file=sys.stderr)
+        return 2
+    if not settings.public_url:
+        print("red7 worker: RED7_PUBLIC_URL is not set, so webhooks carry only the path of a game (game_url).", file=sys.stderr)
+    # It serves no views: a watch of game changes would only make Redis keep a backlog for it (changes.py).
+    runtime = build_runtime(replace(settings, watch_changes=False))
+    run_forever(runtime, burst=args.burst, threads=args.threads, kind=args.kind)
+    return 0
+
+
+def _load_replay(source: str) -> dict[str, Any]:
+    """A replay from a file, or from a game id in the store at REDIS_URL."""
+    import json
+    from pathlib import Path
+
+    path = Path(source)
+    if path.exists():
+        document: dict[str, Any] = json.loads(path.read_text())
+        return document
+    from service.common.config import Settings
+    from service.runtime import build_runtime
+
+    settings = Settings.from_env()
+    if settings.embedded:
+        raise SystemExit(f"{source!r} is not a file, and without REDIS_URL there is no store to find a game in.")
+    games = build_runtime(settings).games
+    return games.replay(games.load(source), None)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    import json
+
+    from replays.render import lines
+    from replays.verify import verify_replay
+
+    document = _load_replay(args.source)
+    if args.action == "show":
+        for line in lines(document):
+            print(line)
+        return 0
+    if args.action == "export":
+        text = json.dumps(document, indent=1)
+        if args.output:
+            with open(args.output, "w") as file:
+                file.write(text)
+        else:
+            print(text)
+        return 0
+    verdict = verify_replay(document)
+    if verdict.ok:
+        print(
+            f"OK: {document['game_id']}: {verdict.steps} steps replayed through today's engine; "
+            "states, outcome, deals and hash match."
+        )
+        if verdict.retold:
+            print(f"  ({verdict.retold} steps' sentences read otherwise than today's words; the facts are the same)")
+        return 0
+    print(f"FAILED: {document.get('game_id')}:")
+    for problem in verdict.problems:
+        print(f"  - {problem}")
+    return 1
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    from service.application.games import GameService
+    from service.common.config import Settings
+    from service.storage.connections import store_client
+    from service.storage.events import EventStore
+    from service.storage.migrate import migrate
+    from service.storage.players import PlayerStore
+
+    settings = Settings.from_env()
+    if settings.embedded:
+        print("red7 migrate needs REDIS_URL: the store to move to the cluster key layout.", file=sys.stderr)
+        return 2
+    store = store_client(settings.redis_url, settings.redis_max_connections)  # the stores only: no queue needed
+    print(f"red7 migrate: moving the players under {settings.key_prefix!r} (REDIS_URL) to player:{{<id>}} ...")
+    report = migrate(store, settings.key_prefix, limit=args.players, progress=lambda line: print(f"red7 migrate: {line}"))
+    print(f"red7 migrate: {report.summary()}")
+    games = GameService(EventStore(store, settings.key_prefix), PlayerStore(store, settings.key_prefix))
+    looked, in_play = games.index_games_in_play()  # what a queue Redis that lost its data is rebuilt from
+    print(f"red7 migrate: {in_play} of {looked} games indexed as in play")
+    if settings.compact_after > 0 and not args.players:
+        from datetime import UTC, datetime, timedelta
+
+        from service.application.compaction import compact_over
+
+        older_than = datetime.now(UTC) - timedelta(seconds=settings.compact_after)
+        print(f"red7 migrate: compacting the games over before {older_than:%Y-%m-%d %H:%M:%S} UTC (RED7_COMPACT_AFTER) ...")
+        compacted = compact_over(EventStore(store, settings.key_prefix), older_than, lambda line: print(f"red7 migrate: {line}"))
+        print(f"red7 migrate: {compacted.summary()}")
+    return 0
+
+
+def _ratings(args: argparse.Namespace) -> int:
+    from service.common.config import Settings
+    from service.runtime import build_runtime
+
+    settings = Settings.from_env()
+    if settings.embedded:
+        print("red7 ratings needs REDIS_URL: the store whose game streams and ladders to read.", file=sys.stderr)
+        return 2
+    ratings = build_runtime(settings).ratings
+    print("red7 ratings rebuild: folding every finished rated game of the streams, in the order they finished ...")
+    report = ratings.rebuild(write=args.write)
+    print(f"red7 ratings rebuild: {report.games} finished rated games")
+    if report.hidden:
+        print(f"red7 ratings rebuild: {len(set(report.hidden))} deleted accounts taken off the leaderboards")
+    for ladder, (games, rebuilt, stored) in report.ladders.items():
+        verdict = "identical" if rebuilt == stored else "DIFFERENT"
+        written = " (the rebuilt ladder written in its place)" if ladder in report.written else ""
+        print(f"  {ladder}: {games} games; rebuilt sha256:{rebuilt}; stored sha256:{stored}: {verdict}{written}")
+    differing = [ladder for ladder, (_, rebuilt, stored) in report.ladders.items() if rebuilt != stored]
+    return 0 if all(ladder in report.written for ladder in differing) else 1
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from engine.demo import main as demo_main
+
+    demo_main(players=args.players, seed=args.seed)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="red7", description="Red7 game service")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the HTTP service")
+    serve.add_argument("--embedded", action="store_true", help="in-memory store and in-process workers, even if REDIS_URL is set")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.set_defaults(run=_serve)
+    worker = sub.add_parser("worker", help="run background jobs (AI seats, scoring, deadlines, webhooks) on REDIS_URL")
+    worker.add_argument("--burst", action="store_true", help="stop when the queue is empty")
+    worker.add_argument(
+        "--threads", type=_at_least_one, default=None, help="jobs run at once, each in a thread (default: RED7_WORKER_THREADS, 8)"
+    )
+    worker.add_argument(
+        "--kind",
+        choices=KINDS,
+        default="all",
+        help="what it runs: the games' jobs and decision analyses (all), the games' jobs alone (games), or decision "
+        "analyses alone (analyses: RED7_ANALYSIS_THREADS of them, at least one, each in a child process at the lowest "
+        "CPU priority)",
+    )
+    worker.set_defaults(run=_worker)
+    replay = sub.add_parser("replay", help="show, verify or export a replay (a file, or a game id on REDIS_URL)")
+    replay.add_argument("action", choices=("show", "verify", "export"))
+    replay.add_argument("source", help="a replay file (JSON) or a game id")
+    replay.add_argument("-o", "--output", help="export: write here instead of standard output")
+    replay.set_defaults(run=_replay)
+    migrate = sub.add_parser(
+        "migrate",
+        help="move the store at REDIS_URL to the Redis Cluster key layout (stop the service first; safe to rerun), then "
+        "compact the games over for longer than RED7_COMPACT_AFTER",
+    )
+    migrate.add_argument("--players", type=int, metavar="N", help="move at most N players, then stop (run it again to go on)")
+    migrate.set_defaults(run=_migrate)
+    ratings = sub.add_parser("ratings", help="the ladders on REDIS_URL: rebuild them from the game streams and compare")
+    ratings.add_argument("action", choices=("rebuild",))
+    ratings.add_argument(
+        "--write",
+        action="store_true",
+        help="store the rebuilt ladder in place of one that differs (else: compare only; exit 1 if any differs)",
+    )
+    ratings.set_defaults(run=_ratings)
+    demo = sub.add_parser("demo", help="watch bots play a game in the terminal")
+    demo.add_argument("--players", type=int, default=3, choices=(2, 3, 4))
+    demo.add_argument("--seed", type=int)
+    demo.set_defaults(run=_demo)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    run: Callable[[argparse.Namespace], int] = args.run  # one of the commands above (set_defaults)
+    from service.common.config import SettingsError
+    from service.storage.connections import BadRedisUrl
+
+    try:
+        return run(args)
+    except (BadRedisUrl, SettingsError) as error:  # a setting that cannot work: said plainly, before anything starts
+        print(f"red7: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,5 +1,0 @@
-"""The WSGI entry point for gunicorn: ``gunicorn service.wsgi:app`` (settings from the environment)."""
-
-from service.http.app import create_app
-
-app = create_app()
