@@ -269,7 +269,8 @@ IF_MATCH = {
     'tag (W/"12") never matches (412 `precondition_failed`); a version that is not quoted is no entity-tag (400 '
     '`invalid_precondition`); a list ("11", "12") matches if any of its tags does; `*` matches any version of the '
     "game (the steps apply to the game as it is). A quoted version that is not the game's is 409 `version_conflict`, "
-    "with `current_version` and the ETag.",
+    "with `current_version` and the ETag. Sent with the body's `expected_version`, the two must agree: a request whose "
+    "`expected_version` is none of the header's versions contradicts itself (400 `invalid_precondition`).",
 }
 
 #: RFC 9110's entity-tags, as a list: ``[W/]"opaque"`` (etagc: any visible character but the quote).
