@@ -45,6 +45,7 @@ ENV = {
     "RED7_WEBHOOK_PRIVATE_HOSTS": "1",
     "RED7_VAPID_PRIVATE_KEY": new_vapid_key(),
     "RED7_RATE_LIMIT_SIGNUP": "",  # two sign-ups a run, all from one address
+    "RED7_RATE_LIMIT_CHALLENGE": "",  # challenges every run, all from one address: this tests deletion, not budgets
 }
 HUMAN, AI = {"kind": "human"}, {"kind": "ai", "level": "greedy"}
 BASIC = {"variant": "basic"}  # one round: the AI games a departure leaves behind end soon
