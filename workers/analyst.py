@@ -136,9 +136,32 @@ def pace(spare: int) -> bool:
     if runnable_besides_me() is None or not hasattr(signal, "setitimer"):
         return False
     busy = busy_at(cpus_usable(), spare)
-    signal.signal(signal.SIGPROF, lambda number, frame: step_aside(runnable_besides_me, busy))
+    signal.signal(signal.SIGPROF, Pacer(runnable_besides_me, busy))
     signal.setitimer(signal.ITIMER_PROF, PACE_EVERY, PACE_EVERY)
     return True
+
+
+class Pacer:
+    """The ``SIGPROF`` handler: :func:`step_aside`, never inside itself.
+
+    Looking at the host (reading ``/proc/stat``) costs CPU too, so on a host that stays busy the profiling timer fires
+    again while the handler still looks, and Python runs a handler between any two bytecodes, its own included: each
+    firing started another look inside the last, until the stack overflowed (``RecursionError`` in CI, whose host is
+    busy for minutes on end).  A firing while a look is under way is passed over; the look under way goes on.
+    """
+
+    def __init__(self, others: Callable[[], int | None], busy: int, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.others, self.busy, self.sleep = others, busy, sleep
+        self.looking = False
+
+    def __call__(self, number: int = signal.SIGPROF, frame: object = None) -> None:
+        if self.looking:
+            return
+        self.looking = True
+        try:
+            step_aside(self.others, self.busy, self.sleep)
+        finally:
+            self.looking = False
 
 
 def die_with_parent() -> None:
@@ -157,9 +180,9 @@ def _orphan_watch(parent: int) -> None:
             os._exit(1)
 
 
-def child_main(stdin: IO[bytes], stdout: IO[bytes], *, paced: bool = True, spare: int = 1) -> int:
+def child_main(stdin: IO[bytes], stdout: IO[bytes], *, paced: bool = True, spare: int = 1, lowest: bool = True) -> int:
     """The child: analyse each task read from ``stdin`` and say its progress and result on ``stdout``."""
-    said = lower_priority()  # first: even its imports take only spare CPU
+    said = lower_priority() if lowest else "normal priority (as asked)"  # first: even its imports take only spare CPU
     die_with_parent()
     threading.Thread(target=_orphan_watch, args=(os.getppid(),), name="red7-orphan-watch", daemon=True).start()
     from replays.analysis import analyse_document  # here: the parent's side imports no engine
@@ -212,9 +235,10 @@ class Analyst:
         wall_seconds: float = WALL_SECONDS,
         paced: bool = True,
         spare: int = 1,
+        lowest: bool = True,
     ) -> None:
         self.name, self.cpu_seconds, self.wall_seconds = name, cpu_seconds, wall_seconds
-        self.paced, self.spare = paced, spare
+        self.paced, self.spare, self.lowest = paced, spare, lowest
         self.process: subprocess.Popen[bytes] | None = None
         self._lines: queue.Queue[bytes | None] = queue.Queue()
 
@@ -222,7 +246,13 @@ class Analyst:
         if self.process is not None and self.process.poll() is None:
             return self.process
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "workers.analyst", *(["--spare", str(self.spare)] if self.paced else ["--unpaced"])],
+            [
+                sys.executable,
+                "-m",
+                "workers.analyst",
+                *(["--spare", str(self.spare)] if self.paced else ["--unpaced"]),
+                *([] if self.lowest else ["--normal-priority"]),
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=None,  # its few words go where this process's go
@@ -315,8 +345,10 @@ def _main(argv: list[str]) -> int:
     options = argparse.ArgumentParser(prog="python -m workers.analyst", description="a red7 analyst's child process")
     options.add_argument("--unpaced", action="store_true", help="never step aside (the priority alone)")
     options.add_argument("--spare", type=int, default=1, help="CPUs left idle for everything else (default 1)")
+    options.add_argument("--normal-priority", action="store_true", help="keep the priority it was started with")
     args = options.parse_args(argv)
-    return child_main(sys.stdin.buffer, sys.stdout.buffer, paced=not args.unpaced, spare=max(0, args.spare))
+    paced, lowest = not args.unpaced, not args.normal_priority
+    return child_main(sys.stdin.buffer, sys.stdout.buffer, paced=paced, spare=max(0, args.spare), lowest=lowest)
 
 
 if __name__ == "__main__":

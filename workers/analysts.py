@@ -52,7 +52,8 @@ class AnalysisRunner:
 
     def __init__(self, runtime: Runtime, stop: threading.Event, name: str) -> None:
         self.runtime, self.stop, self.name = runtime, stop, name
-        self.analyst = Analyst(name, spare=runtime.settings.analysis_spare_cpus)
+        spare_only = runtime.settings.analysis_on_spare_cpu
+        self.analyst = Analyst(name, spare=runtime.settings.analysis_spare_cpus, paced=spare_only, lowest=spare_only)
         self.current: Taken | None = None
         self._next_shard = 0
         self.thread = threading.Thread(target=self._run, name=name, daemon=True)

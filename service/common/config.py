@@ -165,6 +165,10 @@ class Settings:
     #: CPUs an analyst's process leaves idle for everything else (the games' jobs, the API, deadlines): it steps aside
     #: while the other runnable tasks would leave fewer (workers/analyst.py); 0 on a host of analyses alone.
     analysis_spare_cpus: int = 1
+    #: Whether analyses take only the CPU nothing else wants (the lowest priority, and stepping aside as above): off,
+    #: they run at the priority of everything else, never stepping aside — for a machine where an analysis must end
+    #: whatever else runs, such as a test suite's on a CI host busy for minutes on end.
+    analysis_on_spare_cpu: bool = True
     #: Decision analyses one player's requests may have running at once, per queue shard (0: no limit); the others
     #: wait their turn, players served in turn (service/jobqueue/analysis_queue.py).
     analyses_per_player: int = 1

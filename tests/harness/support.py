@@ -59,6 +59,7 @@ def settings_for(key_prefix: str, **overrides: Any) -> Settings:
         "rate_limit_import": "",
         "rate_limit_challenge": "",
         "rate_limit_analysis": "",
+        "analysis_on_spare_cpu": False,  # analyses end whatever else the CI host runs (test_analysts tests the priority)
         "allow_custom_decks": True,
         "stream_heartbeat": 0.2,
         "stream_max_seconds": 1.5,

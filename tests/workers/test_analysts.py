@@ -31,6 +31,7 @@ from workers.analyst import (
     AnalysisFailed,
     Analyst,
     Interrupted,
+    Pacer,
     busy_at,
     runnable_besides_me,
     step_aside,
@@ -61,14 +62,35 @@ def wait_for(check: Any, seconds: float, what: str) -> Any:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SCHED_IDLE is Linux's")
 @pytest.mark.every_store
-def test_the_child_gives_what_the_analysis_gives_in_process_at_the_lowest_priority(api, runtime):
+def test_the_child_computes_at_the_lowest_priority(api, runtime):
+    """Only the priority: at SCHED_IDLE a whole analysis can take minutes on a busy CI host, so the test stops it once
+    the child has begun (the next test computes whole analyses at the priority of the rest)."""
     _, game = finished(api)
     replay = document(runtime, game["id"])
     analyst = Analyst("test-analyst")
+    seen: list[int] = []
+
+    def look() -> bool:
+        if analyst.process is not None:
+            seen.append(os.sched_getscheduler(analyst.process.pid))
+        return not seen
+
+    try:
+        with pytest.raises(Interrupted):
+            analyst.analyse(replay, lambda done, total: None, keep_going=look)
+    finally:
+        analyst.close()
+    assert seen == [os.SCHED_IDLE]
+
+
+@pytest.mark.every_store
+def test_the_child_gives_what_the_analysis_gives_in_process(api, runtime):
+    _, game = finished(api)
+    replay = document(runtime, game["id"])
+    analyst = Analyst("test-analyst", paced=False, lowest=False)
     told: list[tuple[int, int]] = []
     try:
         result = analyst.analyse(replay, lambda done, total: told.append((done, total)))
-        assert os.sched_getscheduler(analyst.process.pid) == os.SCHED_IDLE
         again = analyst.analyse(replay, lambda done, total: None)  # the same child, a second task
     finally:
         analyst.close()
@@ -82,7 +104,7 @@ def test_the_child_gives_what_the_analysis_gives_in_process_at_the_lowest_priori
 def test_a_stop_kills_the_child_and_its_death_fails_the_analysis_not_the_analyst(api, runtime):
     _, game = finished(api)
     replay = document(runtime, game["id"])
-    analyst = Analyst("test-analyst")
+    analyst = Analyst("test-analyst", paced=False, lowest=False)
     try:
         with pytest.raises(Interrupted):
             analyst.analyse(replay, lambda done, total: None, keep_going=lambda: False)
@@ -203,6 +225,28 @@ def test_the_child_steps_aside_while_others_would_leave_no_cpu_spare(tmp_path):
     assert len(slept) == 3, "it sleeps while another wants a CPU, and goes on once both would be free"
     assert step_aside(lambda: 9, 2, slept.append) == pytest.approx(STEP_ASIDE_MOST, abs=STEP_ASIDE), "then looks again"
     assert step_aside(lambda: None, 2, slept.append) == 0, "where the host does not say, it never waits"
+
+
+def test_a_look_at_the_host_is_never_started_inside_another():
+    """The profiling timer fires while the handler looks (a look costs CPU too): on a host busy for long, each firing
+    began a look inside the last, until the stack overflowed.  A firing during a look is passed over."""
+    looks = 0
+    pacer: Pacer
+
+    def others() -> int:
+        nonlocal looks
+        looks += 1
+        if looks < 2000:  # the timer fires again while the host is looked at, far more often than the stack allows
+            pacer()
+        return 9 if looks < 3 else 0
+
+    slept: list[float] = []
+    pacer = Pacer(others, busy_at(2, 1), slept.append)
+    pacer()
+    assert looks == 3, "each firing during the look was passed over; the look went on to its end"
+    assert len(slept) == 2
+    pacer()
+    assert looks == 4, "and the next firing after it looks again"
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SCHED_IDLE and /proc/stat are Linux's")
