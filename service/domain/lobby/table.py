@@ -32,6 +32,9 @@ from service.domain.lobby.events import (
 
 @dataclass
 class Seat:
+    """A seat as the fold leaves it: what it is, and who holds it now (a set-up's
+    :class:`~service.domain.lobby.terms.SeatSpec` says only what it is)."""
+
     kind: str  # "human" | "ai"
     level: str | None = None  # the AI's level
     player_id: str | None = None
