@@ -20,7 +20,7 @@ each level at tables of its own (``--tables own``), each analysed whole.
 Target: mean accuracy expert > greedy > random.  At mixed tables a player whose
 win chance is near zero can lose few points of it, which flattered the random
 player's accuracy while accuracy read ΔW; it reads the drop in place share now
-(engine/analysis.py).
+(engine/analysis/).
 
 Stability: the first ``--stability-games`` of those analysed again with another
 seed.  Target: labels agree on at least 95% of decisions.  The labels each seed

@@ -204,7 +204,8 @@ def predicts(args: argparse.Namespace) -> dict[str, float]:
     tested = 0
     for n, result in enumerate(results):
         # The model alone: every result counts (the rules against farming choose which results count, not how; a
-        # population of newcomers playing only each other would otherwise never be rated: service/domain/ratings.py).
+        # population of newcomers playing only each other would otherwise never be rated:
+        # service/domain/ratings/counting.py).
         ladder = ladders.setdefault(result.ladder, Ladder(result.ladder, rules=EVERY_RESULT))
         seats = result.seats
         if n >= split:

@@ -20,15 +20,15 @@ against the year it begins in.  A vacation cut short counts the hours it ran.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 from engine import CorruptHistory
 from service.common.errors import Refused
+from service.domain.codec import Events, Flag, Members, Text, Time
 from service.domain.deadlines import Calendar, Period, is_zone, zone
 
 #: How far ahead a vacation may be declared, and the longest one (days).
@@ -84,36 +84,32 @@ class VacationCancelled:
 
 
 CalendarEvent = CalendarSet | VacationDeclared | VacationTaken | VacationEnded | VacationCancelled
-EVENT_CLASSES: dict[str, type[CalendarEvent]] = {
-    cls.type: cls for cls in (CalendarSet, VacationDeclared, VacationTaken, VacationEnded, VacationCancelled)
-}
+
+
+def _zone_problem(event: CalendarSet) -> str | None:
+    return None if is_zone(event.zone) else f"{event.zone!r} is not a time zone"
+
+
+#: How each calendar event is stored (:mod:`service.domain.codec`).
+STORED: Events[CalendarEvent] = Events(
+    "calendar",
+    [
+        Members(CalendarSet, {"zone": Text(), "weekends_off": Flag()}, check=_zone_problem),
+        Members(VacationDeclared, {"start": Time(), "end": Time()}),
+        Members(VacationTaken, {"start": Time(), "end": Time(), "game_id": Text()}),
+        Members(VacationEnded, {"ended": Time()}),
+        Members(VacationCancelled, {"start": Time()}),
+    ],
+)
 
 
 def event_to_dict(event: CalendarEvent) -> dict[str, Any]:
-    return {"type": event.type, **{item.name: getattr(event, item.name) for item in fields(event)}}
+    return STORED.to_dict(event)
 
 
 def event_from_dict(data: dict[str, Any]) -> CalendarEvent:
-    """A stored event, checked field by field."""
-    kind = data.get("type")
-    cls = EVENT_CLASSES.get(str(kind))
-    if cls is None:
-        raise CorruptHistory(f"{kind!r} is not a calendar event")
-    values: dict[str, Any] = {}
-    for item in fields(cls):
-        value = data.get(item.name)
-        wanted = bool if item.name == "weekends_off" else str
-        if not isinstance(value, wanted):
-            raise CorruptHistory(f"{kind}: {item.name} must be {wanted.__name__}, not {value!r}")
-        if item.name in ("start", "end", "ended"):
-            try:
-                parse_time(str(value))
-            except ValueError:
-                raise CorruptHistory(f"{kind}: {item.name} is not a time: {value!r}") from None
-        values[item.name] = value
-    if cls is CalendarSet and not is_zone(str(values["zone"])):
-        raise CorruptHistory(f"calendar_set: {values['zone']!r} is not a time zone")
-    return cls(**values)
+    """A stored event, checked member by member."""
+    return STORED.from_dict(data)
 
 
 # --- the aggregate ------------------------------------------------------------------------
@@ -230,15 +226,15 @@ def apply(calendar: PlayerCalendar, number: int, event: CalendarEvent, at: str) 
 
 
 def envelope(event: CalendarEvent, *, at: str, by: str) -> str:
-    return json.dumps({**event_to_dict(event), "at": at, "by": by}, separators=(",", ":"))
+    return STORED.envelope(event, at=at, by=by)
 
 
 def fold(player_id: str, stored: Iterable[tuple[int, str]]) -> PlayerCalendar:
     """The calendar after its stored envelopes ``(number, payload)``."""
     calendar = PlayerCalendar(player_id)
     for number, payload in stored:
-        data = json.loads(payload)
-        apply(calendar, number, event_from_dict({k: v for k, v in data.items() if k not in ("at", "by")}), data["at"])
+        event, at = STORED.from_envelope(payload)
+        apply(calendar, number, event, at)
         calendar.head = payload
     return calendar
 

@@ -22,15 +22,15 @@ The events (``type`` and fields, as stored):
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, ClassVar
 
 from engine import CorruptHistory, Variant
 from service.common.errors import Refused
-from service.domain.lobby import AI_LEVELS, DAYS_PER_TURN, SEAT_KINDS, TIMEOUT_ACTIONS, SeatSpec
+from service.domain.codec import Absent, Events, Flag, Integer, Many, Members, Nullable, OneOf, Text, Time
+from service.domain.lobby import DAYS_PER_TURN, SEAT_FORM, TIMEOUT_ACTIONS, SeatSpec
 
 #: The most players one challenge invites (a table seats four: the challenger and three).
 MAX_CHALLENGED = 3
@@ -209,95 +209,57 @@ CHALLENGE_EVENTS = (ChallengeCreated, ChallengeAccepted, ChallengeDeclined, Chal
 SCHEMA_VERSION = 1
 
 
+#: How each challenge event is stored (:mod:`service.domain.codec`).
+STORED: Events[ChallengeEvent] = Events(
+    "challenge",
+    [
+        Members(
+            ChallengeCreated,
+            {
+                "challenger": Text(),
+                "challenger_name": Text(),
+                "challenged": Many(Members(Invitee, {"player_id": Text(), "name": Text()}), least=1, most=MAX_CHALLENGED),
+                "terms": Members(
+                    Terms,
+                    {
+                        "seats": Many(SEAT_FORM, least=2, most=4),
+                        "variant": OneOf([v.value for v in Variant]),
+                        "action_rules": Flag(),
+                        "turn_timeout": Absent(Nullable(Integer(1)), None),
+                        "timeout_action": OneOf(TIMEOUT_ACTIONS),
+                        "days_per_turn": Absent(Nullable(OneOf(DAYS_PER_TURN)), None),
+                        "rated": Flag(),
+                    },
+                ),
+                "expires_at": Time(),
+            },
+        ),
+        Members(ChallengeAccepted, {"player_id": Text()}),
+        Members(ChallengeDeclined, {"player_id": Text(), "reason": OneOf(list(DECLINE_REASONS))}),
+        Members(ChallengeCancelled, {}),
+        Members(ChallengeStarted, {"game_id": Text()}),
+    ],
+)
+
+
 def event_to_dict(event: ChallengeEvent) -> dict[str, Any]:
-    """The event as stored (``type`` and its fields, as JSON holds them)."""
-    data: dict[str, Any] = {"type": event.type}
-    for item in fields(event):
-        value = getattr(event, item.name)
-        if isinstance(value, Terms):
-            value = {
-                "seats": [{"kind": s.kind, "level": s.level} for s in value.seats],
-                **{f.name: getattr(value, f.name) for f in fields(value) if f.name != "seats"},
-            }
-        elif item.name == "challenged":
-            value = [{"player_id": i.player_id, "name": i.name} for i in value]
-        data[item.name] = value
-    return data
+    """The event as stored (``type`` and its members, as JSON holds them)."""
+    return STORED.to_dict(event)
+
+
+def event_from_dict(data: dict[str, Any]) -> ChallengeEvent:
+    """A stored challenge event, checked member by member (:class:`~engine.CorruptHistory` for one no event holds)."""
+    return STORED.from_dict(data)
 
 
 def envelope(event: ChallengeEvent, *, at: str, by: str) -> str:
     """The stored payload: the event, when it was appended (``at``), who caused it (``by``), its schema version."""
-    return json.dumps({**event_to_dict(event), "at": at, "by": by, "v": SCHEMA_VERSION}, separators=(",", ":"))
+    return STORED.envelope(event, at=at, by=by, v=SCHEMA_VERSION)
 
 
 def from_envelope(payload: str) -> tuple[ChallengeEvent, str]:
     """The event a stored payload holds, and when it was appended."""
-    data = json.loads(payload)
-    if not isinstance(data, dict) or not isinstance(data.get("at"), str):
-        raise CorruptHistory("a challenge event must be an object with the time it was appended")
-    return event_from_dict(data), data["at"]
-
-
-def event_from_dict(data: dict[str, Any]) -> ChallengeEvent:
-    """A stored challenge event, checked field by field (:class:`~engine.CorruptHistory` for one no event holds)."""
-    kind = data.get("type")
-    if kind == "challenge_created":
-        challenged = data.get("challenged")
-        if not isinstance(challenged, list) or not 1 <= len(challenged) <= MAX_CHALLENGED:
-            raise CorruptHistory(f"challenge_created: challenged must list 1 to {MAX_CHALLENGED} players")
-        return ChallengeCreated(
-            challenger=_text(data, "challenger", kind),
-            challenger_name=_text(data, "challenger_name", kind),
-            challenged=tuple(Invitee(_text(i, "player_id", kind), _text(i, "name", kind)) for i in _objects(challenged, kind)),
-            terms=_terms(data.get("terms"), kind),
-            expires_at=_text(data, "expires_at", kind),
-        )
-    if kind == "challenge_accepted":
-        return ChallengeAccepted(_text(data, "player_id", kind))
-    if kind == "challenge_declined":
-        reason = data.get("reason")
-        if reason not in DECLINE_REASONS:
-            raise CorruptHistory(f"challenge_declined: {reason!r} is not a reason")
-        return ChallengeDeclined(_text(data, "player_id", kind), str(reason))
-    if kind == "challenge_cancelled":
-        return ChallengeCancelled()
-    if kind == "challenge_started":
-        return ChallengeStarted(_text(data, "game_id", kind))
-    raise CorruptHistory(f"{kind!r} is not a challenge event")
-
-
-def _objects(items: list[Any], kind: str) -> list[dict[str, Any]]:
-    if not all(isinstance(item, dict) for item in items):
-        raise CorruptHistory(f"{kind}: expected objects")
-    return items
-
-
-def _text(data: dict[str, Any], name: str, kind: str) -> str:
-    value = data.get(name)
-    if not isinstance(value, str) or not value:
-        raise CorruptHistory(f"{kind}: {name} must be text")
-    return value
-
-
-def _terms(data: object, kind: str) -> Terms:
-    if not isinstance(data, dict):
-        raise CorruptHistory(f"{kind}: terms must be an object")
-    seats = data.get("seats")
-    if not isinstance(seats, list) or not 2 <= len(seats) <= 4:
-        raise CorruptHistory(f"{kind}: the terms' seats must be 2 to 4 seats")
-    specs = []
-    for seat in _objects(seats, kind):
-        if seat.get("kind") not in SEAT_KINDS or (seat["kind"] == "ai") != (seat.get("level") in AI_LEVELS):
-            raise CorruptHistory(f"{kind}: {seat!r} is not a seat")
-        specs.append(SeatSpec(seat["kind"], seat.get("level")))
-    variant, timeout, days = data.get("variant"), data.get("turn_timeout"), data.get("days_per_turn")
-    if variant not in {v.value for v in Variant} or data.get("timeout_action") not in TIMEOUT_ACTIONS:
-        raise CorruptHistory(f"{kind}: the terms' variant or timeout action is not one of ours")
-    if not (timeout is None or (type(timeout) is int and timeout > 0)) or not (days is None or days in DAYS_PER_TURN):
-        raise CorruptHistory(f"{kind}: the terms' time control is not one of ours")
-    if not isinstance(data.get("action_rules"), bool) or not isinstance(data.get("rated"), bool):
-        raise CorruptHistory(f"{kind}: the terms' action_rules and rated must be true or false")
-    return Terms(tuple(specs), str(variant), data["action_rules"], timeout, str(data["timeout_action"]), days, data["rated"])
+    return STORED.from_envelope(payload)
 
 
 # --- the fold -------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The decision analysis (engine/analysis.py): honest, deterministic, labels where they are due."""
+"""The decision analysis (engine/analysis/): honest, deterministic, labels where they are due."""
 
 from __future__ import annotations
 

@@ -203,7 +203,8 @@ def test_ratings_of_a_player_give_each_ladder_rating_rank_history_and_record(api
 
 # --- the rules against farming, stored (issue 34) -----------------------------------------------------------------
 
-#: Rules small enough that a few games make ratings established and pairs reach their limit (service/domain/ratings.py).
+#: Rules small enough that a few games make ratings established and pairs reach their limit
+#: (service/domain/ratings/counting.py).
 SMALL = Rules(established_sigma=8.0, established_games=2, pair_limit=2, pair_window_ms=20_000)
 
 

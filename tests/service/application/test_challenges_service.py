@@ -1,4 +1,4 @@
-"""The application's challenges (service/application/challenges.py), with no HTTP: made, answered, started, listed.
+"""The application's challenges (service/application/challenges/), with no HTTP: made, answered, started, listed.
 
 Run on the stores over each backend's client (fakeredis, slot-checked, and the real Redis), with a clock the test
 moves: expiry is read at the application's time, never written.

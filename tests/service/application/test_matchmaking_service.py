@@ -10,8 +10,8 @@ from collections import Counter
 import pytest
 
 from engine import Variant
-from service.application import matchmaking as matching
 from service.application.matchmaking import MatchService, TicketRequest
+from service.application.matchmaking import matchmaker as matching  # the pass looks find_matches up here
 from service.common.errors import NotConfirmed, NotFound, Refused
 from service.domain.matchmaking import LIVE_PATIENCE_MS, Kind, TicketsMatched, event_from_json
 from service.runtime import Runtime, build_runtime

@@ -169,7 +169,8 @@ def test_an_ai_level_seated_twice_takes_both_seats_changes():
 
 
 def test_sigma_falls_below_the_established_bound_in_about_twenty_games_of_two_thirty_of_four_eleven_against_a_sure_ai():
-    """The bound documented in service/domain/ratings.py: how many games bring σ below it (equal players, shuffled places)."""
+    """The bound documented in service/domain/ratings/counting.py: how many games bring σ below it (equal players,
+    shuffled places)."""
     sure = Rating(exact(25.0), exact(1.5))  # an AI level with many games behind it
     for players, low, high, against_sure in ((2, 15, 30, False), (4, 20, 45, False), (2, 8, 16, True)):
         rng = random.Random(players)

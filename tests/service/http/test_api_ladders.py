@@ -12,7 +12,7 @@ AT = "2026-05-01T12:00:{:02d}.000Z"
 
 
 #: Every result counts and a game establishes a rating: a ladder of ten people to page through (the rules that make a
-#: rating count and established are service/domain/ratings.py's, tested in tests/service/domain/test_ratings.py).
+#: rating count and established are service/domain/ratings/counting.py's, tested in tests/service/domain/test_ratings.py).
 OPEN_LADDER = Rules(established_sigma=9.0, established_games=1, pair_limit=0, anchored=False)
 
 

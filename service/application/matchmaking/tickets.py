@@ -1,49 +1,31 @@
-"""Quick match: a player's tickets (open, read, cancel) and the matchmaker's pass, over the pools' streams.
+"""A player's quick-match tickets: opened (caps, once per Idempotency-Key), read and cancelled.
 
-A ticket lives in its pool's stream (:mod:`service.domain.matchmaking` decides and folds; :mod:`service.storage.matchmaking`
-keeps), and in its player's index, which finds it without a scan.  Every write to a pool is load, decide, append
-with the version (and head) that was read: two writers never both win, the loser decides again on the pool as it
-is now.  So a matchmaker and a cancel, or two matchmakers, cannot seat a ticket twice or seat a cancelled one.
-
-A match is decided (the game's id and seats in the ``tickets_matched`` event) before its game is made with
-:meth:`GameService.set_up <service.application.games.GameService.set_up>` under that id, which makes a game once
-however often it is asked.  Whoever finds a match whose game is not there yet makes it: the matchmaker's next
-pass (a match stays pending in its pool until a ``games_made`` event says its game is made) and the ticket's next
-read.  Nobody is matched but not seated.
+A ticket lives in its pool's stream (:mod:`service.domain.matchmaking` decides and folds), and in its player's index,
+which finds it without a scan: an entry is made before the ticket is appended, and a ticket that is over is cached
+there as such (its fate read from its pool's stream from where it was opened).  A read that finds the ticket matched
+makes its game if it is not there yet, as the matchmaker would (:meth:`Matchmaker.finish
+<service.application.matchmaking.matchmaker.Matchmaker.finish>`).
 """
 
 from __future__ import annotations
 
-import json
-import logging
-import random
-import threading
-import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
-import redis
-
-from engine import CorruptHistory, Variant
-from service.application.commands import NewGame, SeatRequest
+from engine import Variant
 from service.application.erasure import DELETED_NAME
-from service.application.games import GameService
+from service.application.matchmaking.matchmaker import Matchmaker
 from service.common.errors import NotConfirmed, NotFound, Refused
 from service.domain.matchmaking import (
-    DEFAULT_RATING,
     Cancel,
-    Expire,
     Kind,
-    Made,
     Open,
     Pool,
     PoolEvent,
     RatingRange,
-    Record,
     Ticket,
     TicketCancelled,
     TicketOpened,
@@ -51,42 +33,25 @@ from service.domain.matchmaking import (
     TicketsMatched,
     decide,
     event_from_json,
-    event_to_json,
-    find_matches,
-    fold,
     ticket_from_dict,
     ticket_to_dict,
 )
 from service.domain.ratings import ladder_of
-from service.storage.events import Idempotency, IdempotencyMismatch, NotReplicated, VersionConflict
+from service.storage.events import Idempotency, IdempotencyMismatch
 from service.storage.idempotency import CreateRecords
-from service.storage.matchmaking import PoolStreams, TicketIndex, TooManyTickets
+from service.storage.matchmaking import PoolStreams, TooManyTickets
 from service.storage.players import Player, new_id, records_key
-
-log = logging.getLogger("red7.matching")
 
 #: A ticket's entry younger than this (ms) whose ticket is nowhere yet may be a create still on its way: kept.
 IN_FLIGHT_MS = 10_000
 #: How long a ticket that is over stays readable (ms): its entry leaves the player's index after that.
 KEEP_CLOSED_MS = 24 * 3600 * 1000
-#: A pool's snapshot is written every this many events (a cold reader folds at most that many).
-SNAPSHOT_EVERY = 256
-#: Attempts of a player's write to a pool under contention (each after a short random pause), and the matchmaker's.
+#: Attempts of a player's write to a pool under contention (each after a short random pause).
 WRITE_ATTEMPTS = 40
-MATCH_ATTEMPTS = 3
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def iso(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def default_rating(player_id: str, ladder: str) -> int:
-    """A player's rating where no rating service is wired: a new player's."""
-    return DEFAULT_RATING
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,98 +103,16 @@ class TicketView:
         return {"status": self.status, "at": self.closed_at, "game_id": self.game_id, "ticket": ticket_to_dict(self.ticket)}
 
 
-class PoolLoader:
-    """Pools folded from their streams, through this process's newest fold of each and the stored snapshots.
+class TicketDesk(Matchmaker):
+    """A player's tickets, as they open, read and cancel them (part of :class:`MatchService
+    <service.application.matchmaking.MatchService>`, which holds what it reads)."""
 
-    As with games (:class:`~service.application.loading.GameLoader`), a fold is used only while the stream still
-    holds its head: one of a history Redis lost is dropped and the pool folded again from what Redis has.
-    """
-
-    def __init__(self, streams: PoolStreams, *, snapshot_every: int = SNAPSHOT_EVERY) -> None:
-        self.streams = streams
-        self.snapshot_every = snapshot_every
-        self._pools: dict[str, Pool] = {}
-        self._snapshot_at: dict[str, int] = {}
-        self._lock = threading.Lock()
-
-    def load(self, kind: str) -> Pool:
-        """The pool now (shared with this process's cache: never change it; :meth:`Pool.copy` it)."""
-        with self._lock:
-            start = cached = self._pools.get(kind)
-        if start is None and (snapshot := self.streams.snapshot(kind)) is not None:
-            start = Pool.from_dict(json.loads(snapshot[1]))
-        tail = []
-        if start is not None and start.version:
-            stored = list(self.streams.read_all(kind, after=start.version - 1))
-            if stored and stored[0].number == start.version and stored[0].payload == start.head:
-                tail = stored[1:]
-            else:
-                log.warning(
-                    "pool %s: Redis no longer holds the history of the fold at version %s; folding it again", kind, start.version
-                )
-                self.forget(kind)
-                self.streams.drop_snapshot(kind)
-                start = cached = None
-        if start is None or not start.version:
-            start, tail = Pool(kind), list(self.streams.read_all(kind))
-        if cached is not None and not tail:
-            return cached
-        pool = start.copy() if start is cached else start
-        for event in tail:
-            fold(pool, event_from_json(event.payload))
-            pool.version, pool.head = event.number, event.payload
-        self.remember(pool)
-        return pool
-
-    def remember(self, pool: Pool) -> None:
-        with self._lock:
-            known = self._pools.get(pool.kind)
-            if known is None or known.version < pool.version:
-                self._pools[pool.kind] = pool
-        if pool.version - self._snapshot_at.get(pool.kind, 0) >= self.snapshot_every:
-            try:
-                self.streams.save_snapshot(pool.kind, pool.version, json.dumps(pool.to_dict(), separators=(",", ":")))
-            except redis.RedisError as error:  # only a shortcut for cold readers
-                log.warning("pool %s: no snapshot at version %s (%s); the next one will be", pool.kind, pool.version, error)
-                return
-            self._snapshot_at[pool.kind] = pool.version
-
-    def forget(self, kind: str) -> None:
-        with self._lock:
-            self._pools.pop(kind, None)
-            self._snapshot_at.pop(kind, None)
-
-
-class MatchService:
-    """Tickets as their players open, read and cancel them; the matchmaker's pass over the pools."""
-
-    def __init__(
-        self,
-        streams: PoolStreams,
-        ticket_index: TicketIndex,
-        games: GameService,
-        *,
-        clock: Callable[[], int] = now_ms,
-        rating_of: Callable[[str, str], int] = default_rating,
-        max_tickets: int = 5,
-        expiry: int = 3600,
-        max_expiry: int = 14 * 24 * 3600,
-    ) -> None:
-        self.pool_streams = streams
-        self.ticket_index = ticket_index
-        self.games = games
-        self.clock = clock
-        self.rating_of = rating_of
-        self.max_tickets = max_tickets
-        self.expiry = expiry
-        self.max_expiry = max_expiry
-        self.pools = PoolLoader(streams)
-        self.create_records = CreateRecords(streams.redis)
-        self._locks: dict[str, threading.Lock] = {}
-        self._locks_lock = threading.Lock()
-        self._made: OrderedDict[str, None] = OrderedDict()  # games of matches known to be made
-
-    # --- a player's tickets -----------------------------------------------------------------------
+    pool_streams: PoolStreams
+    create_records: CreateRecords
+    rating_of: Callable[[str, str], int]
+    max_tickets: int
+    expiry: int
+    max_expiry: int
 
     def create(self, player: Player, request: TicketRequest, idempotency: Idempotency | None = None) -> TicketView:
         """Open a ticket: ``match_ticket_already_open`` if the player waits for this kind of game already,
@@ -280,7 +163,7 @@ class MatchService:
     def _open(self, player: Player, kind: Kind, ticket: Ticket) -> TicketView:
         self.ticket_index.add_pool(kind.key)  # before the append: the matchmaker's round has the pool first
         try:
-            self._write(kind.key, lambda pool: decide(pool, Open(ticket), self.clock()), WRITE_ATTEMPTS)
+            self.writer.write(kind.key, lambda pool: decide(pool, Open(ticket), self.clock()), WRITE_ATTEMPTS)
         except NotConfirmed:
             raise  # stored, if not on enough replicas yet: it stays listed
         except Refused:
@@ -333,7 +216,7 @@ class MatchService:
         if entry is None:
             raise NotFound("match_ticket_not_found", f"You have no match ticket {ticket_id!r}.")
         if "closed" not in entry:
-            self._write(entry["pool"], partial(self._cancelled, ticket_id, player.id), WRITE_ATTEMPTS)
+            self.writer.write(entry["pool"], partial(self._cancelled, ticket_id, player.id), WRITE_ATTEMPTS)
         found = self.get(player, ticket_id)
         if found.status == "matched":
             raise Refused(
@@ -362,7 +245,7 @@ class MatchService:
         """Cancel every ticket of the player still waiting (an account deleted): how many there were."""
         waiting = self.open_tickets(player)
         for view in waiting:
-            self._write(view.kind.key, partial(self._cancelled, view.ticket.id, player.id), WRITE_ATTEMPTS)
+            self.writer.write(view.kind.key, partial(self._cancelled, view.ticket.id, player.id), WRITE_ATTEMPTS)
             self.get(player, view.ticket.id)  # closed in the player's index (cancelled, or matched just before)
         return len(waiting)
 
@@ -433,140 +316,3 @@ class MatchService:
             elif isinstance(event, TicketsMatched) and ticket_id in event.ticket_ids:
                 return TicketView(ticket, kind, "matched", now, event.game_id, event.at), event
         return (None if ticket is None else self._view(ticket, kind, now)), None  # None: opened since the pool was read
-
-    # --- the matchmaker -----------------------------------------------------------------------------
-
-    def match_pass(self, keep_going: Callable[[], bool] = lambda: True) -> int:
-        """One pass over every pool: tickets whose time is up expired, tables found recorded and their games made
-        (and any match's game an earlier pass left unmade); how many games were made.  ``keep_going`` is asked
-        between pools (a matchmaker that lost its role stops)."""
-        made = 0
-        for kind in self.ticket_index.pools():
-            if not keep_going():
-                break
-            try:
-                made += self.match_pool(Kind.parse(kind))
-            except CorruptHistory:
-                log.exception("pool %s cannot be folded; the other pools go on", kind)
-        return made
-
-    def match_pool(self, kind: Kind) -> int:
-        """Expire, match and make the games of one pool (and those of its pending matches): how many games were made."""
-        pool = self.pools.load(kind.key)
-        pending = list(pool.pending.values())
-        if pool.tickets:
-
-            def matches(pool: Pool) -> list[PoolEvent]:
-                now = self.clock()
-                expired = decide(pool, Expire(), now)
-                after = pool.copy()
-                for event in expired:
-                    fold(after, event)
-                found = find_matches(after, now)
-                return [*expired, *decide(after, Record(tuple((new_id("g"), table) for table in found)), now)]
-
-            try:
-                pending += [
-                    e for e in self._write(kind.key, matches, MATCH_ATTEMPTS, confirmed=False) if isinstance(e, TicketsMatched)
-                ]
-            except ConflictingPool:
-                log.info("pool %s kept changing under the matchmaker; it looks again on its next pass", kind.key)
-        made = sum(self.finish(kind, match) for match in pending)
-        if pending:  # nobody need make them again: they leave the pool's pending matches
-            done = tuple(match.game_id for match in pending)
-            try:
-                self._write(kind.key, lambda pool: decide(pool, Made(done), self.clock()), MATCH_ATTEMPTS, confirmed=False)
-            except ConflictingPool:
-                log.info("pool %s kept changing; its games made are noted on the next pass", kind.key)
-        return made
-
-    def finish(self, kind: Kind, match: TicketsMatched) -> bool:
-        """Make ``match``'s game unless it is made (``True``: made now): its humans in seat order, the first its creator
-        (who owns the AI seats), then the AI seats."""
-        if self._known_made(match.game_id):
-            return False
-        if self.games.store.exists(match.game_id):
-            self._remember_made(match.game_id)
-            return False
-        humans = [Player(seat.player_id, seat.name, "") for seat in match.players]
-        seats = [SeatRequest("human")] * len(humans) + [SeatRequest("ai", match.ai_level)] * (match.seats - len(humans))
-        request = NewGame(
-            seats=seats,
-            variant=Variant(kind.variant),
-            action_rules=kind.action_rules,
-            turn_timeout=kind.turn_seconds,
-            days_per_turn=kind.days_per_turn,
-            rated=kind.rated,
-            origin="quick_match",
-        )
-        game = self.games.set_up(humans[0], request, list(enumerate(humans[1:], start=1)), game_id=match.game_id)
-        self._remember_made(match.game_id)
-        return game is not None
-
-    def _known_made(self, game_id: str) -> bool:
-        with self._locks_lock:
-            return game_id in self._made
-
-    def _remember_made(self, game_id: str) -> None:
-        with self._locks_lock:
-            self._made[game_id] = None
-            while len(self._made) > 100_000:
-                self._made.popitem(last=False)
-
-    # --- writing to a pool --------------------------------------------------------------------------
-
-    def _write(
-        self, kind: str, decide_on: Callable[[Pool], list[PoolEvent]], attempts: int, *, confirmed: bool = True
-    ) -> list[PoolEvent]:
-        """Load the pool, decide, append with the version and head decided on; what was appended.
-
-        Decided again when another write came first (after a short random pause), up to ``attempts`` times (then
-        :class:`ConflictingPool`).  One write to a pool at a time in this process: its requests queue here rather
-        than all lose to each other in Redis.  An append fewer replicas confirmed than asked for
-        (``RED7_WAIT_REPLICAS``) is stored: ``confirmed`` writers (a player's) are told so
-        (:class:`~service.common.errors.NotConfirmed`, a retry with the Idempotency-Key is answered); the matchmaker goes on.
-        """
-        with self._lock_of(kind):
-            for attempt in range(attempts):
-                pool = self.pools.load(kind)
-                events = decide_on(pool)
-                if not events:
-                    return []
-                payloads = [event_to_json(event) for event in events]
-                short = None
-                try:
-                    self.pool_streams.append(kind, pool.version, payloads, expected_head=pool.head)
-                except VersionConflict as conflict:
-                    if conflict.diverged:
-                        self.pools.forget(kind)
-                    time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
-                    continue
-                except NotReplicated as unconfirmed:
-                    short = unconfirmed
-                after = pool.copy()
-                for event, payload in zip(events, payloads, strict=True):
-                    fold(after, event)
-                    after.version += 1
-                    after.head = payload
-                self.pools.remember(after)
-                if short is not None:
-                    log.warning("pool %s: an append confirmed by %s of %s replicas", kind, short.replicas, short.wanted)
-                    if confirmed:
-                        raise NotConfirmed(short.version, short.replicas, short.wanted)
-                return events
-        raise ConflictingPool(kind)
-
-    def _lock_of(self, kind: str) -> threading.Lock:
-        with self._locks_lock:
-            return self._locks.setdefault(kind, threading.Lock())
-
-
-class ConflictingPool(Refused):
-    """A pool that kept changing between the reads and the appends of a writer (a 409 the client may retry)."""
-
-    def __init__(self, kind: str) -> None:
-        super().__init__(
-            "match_pool_busy",
-            f"Many players are opening tickets for this kind of game ({kind}) at once; try again in a moment.",
-            pool=kind,
-        )
