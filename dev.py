@@ -7,6 +7,10 @@ The environment is rebuilt only when ``pyproject.toml`` changes.
 
 ``python3 dev.py catalogs`` extracts the texts marked in the code into ``service/common/locale/messages.pot`` and brings
 every language's ``.po`` up to date with it (docs/languages.md); only the dates change when nothing else did.
+
+``python3 dev.py examples`` plays a seeded game through the app (in memory) and writes what was sent and answered to
+``service/http/examples.json``, the OpenAPI document's examples (docs/development.md); run it when a schema changes
+shape (tests/service/http/test_examples.py fails until then).
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ def ensure_env() -> Path:
         print("dev.py: installing the project and its test tools into .venv ...", flush=True)
         pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
         subprocess.run([*pip, "--upgrade", "pip"], check=True)
-        subprocess.run([*pip, "-e", f"{ROOT}[test]"], check=True)
+        subprocess.run([*pip, "-e", f"{ROOT}[test,tracing]"], check=True)  # tracing: its tests run too
         STAMP.write_text(wanted)
     return python
 
@@ -181,6 +185,11 @@ def catalogs() -> int:
     return subprocess.call([*extract, "service", "replays", "workers"], cwd=ROOT) or subprocess.call(update, cwd=ROOT)
 
 
+def examples(python: Path) -> int:
+    """Record the OpenAPI document's examples from a real game (tests/harness/examples.py) into service/http/examples.json."""
+    return subprocess.call([str(python), "-m", "tests.harness.examples"], cwd=ROOT)
+
+
 def main(argv: list[str]) -> int:
     command = argv[0] if argv else "help"
     rest = argv[1:]
@@ -200,6 +209,8 @@ def main(argv: list[str]) -> int:
     if command == "catalogs":
         ensure_env()
         return catalogs()
+    if command == "examples":
+        return examples(ensure_env())
     print(__doc__)
     return 0 if command == "help" else 2
 

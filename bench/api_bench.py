@@ -1,6 +1,6 @@
 """API benchmark: the service under gunicorn against a bare Flask endpoint served the same way.
 
-    python -m bench.api_bench [--seconds 3] [--rounds 3] [--clients 1,16] [--rate-limits] [--floor]
+    python -m bench.api_bench [--seconds 3] [--rounds 3] [--clients 1,16] [--rate-limits] [--floor] [--metrics]
 
 Starts two gunicorn servers, served alike (``--worker-class``: production's gevent workers, from
 ``service/processes/gunicorn_config.py``, by default; or ``gthread``, with ``--threads`` each): the
@@ -34,6 +34,10 @@ stopped and every Redis key of the run is deleted.
 JSON.  Its ratio to bare is the most any GET of this app can reach served this way, so it tells how much of a gap
 is the framework's and how much the route's own (issue 25: with the view's own work stubbed out, GET measured 81 %).
 
+``--metrics``: the service with its Prometheus metrics on (``RED7_METRICS_PORT``, gunicorn's multiprocess mode with
+``PROMETHEUS_MULTIPROC_DIR`` in the run's directory, the master serving them), as production would run it; run the
+bench with and without it to see what measuring costs (issue 41: within 10 %).
+
 ``--rate-limits``: the default limits' budgets on the service (a token's and an address's, every request charged
 to both), ten times their amounts per second (6000 a token, 12000 an address): the bench's clients, all on one
 address with two tokens and well over 600 requests a second, are never refused.  Leases are 1/20 of a budget, so
@@ -55,6 +59,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import shutil
 import signal
 import statistics
 import sys
@@ -196,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--rate-limits", action="store_true", help="the default rate limits' budgets on, 10x their amounts per second (see above)"
     )
+    parser.add_argument("--metrics", action="store_true", help="the service's Prometheus metrics on (see above)")
     args = parser.parse_args(argv)
     concurrencies = [int(c) for c in args.clients.split(",") if c.strip()]
 
@@ -212,6 +218,16 @@ def main(argv: list[str] | None = None) -> int:
     env = run.service_env(rate_limits=args.rate_limits)
     logdir = Path(os.environ.get("TMPDIR", "/tmp")) / f"red7-bench-{run_id}"
     logdir.mkdir(parents=True, exist_ok=True)
+    service_env = env  # the bare app's server runs without them: one master serves the port
+    if args.metrics:
+        multiproc = logdir / "metrics"
+        multiproc.mkdir()
+        metrics = {
+            "RED7_METRICS_PORT": str(free_port()),
+            "RED7_METRICS_HOST": "127.0.0.1",
+            "PROMETHEUS_MULTIPROC_DIR": str(multiproc),
+        }
+        service_env = {**env, **metrics}
     servers: list[Server] = []
     interrupted = False
 
@@ -227,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         with servers_running(servers):
             shape = (args.workers, args.threads)
             servers.append(
-                start_gunicorn("service", "service.processes.wsgi:app", env, *shape, "/readyz", logdir, args.worker_class)
+                start_gunicorn("service", "service.processes.wsgi:app", service_env, *shape, "/readyz", logdir, args.worker_class)
             )
             servers.append(start_gunicorn("bare", "bench.api_serving:bare_app", env, *shape, "/bare", logdir, args.worker_class))
             service, bare_server = servers
@@ -246,7 +262,8 @@ def main(argv: list[str] | None = None) -> int:
                     else f"gthread, {args.workers} workers x {args.threads} threads each"
                 )
                 + f"; Redis {run.redis_url} (prefix {run.prefix}); "
-                f"{os.cpu_count()} CPUs; {args.seconds:g} s per figure after {args.warmup:g} s warm-up; rate limits "
+                f"{os.cpu_count()} CPUs; metrics {'on' if args.metrics else 'off'}; "
+                f"{args.seconds:g} s per figure after {args.warmup:g} s warm-up; rate limits "
                 + (
                     f"on ({env['RED7_RATE_LIMIT_TOKEN']} a token, {env['RED7_RATE_LIMIT_ADDRESS']} an address)"
                     if args.rate_limits
@@ -312,6 +329,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"api_bench: {server.name} logged errors:\n{log}", file=sys.stderr)
         for path in logdir.glob("*.log"):
             path.unlink()
+        if args.metrics:
+            shutil.rmtree(logdir / "metrics", ignore_errors=True)
         logdir.rmdir()
         print(f"api_bench: servers stopped; {deleted} Redis keys of this run deleted")
     if interrupted:

@@ -11,6 +11,8 @@ record them with the version read, make each game with its seats):
 
 1. **backlog**: ``--tickets`` tickets already waiting (opened over the last half hour), then passes until no more
    table can sit down: games formed per second (the wall time of the passes), and the pure ``find_matches`` alone;
+   then the same again with ``--blocks`` blocks (1,000) in each pool between its players at random, which every
+   pass reads and the pairing honours (no blocked pair ever seated);
 2. **arrivals**: as many tickets arriving at ``--rate`` a second (a simulated clock), a pass every 250 ms (or back to
    back when one takes longer: its wall time moves the clock too): how long compatible players wait, from the
    arrival of a table's second ticket to its game being made (its *pair wait*), in live pools and in
@@ -29,8 +31,10 @@ from collections.abc import Callable
 import fakeredis
 import redis
 
+from service.application.blocks import apart_among
 from service.application.games import GameService
 from service.application.matchmaking import MatchService
+from service.domain.blocks import MAX_BLOCKS
 from service.domain.matchmaking import (
     Kind,
     RatingRange,
@@ -41,6 +45,7 @@ from service.domain.matchmaking import (
     event_to_json,
     find_matches,
 )
+from service.storage.blocks import BlockStore
 from service.storage.events import EventStore
 from service.storage.matchmaking import PoolStreams, TicketIndex
 from service.storage.players import PlayerStore
@@ -136,13 +141,29 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
 
 
-def backlog(client: redis.Redis, count: int, rng: random.Random) -> None:
+def block_at_random(service: MatchService, tickets: list[tuple[Kind, Ticket]], per_pool: int, rng: random.Random) -> None:
+    """``per_pool`` blocks in each pool, each between two of its players at random (a random one blocks the other)."""
+    store = BlockStore(service.block_store.redis, service.block_store.prefix)
+    by_kind: dict[str, list[str]] = {}
+    for kind, ticket in tickets:
+        by_kind.setdefault(kind.key, []).append(ticket.player_id)
+    for players in by_kind.values():
+        for n in range(per_pool):
+            blocker, blocked = rng.sample(players, 2)
+            store.add("blocks", blocker, blocked, n, MAX_BLOCKS)
+
+
+def backlog(client: redis.Redis, count: int, rng: random.Random, blocks: int = 0) -> None:
     now = 1_800_000_000_000
     service = build(client, f"red7-bench-match-{uuid.uuid4().hex[:8]}:", Clock(now))
-    seed(service, [mixed_ticket(rng, n, now - rng.randint(0, 30 * 60_000)) for n in range(count)])
+    tickets = [mixed_ticket(rng, n, now - rng.randint(0, 30 * 60_000)) for n in range(count)]
+    seed(service, tickets)
+    if blocks:
+        block_at_random(service, tickets, blocks, rng)
     pools = [service.pools.load(kind.key) for kind in KINDS]
     started = time.perf_counter()
-    tables = sum(len(find_matches(pool, now)) for pool in pools)
+    applied = [apart_among(service.block_store, pool.by_player) for pool in pools]
+    tables = sum(len(find_matches(pool, now, apart=apart)) for pool, apart in zip(pools, applied, strict=True))
     pure = time.perf_counter() - started
     started, games, passes = time.perf_counter(), 0, 0
     while made := service.match_pass():
@@ -150,8 +171,9 @@ def backlog(client: redis.Redis, count: int, rng: random.Random) -> None:
         passes += 1
     wall = time.perf_counter() - started
     waiting = sum(len(service.pools.load(kind.key).tickets) for kind in KINDS)
-    print(f"backlog: {count:,} waiting tickets of mixed preferences in {len(KINDS)} pools")
-    print(f"  find_matches alone (pure, every pool once): {pure * 1000:.0f} ms for {tables:,} tables")
+    with_blocks = f", {blocks:,} blocks in each pool (between its players, at random)" if blocks else ""
+    print(f"backlog: {count:,} waiting tickets of mixed preferences in {len(KINDS)} pools{with_blocks}")
+    print(f"  find_matches alone (pure, every pool once, its blocks read): {pure * 1000:.0f} ms for {tables:,} tables")
     print(
         f"  matchmaker: {games:,} games formed in {wall:.2f} s over {passes} pass(es): {games / wall:,.0f} games/s "
         f"(recorded in the pools, then each made with its seats); {count - waiting:,} players seated, "
@@ -218,12 +240,15 @@ def main() -> None:
     parser.add_argument("--tickets", type=int, default=10_000)
     parser.add_argument("--rate", type=float, default=100.0, help="arrivals a second, simulated")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--blocks", type=int, default=1000, help="blocks per pool in the second backlog (0: none)")
     args = parser.parse_args()
     client, where = clients()
     print(f"quick match on {where}")
     rng = random.Random(args.seed)
     try:
         backlog(client, args.tickets, rng)
+        if args.blocks:
+            backlog(client, args.tickets, rng, args.blocks)
         arrivals(client, args.tickets, args.rate, rng)
     finally:
         for key in client.scan_iter(match="red7-bench-match-*", count=1000):

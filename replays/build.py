@@ -30,7 +30,7 @@ from engine import (
 from engine.cards import card_names
 from engine.rules import leading_seat, qualifying_mask
 from replays.explain import explain_text
-from service.common.texts import DEFAULT, Text, message, render
+from service.common.texts import AI_SEATS, DEFAULT, Text, message, render
 from service.domain.game import Game, apply, apply_engine, engine_event, redact_envelope, upcast
 from service.domain.lobby import LOBBY_TYPES
 
@@ -273,15 +273,41 @@ def _text_of(explanation: dict[str, Any]) -> Text:
     return Text(explanation["code"], {k: _text_of(v) if isinstance(v, dict) else v for k, v in params.items()})
 
 
+def _seat_names(document: dict[str, Any], language: str) -> dict[str, str]:
+    """Each AI seat's name in ``language``, by the name the document gives it (a player's own name stays as it is)."""
+    names = {}
+    for number, seat in enumerate(document.get("seats") or []):
+        level = seat.get("level")
+        if seat.get("kind") == "ai" and level in AI_SEATS and seat.get("name") == f"AI {number} ({level})":
+            names[seat["name"]] = render(Text(AI_SEATS[level], {"number": number}), language)
+    return names
+
+
+def _renamed(text: Text, names: dict[str, str]) -> Text:
+    """``text`` with each AI seat's name in its parameters said as ``names`` has it (a parameter may list several)."""
+
+    def renamed(value: Any) -> Any:
+        if isinstance(value, Text):
+            return _renamed(value, names)
+        if isinstance(value, str):
+            for name, said in names.items():
+                value = value.replace(name, said)
+        return value
+
+    return Text(text.code, {k: renamed(v) for k, v in text.params.items()})
+
+
 def in_language(document: dict[str, Any], language: str) -> dict[str, Any]:
-    """The replay with each step's ``text`` said in ``language`` (from its ``explanation``), its hash made anew: the
-    same events read in every language (texts are words: a file in any language verifies, ``replays.verify``)."""
+    """The replay with each step's ``text`` said in ``language`` (from its ``explanation``, the AI seats' names in it
+    too), its hash made anew: the same events read in every language (texts are words: a file in any language
+    verifies, ``replays.verify``)."""
     if language == DEFAULT:
         return document
+    names = _seat_names(document, language)
     steps = [
-        {**step, "text": render(_text_of(step["explanation"]), language)} if "explanation" in step else step
+        {**step, "text": render(_renamed(_text_of(step["explanation"]), names), language)} if "explanation" in step else step
         for step in document["steps"]
     ]
-    translated = {**document, "steps": steps}
+    translated = {**document, "steps": steps}  # the seats keep their names: data, which the viewer says itself
     translated["hash"] = content_hash(translated)
     return translated

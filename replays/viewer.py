@@ -30,6 +30,8 @@ TEMPLATE = "viewer.html"
 TABLES = (words.load("viewer/words.json"), words.CORE, words.RULES)
 #: The replay's own words the page says too: how a game ends, and the step before the first.
 ALSO = (*_FINISH.values(), BEFORE_FIRST)
+#: The oEmbed discovery link (https://oembed.com, 4), with its path.
+OEMBED_LINK = '<link rel="alternate" type="application/json+oembed" href="{}">'
 #: The page's title: the replay of a game (or of an imported file), by its id.
 TITLE = "viewer.title"
 
@@ -50,12 +52,30 @@ def template() -> str:
 
 
 def render_viewer(
-    document: dict[str, Any], title: str = "Red7 replay", language: str = DEFAULT, analyse: str | None = None
+    document: dict[str, Any],
+    title: str = "Red7 replay",
+    language: str = DEFAULT,
+    analyse: str | None = None,
+    *,
+    embed: bool = False,
+    theme: str | None = None,
+    oembed: str | None = None,
 ) -> str:
     """The page for ``document``, its words in ``language`` (the steps' texts come in the document); the replay is
     embedded, so the page works saved to disk too.  ``analyse``: where a player may ask for the replay's decision
     analysis (a same-origin path), for a replay that has none yet; the page then offers a button for it, which needs
-    the network (and ``connect-src 'self'``): saved to disk, it does not show."""
-    values = {"TITLE": html.escape(title), "REPLAY_JSON": embed_json(document), "ANALYSE_URL": html.escape(analyse or "")}
+    the network (and ``connect-src 'self'``): saved to disk, it does not show.  ``embed``: the embed mode, for an
+    iframe on another site (the table, the buttons and what happened, no header, links or step list); ``theme``:
+    ``light`` or ``dark`` whatever the reader prefers (``None``: as they prefer).  ``oembed``: where the page's oEmbed
+    answer is (a same-origin path), named in a discovery ``<link>`` so a blog given the page's link finds its embed
+    code (a link that loads nothing)."""
+    values = {
+        "TITLE": html.escape(title),
+        "REPLAY_JSON": embed_json(document),
+        "ANALYSE_URL": html.escape(analyse or ""),
+        "MODE": "embed" if embed else "page",
+        "THEME": theme if theme in ("light", "dark") else "auto",
+        "OEMBED": "" if not oembed else OEMBED_LINK.format(html.escape(oembed)),
+    }
     # One pass, so a title or a name that spells a placeholder is not filled in again.
     return words.fill(template(), language, TABLES, values, ALSO)

@@ -17,20 +17,31 @@ import redis
 from redis import Redis  # for Runtime's fields: in its body, ``redis`` is the field of that name
 
 from service.application.analysis import AnalysisService, Enqueue, game_subjects, imported_subjects
+from service.application.archive import ArchiveService
+from service.application.blocks import BlockService
 from service.application.calendars import Calendars
 from service.application.challenges import ChallengeService
 from service.application.departures import GameDepartures
 from service.application.followups import FollowUps, play_on_levels
 from service.application.games import GameService
 from service.application.imports import ImportedReplays
+from service.application.live import LiveGames
 from service.application.matchmaking import MatchService
+from service.application.oauth import OAuthService
+from service.application.player_feeds import PlayerFeeds
 from service.application.players import PlayerService
 from service.application.push import PushService
+from service.application.push_devices import PushDeviceService
 from service.application.rated_play import RatedPlay, RatedPlayRules
 from service.application.ratings import RatingService
 from service.application.review import MistakeReview
+from service.application.safety import Safety, build_safety
+from service.application.statistics import StatisticsService
 from service.application.stream_tickets import StreamTickets
+from service.application.tournaments import TournamentService
+from service.application.turns import Turns
 from service.common.config import Settings
+from service.common.errors import Refused
 from service.jobqueue.agenda import Agenda
 from service.jobqueue.analysis_queue import AnalysisQueue, subject
 from service.jobqueue.dispatch import RECHECK_AFTER, Dispatcher
@@ -38,19 +49,30 @@ from service.jobqueue.queues import JobQueue, new_queue
 from service.jobqueue.shards import QueueShard, ShardedFollowUps, shard_of
 from service.jobqueue.shares import Shares
 from service.outbound.destinations import Destinations
+from service.outbound.fcm import Fcm
 from service.storage.aborts import AbortLog
 from service.storage.analyses import AnalysisStore
+from service.storage.archive import ArchiveStore
+from service.storage.blocks import BlockStore
 from service.storage.calendars import CalendarStreams
 from service.storage.challenges import ChallengeIndex, ChallengeStreams
 from service.storage.changes import ChangeWatch
-from service.storage.connections import BadRedisUrl, blocking_client, is_cluster, queue_client, store_client
+from service.storage.clock import OffsetClock
+from service.storage.connections import BadRedisUrl, blocking_client, is_cluster, queue_client, store_client, waiting_client
 from service.storage.events import EventStore
+from service.storage.export_lines import ExportLines
 from service.storage.matchmaking import PoolStreams, TicketIndex
+from service.storage.oauth import OAuthStore
+from service.storage.player_feeds import PlayerFeedStore
 from service.storage.players import PlayerStore
 from service.storage.push import PushSubscriptions
+from service.storage.push_devices import PushDevices
 from service.storage.ratings import RatingStore
 from service.storage.replays import ReplayStore
+from service.storage.statistics import StatisticsStore
 from service.storage.stream_tickets import TicketStore
+from service.storage.tournaments import TournamentIndex, TournamentList, TournamentStreams
+from service.storage.watchers import WatcherLeases
 
 
 @dataclass
@@ -80,6 +102,7 @@ class Runtime:
     analyses: AnalysisService  # finished games' decision analyses: requested, read, run by the analyse job
     imported_analyses: AnalysisService  # imported replays' decision analyses, kept while their import is
     reviews: MistakeReview  # a player's mistakes across their analysed games
+    turns: Turns  # what the game's jobs decide: AI turns, a round's end, a turn run out (workers/jobs.py calls it)
     #: What time it is, for everything that keeps time (the application, the dispatcher, the ticker, the jobs): a test
     #: moves it to play days in seconds.
     clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
@@ -87,10 +110,41 @@ class Runtime:
     shards: list[QueueShard] = field(default_factory=list)
     #: The application's follow-ups: the dispatcher itself for one shard, else each game's shard's (ShardedFollowUps).
     followups: FollowUps | None = None
+    #: Each player's blocks, mutes and who may reach them (service/application/blocks.py).
+    blocks: BlockService | None = None
+    #: The word filter, the terms of use, reports and moderation (service/application/safety.py).
+    safety: Safety | None = None
+    #: Tournaments: made, entered, their rounds' games made and folded (service/domain/tournaments/).
+    tournaments: TournamentService | None = None
+    #: Each player's own feed and inbox of notices (service/application/player_feeds.py).
+    feeds: PlayerFeeds | None = None
+
+    #: Sign in with Red7: the apps, codes and grants of OAuth (service/application/oauth.py).
+    oauth: OAuthService | None = None
+    #: Live games to watch, and their watchers' leases (service/application/live.py).
+    live: LiveGames | None = None
+
+    #: Players' public archives of finished games: listed, exported, dumped a month at a time, rebuilt.
+    archive: ArchiveService | None = None
+    #: Statistics across finished games, a player's and everyone's: counted as games finish, rebuilt.
+    statistics: StatisticsService | None = None
 
     def shard_of(self, game_id: str) -> QueueShard:
         """The queue shard that serves this game (or challenge)."""
         return self.shards[shard_of(game_id, len(self.shards))]
+
+
+def _readable_by_all(tournaments: TournamentService) -> Callable[[str], bool]:
+    """Whether anyone may read a game: not while it belongs to a duplicate round still running."""
+
+    def readable(game_id: str) -> bool:
+        try:
+            tournaments.check_readable(game_id, None)
+        except Refused:
+            return False
+        return True
+
+    return readable
 
 
 def _iso(clock: Callable[[], datetime]) -> Callable[[], str]:
@@ -144,14 +198,15 @@ def build_runtime(
     clock: Callable[[], datetime] | None = None,
     queues: Sequence[redis.Redis] | None = None,
 ) -> Runtime:
-    """Everything wired up; ``clock``: what time it is for all of it (a test's, to move; default: the wall clock).
+    """Everything wired up; ``clock``: what time it is for all of it (a test's, to move; default: the wall clock, or
+    with ``RED7_CLOCK_OFFSET_KEY`` the wall clock moved on by the offset the tests keep there: service/storage/clock.py).
 
     ``queues``: the queue shards' bytes clients (a test's; default: ``clients``' queue client alone when given, else
     one per URL of ``RED7_QUEUE_URL``), each served by a dispatcher of its own (service/jobqueue/shards.py).
     """
     settings = settings or Settings.from_env()
-    now = clock or (lambda: datetime.now(UTC))
     text, raw = clients or connect(settings)
+    now = clock or (OffsetClock(text, settings.clock_offset_key) if settings.clock_offset_key else lambda: datetime.now(UTC))
     store = EventStore(
         text, settings.key_prefix, replicas=settings.wait_replicas, replica_timeout_ms=settings.wait_replicas_timeout_ms
     )
@@ -164,6 +219,11 @@ def build_runtime(
         settings.vapid_private_key,
         private_hosts=settings.webhook_private_hosts,
         clock=_iso(now),
+        native=PushDeviceService(
+            PushDevices(text, settings.key_prefix),
+            Fcm(settings.fcm_credentials, settings.fcm_endpoint) if settings.fcm_credentials else None,
+            clock=_iso(now),
+        ),
     )
     namespace = re.sub(r"[^A-Za-z0-9_-]", "_", settings.key_prefix).strip("_") or "red7"
 
@@ -183,7 +243,7 @@ def build_runtime(
             shares=Shares(connection, settings.key_prefix, settings.ai_turns_per_player)
             if settings.ai_turns_per_player
             else None,
-            push_of=push.has if settings.vapid_private_key else None,
+            push_of=push.has if settings.vapid_private_key or settings.fcm_credentials else None,
             push_queue=push_queue,
             clock=now,
             play_on_levels=play_on_levels(settings.expert_seconds, RECHECK_AFTER),
@@ -212,6 +272,7 @@ def build_runtime(
         clock=now,
         allowance=settings.vacation_hours_per_year,
     )
+    block_store = BlockStore(text, settings.key_prefix)  # one, shared by every service that seats or hears players
     games = GameService(
         store,
         players,
@@ -225,6 +286,7 @@ def build_runtime(
         calendars=calendars,
         clock=_iso(now),
         changes=ChangeWatch(text, settings.key_prefix) if settings.watch_changes else None,
+        blocks=block_store,
     )
     calendars.changed.append(games.retime)
     replays = ReplayStore(text, settings.key_prefix)
@@ -303,13 +365,79 @@ def build_runtime(
         queued("replay"),
         now,
     )
+    archive = ArchiveService(
+        ArchiveStore(text, settings.key_prefix),
+        players,
+        accounts.find,
+        games.peek,  # thousands of finished games read once each: cached nowhere
+        lambda game: games.feeds.finished_replay(game, keep=False),  # an export's lines are kept in Redis instead
+        analyses.done,
+        ratings.store,
+        AnalysisStore(text, settings.key_prefix),
+        ratings.game_ids,
+        ExportLines(text, settings.key_prefix),
+    )
+    games.lists.archived.append(archive.index)
+    statistics = StatisticsService(
+        StatisticsStore(text, settings.key_prefix),
+        players,
+        accounts.find,
+        lambda game_id: [(e.number, e.payload) for e in store.read(game_id)],
+        ratings.game_ids,
+        ArchiveStore(text, settings.key_prefix),
+        AnalysisStore(text, settings.key_prefix),
+    )
+    games.lists.archived.append(statistics.count)
     # What ends when an account is deleted, in this order: what could seat the player anew joins before their games.
+    blocks = BlockService(block_store, players, accounts)
+    blocks.on_block.append(challenges.part_ways)  # a block ends the open challenges between the two at once
     accounts.join(challenges)
     accounts.join(matches)
+    accounts.join(blocks)  # both ways: nobody keeps a deleted account in their lists
     accounts.join(GameDepartures(games))
     accounts.join(push)
     accounts.join(ratings)  # the name leaves every leaderboard (its games stay rated for the others)
     accounts.join(rated_play)  # its aborts go
+    accounts.join(archive)  # its archive goes; its name is erased from the others' as it is read
+    accounts.join(statistics)  # its statistics go; its games stay counted in everyone's
+    tournaments = TournamentService(
+        TournamentStreams(
+            text, settings.key_prefix, replicas=settings.wait_replicas, replica_timeout_ms=settings.wait_replicas_timeout_ms
+        ),
+        TournamentIndex(text, settings.key_prefix),
+        TournamentList(text, settings.key_prefix),
+        players,
+        games,
+        ratings,
+        clock=_iso(now),
+        look_at=lambda tournament_id, at: shards[shard_of(tournament_id, len(shards))].dispatcher.agenda.look_at(
+            tournament_id, int(at.timestamp() * 1000)
+        ),
+    )
+    for each in shards:
+        each.dispatcher.folded = tournaments.folded
+    calendars.vacation_cap = tournaments.vacation_cap  # a tournament round honours so much vacation, no more
+    accounts.join(tournaments)  # withdrawn from each, their seats played out by AIs
+    # The feeds' waits on a pool whose replies may take a heartbeat and more: an idle feed blocks in one XREAD a
+    # heartbeat (not one every 4 s); a test's clients and the embedded server's in-memory one are used as they are.
+    waits = None
+    if clients is None and not settings.embedded:
+        waits = waiting_client(text, settings.stream_heartbeat + BLOCKING_MARGIN)
+    feeds = PlayerFeeds(PlayerFeedStore(text, settings.key_prefix, waits), games, challenges, matches)
+    for each in shards:
+        each.dispatcher.record = feeds.record  # every notice in its player's feed first, its id in its webhook and push
+    accounts.join(feeds)
+    oauth = OAuthService(OAuthStore(text, settings.key_prefix), accounts, clock=_iso(now))
+    accounts.join(oauth)  # the apps' grants go with the account
+    live = LiveGames(
+        games.load,
+        games.in_play,
+        WatcherLeases(text, settings.key_prefix),
+        rating=ratings.rating,
+        hidden_among=players.live_hidden_among,
+        readable=_readable_by_all(tournaments),
+        now_ms=lambda: int(now().timestamp() * 1000),
+    )
     return Runtime(
         settings,
         text,
@@ -334,7 +462,22 @@ def build_runtime(
         analyses,
         imported_analyses,
         MistakeReview(players, games.load, analyses.done),
+        Turns(
+            games,
+            calendars,
+            ai_delay=settings.ai_delay,
+            expert_seconds=settings.expert_seconds,
+            play_on_levels=lambda: dispatcher.play_on_levels,  # the job system's setting (a test changes it)
+        ),
         now,
         shards,
         followups,
+        blocks,
+        safety=build_safety(text, settings, accounts, games, ratings, [challenges, matches, GameDepartures(games)]),
+        tournaments=tournaments,
+        feeds=feeds,
+        oauth=oauth,
+        archive=archive,
+        statistics=statistics,
+        live=live,
     )

@@ -119,22 +119,50 @@ PLURALS = {
         "count.cards": ["0 kart", "1 karta", "2 karty", "5 kart", "21 kart", "22 karty", "25 kart"],
         "count.points": ["0 punktów", "1 punkt", "2 punkty", "5 punktów", "21 punktów", "22 punkty", "25 punktów"],
         "count.days": ["0 dni", "1 dzień", "2 dni", "5 dni", "21 dni", "22 dni", "25 dni"],
+        "play.new_cards": [
+            "0 nowych kart",
+            "1 nowa karta",
+            "2 nowe karty",
+            "5 nowych kart",
+            "21 nowych kart",
+            "22 nowe karty",
+            "25 nowych kart",
+        ],
     },
     "ru": {
         "count.cards": ["0 карт", "1 карта", "2 карты", "5 карт", "21 карта", "22 карты", "25 карт"],
         "count.points": ["0 очков", "1 очко", "2 очка", "5 очков", "21 очко", "22 очка", "25 очков"],
         "count.days": ["0 дней", "1 день", "2 дня", "5 дней", "21 день", "22 дня", "25 дней"],
+        # issue 38: one new card was "новые" (plural)
+        "play.new_cards": [
+            "0 новых карт",
+            "1 новая карта",
+            "2 новые карты",
+            "5 новых карт",
+            "21 новая карта",
+            "22 новые карты",
+            "25 новых карт",
+        ],
     },
     "en": {
         "count.cards": ["0 cards", "1 card", "2 cards", "5 cards", "21 cards", "22 cards", "25 cards"],
         "count.points": ["0 points", "1 point", "2 points", "5 points", "21 points", "22 points", "25 points"],
         "count.days": ["0 days", "1 day", "2 days", "5 days", "21 days", "22 days", "25 days"],
+        "play.new_cards": [
+            "0 new cards",
+            "1 new card",
+            "2 new cards",
+            "5 new cards",
+            "21 new cards",
+            "22 new cards",
+            "25 new cards",
+        ],
     },
 }
 
 
 @pytest.mark.parametrize("language", sorted(PLURALS))
-@pytest.mark.parametrize("code", ["count.cards", "count.points", "count.days"])
+@pytest.mark.parametrize("code", ["count.cards", "count.points", "count.days", "play.new_cards"])
 def test_counts_take_the_plural_form_of_their_number(language, code):
     said = [say(code, language, n=n) for n in (0, 1, 2, 5, 21, 22, 25)]
     assert said == PLURALS[language][code]

@@ -201,3 +201,25 @@ def test_no_code_cites_a_rules_file_that_is_not_in_the_repository():
                 if re.search(r"(?<!docs/)\bRULES\.md", line)
             ]
     assert not stale, stale
+
+
+def codemap_entries() -> list[str]:
+    """The folders (and the composition root's one file) ARCHITECTURE.md's codemap gives an entry, in its order."""
+    return re.findall(r"^### `([^`]+)`$", text("ARCHITECTURE.md"), flags=re.MULTILINE)
+
+
+def test_architecture_md_is_a_codemap_with_one_entry_per_folder():
+    """Each folder of ours once, so a newcomer finds every folder's job, invariants and tests in one place."""
+    entries = codemap_entries()
+    assert len(entries) == len(set(entries)), sorted(e for e in entries if entries.count(e) > 1)
+    folders = {f"{p.parent.relative_to(ROOT)}/" for top in SOURCES[:4] for p in (ROOT / top).rglob("__init__.py")}
+    assert folders - {"service/"} == {e for e in entries if e.endswith("/")}
+
+
+def test_architecture_md_keeps_lines_of_normal_length():
+    long = [
+        number
+        for number, line in enumerate(text("ARCHITECTURE.md").splitlines(), 1)
+        if len(line) > WIDTH and not line.lstrip().startswith("|")
+    ]
+    assert not long, long

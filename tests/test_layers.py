@@ -106,3 +106,61 @@ def test_the_layers_contract_names_folders_and_the_composition_root_only():
     """Every name in the layers is a package (a folder), but the composition root, one module by design."""
     modules = [name for name in _layer_folders() if not (ROOT / name.replace(".", "/")).is_dir()]
     assert modules == ["service.runtime"]
+
+
+#: The runtime's clients of the queue's Redis (RQ, job markers, the agenda, pulses): the job system's, not a store.
+QUEUE_CLIENTS = frozenset({"raw_redis", "worker_redis"})
+
+
+def test_the_workers_reach_no_store_through_an_attribute():
+    """Workers are an entry point like the routes (issue 35): handed their runtime, they reach the stores only through
+    the application.  import-linter keeps ``workers`` from importing ``service.storage`` and ``service.domain`` (the
+    contract below); this keeps a job from reaching a store as an attribute of the runtime or of a service
+    (``runtime().store.read_all``, ``rt.push.store.of``).  The queue's Redis is the job system's own."""
+    stores = _store_attributes() - QUEUE_CLIENTS
+    assert {"players", "store", "redis"} <= stores
+    offenders = []
+    for path in sources("workers"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr in stores:
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} .{node.attr}")
+    assert offenders == []
+
+
+def test_a_contract_keeps_the_workers_from_the_domain_and_the_stores():
+    """The AI's turn, a round's end and a deadline are decided in the application (``service/application/turns.py``),
+    not in a job: a contract forbids ``workers`` the domain and the stores, by folder."""
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    forbidden = [
+        set(contract["forbidden_modules"])
+        for contract in contracts
+        if contract["type"] == "forbidden" and "workers" in contract["source_modules"]
+    ]
+    assert any({"service.domain", "service.storage"} <= names for names in forbidden)
+
+
+def test_the_application_asks_the_stores_for_their_keys_never_builds_them():
+    """A key layout is the store's to change (``red7 migrate``): the floors above import no ``keys`` module of it."""
+    offenders = [
+        str(path.relative_to(ROOT))
+        for path in sources("service/application", "service/http", "workers")
+        if any(name.startswith("service.storage") and name.endswith(".keys") for name in imported_by(path))
+    ]
+    assert offenders == []
+
+
+#: Past these, a file does several jobs (ARCHITECTURE.md): split it by responsibility, not by line count.
+MAX_LINES = {".py": 500, ".js": 600, ".html": 800}
+
+
+def test_no_module_page_or_script_of_ours_is_past_its_size():
+    """Every module does one job; a catalog of words is data (``words.json``, the gettext catalogs), not code."""
+    too_long = sorted(
+        f"{path.relative_to(ROOT)} ({lines})"
+        for package in PACKAGES
+        for path in (ROOT / package).rglob("*")
+        if path.suffix in MAX_LINES and (lines := len(path.read_text().splitlines())) > MAX_LINES[path.suffix]
+    )
+    assert too_long == []

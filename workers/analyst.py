@@ -240,7 +240,7 @@ class Analyst:
         self.name, self.cpu_seconds, self.wall_seconds = name, cpu_seconds, wall_seconds
         self.paced, self.spare, self.lowest = paced, spare, lowest
         self.process: subprocess.Popen[bytes] | None = None
-        self._lines: queue.Queue[bytes | None] = queue.Queue()
+        self._child_output: queue.Queue[bytes | None] = queue.Queue()
 
     def _child(self) -> subprocess.Popen[bytes]:
         if self.process is not None and self.process.poll() is None:
@@ -258,9 +258,9 @@ class Analyst:
             stderr=None,  # its few words go where this process's go
             close_fds=True,
         )
-        self._lines = queue.Queue()
+        self._child_output = queue.Queue()
         assert self.process.stdout is not None
-        reader = threading.Thread(target=self._read, args=(self.process.stdout, self._lines), name=f"{self.name}-reader")
+        reader = threading.Thread(target=self._read, args=(self.process.stdout, self._child_output), name=f"{self.name}-reader")
         reader.daemon = True
         reader.start()
         return self.process
@@ -301,7 +301,7 @@ class Analyst:
         looked = time.monotonic()
         while True:
             try:
-                line: bytes | None = self._lines.get(timeout=LOOK_EVERY)
+                line: bytes | None = self._child_output.get(timeout=LOOK_EVERY)
             except queue.Empty:
                 line = b""
             now = time.monotonic()

@@ -29,6 +29,19 @@ def install(runtime: Runtime) -> None:
 
 
 @contextmanager
+def installed(runtime: Runtime) -> Iterator[None]:
+    """``install`` for the block only, then the runtime installed before (or none) again: what a test or a run that
+    ends (an embedded server stopped) needs, so no runtime outlives the stores it was built on."""
+    global _runtime
+    before = _runtime
+    _runtime = runtime
+    try:
+        yield
+    finally:
+        _runtime = before
+
+
+@contextmanager
 def bound(runtime: Runtime) -> Iterator[None]:
     """Inside, the jobs this thread runs find ``runtime`` whatever is installed for the process (then as before)."""
     before = getattr(_thread, "runtime", None)

@@ -29,6 +29,7 @@ import time
 import redis
 
 from service.runtime import Runtime
+from workers import metrics
 from workers.ticker import HOLD_ROLE_SCRIPT, OUTAGE_PAUSE_MAX, RELEASE_ROLE_SCRIPT, ROLE_TTL
 
 log = logging.getLogger("red7.matchmaker")
@@ -51,6 +52,8 @@ class Matchmaker:
         self._held_at = 0.0
         #: The shard whose role it asked for last.
         self._on = 0
+        #: The pools its last pass found (their gauges are zeroed when it stops holding the role).
+        self._gauged: list[str] = []
 
     def holds_role(self) -> bool:
         """Take or renew the role on the first shard that answers (the only one without shards)."""
@@ -77,8 +80,15 @@ class Matchmaker:
     def tick(self) -> int:
         """One pass, if this matchmaker holds the role: how many games it made."""
         if not self.holds_role():
+            if self._gauged:
+                metrics.not_matching(self._gauged)
+                self._gauged = []
             return 0
-        return self.runtime.matches.match_pass(keep_going=self.still_holds_role)
+        began, waiting = time.perf_counter(), dict.fromkeys(self._gauged, 0)
+        made = self.runtime.matches.match_pass(keep_going=self.still_holds_role, waiting=waiting)
+        metrics.pass_took(time.perf_counter() - began, waiting)
+        self._gauged = list(waiting)
+        return made
 
     def run(self, stop: threading.Event, every: float = PASS_EVERY) -> None:
         """Pass until ``stop``, through any Redis outage."""

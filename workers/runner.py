@@ -37,8 +37,9 @@ import redis
 
 from service.common.heap import settle_heap
 from service.jobqueue.liveness import start_pulse
-from service.jobqueue.queues import JobQueue, JobWorker, new_worker, work
+from service.jobqueue.queues import JobQueue
 from service.jobqueue.shards import QueueShard
+from service.jobqueue.worker import JobWorker, new_worker, work
 from service.runtime import Runtime
 from workers import context
 from workers.analysts import AnalysisRunner, analyse_waiting

@@ -35,11 +35,13 @@ from typing import Any
 
 import redis
 
+from service.application.tournaments import is_tournament
 from service.common.errors import NotFound, Refused
 from service.jobqueue.analysis_queue import subject
 from service.jobqueue.queues import queue_due_retries
 from service.jobqueue.shards import QueueShard, layout, shard_of
 from service.runtime import Runtime
+from workers import metrics
 
 log = logging.getLogger("red7.ticker")
 
@@ -168,19 +170,31 @@ class Ticker:
                     return count
         agenda.seed(batch, now_ms)
         count += len(batch)
+        count += self.seed_tournaments(now_ms)
         analyses = self.seed_analyses()
         agenda.mark_seeded(run_id)
         self._run_id, self._run_checked = run_id, time.monotonic()
         self.seeded += 1
         said = log.warning if count else log.info  # nothing to put back: a new queue Redis for a new store
         said(
-            "%s: the queue's Redis (run %s) had no agenda or lost some: %d games in play and %d analyses asked for put back",
+            "%s: the queue's Redis (run %s) had no agenda or lost some: %d games and tournaments in play, %d analyses put back",
             self.name,
             run_id,
             count,
             analyses,
         )
         return count
+
+    def seed_tournaments(self, now_ms: int) -> int:
+        """Put every tournament not finished that this shard serves back on the agenda, due now (its look finds what is
+        due, and puts it back at its next time: entries' close, a round's deadline); how many."""
+        tournaments = self.runtime.tournaments
+        if tournaments is None:
+            return 0
+        mine = [tournament_id for tournament_id in tournaments.ids_in_play() if self.mine(tournament_id)]
+        for start in range(0, len(mine), SEED_BATCH):
+            self.dispatcher.agenda.seed(mine[start : start + SEED_BATCH], now_ms)
+        return len(mine)
 
     def seed_analyses(self) -> int:
         """Put every analysis the stores hold as asked for and not done, of a subject this shard serves, back in its
@@ -202,15 +216,18 @@ class Ticker:
         """One tick, if this ticker holds the role: how many games it looked at."""
         agenda = self.dispatcher.agenda
         now_ms = int(self.runtime.clock().timestamp() * 1000)
-        with self.connection.pipeline(transaction=False) as pipe:  # one round trip: the role, and what is due
+        with self.connection.pipeline(transaction=False) as pipe:  # one round trip: the role, what is due, how late
             self._hold(pipe)
             agenda.ask_due(pipe, now_ms, self.batch)
-            role, due = pipe.execute(raise_on_error=False)
+            agenda.ask_late(pipe, now_ms - int(metrics.OVERDUE_AFTER * 1000))
+            role, due, late = pipe.execute(raise_on_error=False)
         if isinstance(role, redis.exceptions.NoScriptError):  # a new (or emptied) Redis: the script is loaded now
             role = self._hold_role(keys=[self.role_key, agenda.marker_key], args=[self.identity, int(ROLE_TTL * 1000)])
         if isinstance(role, Exception) or isinstance(due, Exception):
             raise role if isinstance(role, Exception) else due
         held, marker = self._held(role)
+        # The agenda's looks past their time as this tick found them (a sum over the workers: the holder's count).
+        metrics.overdue(self.shard.index, int(late) if held and not isinstance(late, Exception) else 0)
         if not held:
             return 0
         if self.agenda_lost(marker):
@@ -244,6 +261,9 @@ class Ticker:
         """Offer one game what it needs; a game that cannot be folded or offered must not stop the others' clock."""
         dispatcher = self.dispatcher
         games = self.runtime.games
+        if is_tournament(game_id) and self.runtime.tournaments is not None:  # a tournament's clock: its rounds' times
+            self.look_at_tournament(game_id, seen_ms)
+            return
         if not self.mine(game_id):  # another shard's since the list of shards changed: that shard's ticker has it
             dispatcher.agenda.reschedule(game_id, seen_ms, None)
             return
@@ -263,6 +283,22 @@ class Ticker:
         except Exception:
             log.exception("ticker: cannot look at game %s; looking again in a minute", game_id)
             dispatcher.agenda.reschedule(game_id, seen_ms, seen_ms + 60_000)
+
+    def look_at_tournament(self, tournament_id: str, seen_ms: int) -> None:
+        """Do what is due on a tournament (round 1 at entries' close, a deadline kept); look again at its next time."""
+        agenda, tournaments = self.dispatcher.agenda, self.runtime.tournaments
+        assert tournaments is not None
+        try:
+            next_at = tournaments.tick(tournament_id)
+        except NotFound:
+            next_at = None
+        except (redis.ConnectionError, redis.TimeoutError):
+            raise
+        except Exception:
+            log.exception("ticker: cannot look at tournament %s; looking again in a minute", tournament_id)
+            agenda.reschedule(tournament_id, seen_ms, seen_ms + 60_000)
+            return
+        agenda.reschedule(tournament_id, seen_ms, None if next_at is None else int(next_at.timestamp() * 1000))
 
     def run(self, stop: threading.Event, every: float = TICK) -> None:
         """Tick until ``stop``, through any Redis outage."""

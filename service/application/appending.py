@@ -16,6 +16,7 @@ from __future__ import annotations
 import enum
 import logging
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from engine import Event, GameStarted, RuleViolation
 from service.application.commands import Outcome
@@ -53,6 +54,16 @@ OVER = frozenset({"finished", "aborted", "cancelled"})
 #: How often a writer with :attr:`OnConflict.RETRY` decides again before it gives up with a conflict.
 RETRIES = 5
 
+T = TypeVar("T")
+
+
+class _Again:
+    """What an attempt of :meth:`GameWrites.decided_afresh` returns to be tried again on the game read afresh."""
+
+
+#: Try again on the game read afresh (see :meth:`GameWrites.decided_afresh`).
+AGAIN = _Again()
+
 
 class GameWrites:
     """The append path shared by every command (see :class:`~service.application.games.GameService`)."""
@@ -76,6 +87,7 @@ class GameWrites:
         *,
         idempotency: Idempotency | None = None,
         playing_on: bool = False,
+        request_id: str | None = None,
     ) -> Outcome | None:
         """Load the game, ``decide`` on it, append what it decided; ``None`` if it decided nothing, or gave up.
 
@@ -90,42 +102,70 @@ class GameWrites:
 
         ``by``: who decided (``ai:1``, ``player:<id>``, ``system:…``); or, for a decision that several actors made one
         after another (a job playing quick AIs' turns in one append), a callable asked after each ``decide`` for the
-        actor of each event it returned.
+        actor of each event it returned.  ``request_id``: the request (or the job a request caused) that decided,
+        handed to the jobs the append causes.
         """
-        cached = self.loader.cached(game_id)
-        for _ in range(RETRIES):
-            game = cached if cached is not None else self.loader.load(game_id)
-            from_cache, cached = cached is not None, None
+
+        def attempt(game: Game, from_cache: bool) -> Outcome | _Again | None:
             if (replayed := self.recorded(game_id, idempotency)) is not None:
                 return Outcome(game=self.as_of(game_id, replayed.version), replayed=replayed)
-            try:
-                events = decide(game)
-            except NotConfirmed:
-                raise
-            except (Refused, RuleViolation):
-                if from_cache:
-                    continue  # perhaps only the cache was behind
-                raise
+            events = decide(game)  # a refusal on a cached fold is decided again on the stream (decided_afresh)
             if not events:
-                if from_cache:
-                    continue
-                return None
+                return AGAIN if from_cache else None
             try:
                 authors = by if isinstance(by, str) else by()
-                outcome = self.append(game, events, authors, idempotency=idempotency, playing_on=playing_on)
+                outcome = self.append(
+                    game, events, authors, idempotency=idempotency, playing_on=playing_on, request_id=request_id
+                )
             except NotConfirmed:
                 raise
             except Conflict:
-                if from_cache:
-                    continue  # the cache was behind (append forgot it): decide again on the stream itself
-                if on_conflict is OnConflict.RETRY:
-                    continue
+                if from_cache or on_conflict is OnConflict.RETRY:
+                    return AGAIN  # the cache was behind (append forgot it), or decide again on the game as it is now
                 if on_conflict is OnConflict.GIVE_UP:
                     return None
                 raise
             if outcome.replayed is not None:
                 return Outcome(game=self.as_of(game_id, outcome.replayed.version), replayed=outcome.replayed)
             return outcome
+
+        return self.decided_afresh(game_id, attempt, tries=RETRIES)
+
+    def decided_afresh(
+        self,
+        game_id: str,
+        attempt: Callable[[Game, bool], T | _Again],
+        *,
+        tries: int = 2,
+        cache_ok: Callable[[Game], bool] = lambda cached: True,
+    ) -> T:
+        """``attempt`` on this process's cached fold of the game, then on the game read afresh: the one loop of every
+        writer (:meth:`write`, and a player's steps, ``GameService.act``).
+
+        The first try decides on the cached fold, if there is one and ``cache_ok`` says it will do, which saves reading
+        the stream; the append checks the version and the head it was decided on, so a fold that was behind appends
+        nothing.  Whatever the cached fold refused (a :class:`~service.common.errors.Refused`, a conflict, the engine's
+        :class:`~engine.RuleViolation`) is tried again on the game read afresh, where a refusal is the caller's.
+        ``attempt(game, from_cache)`` returns :data:`AGAIN` to be tried again on a fresh read (at most ``tries`` in
+        all, then a :class:`~service.common.errors.Conflict`).  A :class:`~service.common.errors.NotConfirmed` is
+        never tried again: the append may have happened.
+        """
+        cached = self.loader.cached(game_id)
+        if cached is not None and not cache_ok(cached):
+            cached = None
+        for _ in range(tries):
+            game = cached if cached is not None else self.loader.load(game_id)
+            from_cache, cached = cached is not None, None
+            try:
+                result = attempt(game, from_cache)
+            except NotConfirmed:
+                raise  # the append may have happened (unconfirmed by replicas): never decide it a second time
+            except (Refused, RuleViolation):
+                if from_cache:
+                    continue  # perhaps only the cache was behind: decide again on the stream itself
+                raise
+            if not isinstance(result, _Again):
+                return result
         raise Conflict(game.version, self.loader.load(game_id).version, "The game kept changing; try again.")
 
     def recorded(self, game_id: str, idempotency: Idempotency | None) -> Replayed | None:
@@ -160,11 +200,13 @@ class GameWrites:
         *,
         idempotency: Idempotency | None = None,
         playing_on: bool = False,
+        request_id: str | None = None,
     ) -> Outcome:
         """Append ``events``, decided on ``game``, as one atomic write; ``by``: who made them, or who made each.
 
         Raises :class:`Conflict` if the game is no longer the one they were decided on, :class:`NotConfirmed` if
         too few replicas confirmed the write (it was stored, and the game moves on as if it had been confirmed).
+        ``request_id``: the request that decided them, handed to the jobs the append causes (for their log lines).
         """
         at = self.clock()
         after = game.copy()
@@ -187,14 +229,16 @@ class GameWrites:
             raise Refused("idempotency_key_reused", str(exc)) from None
         except NotReplicated as short:
             if short.version is not None:  # appended now (not a retry answered from its record)
-                self._stored(after, events, items, mark, playing_on)
+                self._stored(after, events, items, mark, playing_on, request_id)
             raise NotConfirmed(short.version, short.replicas, short.wanted) from None
         if isinstance(result, Replayed):
             return Outcome(replayed=result)
-        self._stored(after, events, items, mark, playing_on)
+        self._stored(after, events, items, mark, playing_on, request_id)
         return Outcome(game=after)
 
-    def _stored(self, game: Game, events: Decided, items: list[Due], mark: int | None, playing_on: bool) -> None:
+    def _stored(
+        self, game: Game, events: Decided, items: list[Due], mark: int | None, playing_on: bool, request_id: str | None = None
+    ) -> None:
         """Cache the game, index it if it finished, unlist it from the open tables once it is no longer one, and hand
         it to the job system with what it needs now.
 
@@ -221,6 +265,6 @@ class GameWrites:
             except Exception:
                 log.exception("could not index game %s (in play or not); the ticker's next look at it will", game.id)
         try:
-            self.followups.after_append(game, items, mark, playing_on=playing_on)
+            self.followups.after_append(game, items, mark, playing_on=playing_on, request_id=request_id)
         except Exception:
             log.exception("could not enqueue what game %s needs at version %s; the next read will retry", game.id, game.version)

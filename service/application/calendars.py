@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 from service.common.errors import Conflict, NotConfirmed, Refused
 from service.domain import calendars as rules
 from service.domain.calendars import CalendarEvent, PlayerCalendar
-from service.domain.deadlines import Calendar, Period, Turn, deadline, left, paused
+from service.domain.deadlines import Calendar, Period, Turn, capped, deadline, honoured_until, left, paused, vacation_room
 from service.domain.game import Game
 from service.storage.calendars import CalendarStreams
 from service.storage.events import IdempotencyMismatch, NotReplicated, VersionConflict
@@ -82,6 +82,9 @@ class Calendars:
         self.allowance = allowance
         #: Called with a player's id after their calendar changed (the games retime their deadlines).
         self.changed: list[Callable[[str], None]] = []
+        #: The cap a game puts on the vacation its turns honour: from when, how many seconds (``None``: no cap).  The
+        #: composition root's: a tournament round honours ``vacation_days_per_round`` days from its start.
+        self.vacation_cap: Callable[[Game], tuple[datetime, int] | None] | None = None
 
     def load(self, player_id: str) -> PlayerCalendar:
         return rules.fold(player_id, [(e.number, e.payload) for e in self.streams.read_all(player_id)])
@@ -93,20 +96,35 @@ class Calendars:
         seat = game.seat_to_move()
         mover = game.seats[seat].player_id if seat is not None else None
         calendar = self.load(mover) if mover and game.days_per_turn and game.turn_timeout else None
-        return turn_of(game, calendar)
+        turn = turn_of(game, calendar)
+        cap = self._cap(game) if turn is not None and turn.correspondence else None
+        return replace(turn, calendar=capped(turn.calendar, *cap)) if turn is not None and cap is not None else turn
+
+    def _cap(self, game: Game) -> tuple[datetime, int] | None:
+        return self.vacation_cap(game) if self.vacation_cap is not None else None
+
+    def may_take(self, game: Game, at: datetime) -> bool:
+        """Whether a vacation taken at the game's deadline ``at`` would stop its clock: not once the vacation its cap
+        honours (a tournament round's) is used up, when the turn times out as if the player had none left."""
+        cap = self._cap(game)
+        turn = self.turn(game) if cap is not None else None
+        return turn is None or cap is None or vacation_room(turn.calendar, *cap, at) > 0
 
     def deadline(self, game: Game) -> datetime | None:
         turn = self.turn(game)
         return deadline(turn) if turn is not None else None
 
     def clock_of(self, game: Game, now: datetime | None = None) -> TurnClock:
-        """The game's clock as a view shows it at ``now``."""
+        """The game's clock as a view shows it at ``now``; a seat's vacation (``away``) is what the game honours of it:
+        the whole of it, or in a tournament round only what the round's cap honours (none once the cap is used)."""
         now = now or self.clock()
         away: dict[int, datetime] = {}
         if game.days_per_turn and game.status in ("active", "waiting"):  # vacations stop correspondence clocks only
+            cap = self._cap(game)  # a tournament round's: only the vacation it honours is shown
             for number, seat in enumerate(game.seats):
                 if seat.kind == "human" and seat.player_id:
-                    until = self.load(seat.player_id).away_until(now)
+                    calendar = self.load(seat.player_id)
+                    until = calendar.away_until(now) if cap is None else honoured_until(calendar.calendar_for(now), *cap, now)
                     if until is not None:
                         away[number] = until
         turn = self.turn(game) if game.status == "active" else None

@@ -14,7 +14,8 @@ pass, or ends itself (a set-up reads its players' tombstones; a request, :meth:`
 
 from __future__ import annotations
 
-from service.application.games import DEPARTED_LEVEL, GameService
+from service.application.games import GameService
+from service.application.lobby_commands import DEPARTED_LEVEL
 
 
 class GameDepartures:

@@ -21,8 +21,9 @@ from service.application.calendars import turn_of
 from service.domain.challenges import CHALLENGE_NOTICES
 from service.domain.deadlines import Turn, deadline, reminders
 from service.domain.game import Game
-from service.domain.lobby import GameAborted, GameCreated, LobbyEvent, RematchDeclined, RematchOffered
+from service.domain.lobby import GameAborted, GameCreated, LobbyEvent, RematchDeclined, RematchOffered, TurnTimedOut
 from service.domain.ratings import is_rated
+from service.domain.tournaments import TOURNAMENT_NOTICES
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +34,9 @@ class Due:
     the challenge ``game_id`` names, at that challenge's version (see :func:`challenge_notice`).
     """
 
-    job: str  # "ai_turn" | "score_round" | "turn_deadline" | "start_rematch" | "notify" | "notices" | "push" | "rate" | "compact"
+    #: "ai_turn" | "score_round" | "turn_deadline" | "start_rematch" | "notify" | "notices" | "push" | "rate" | "compact"
+    #: | "tournament_game"
+    job: str
     game_id: str
     version: int
     args: tuple[Any, ...] = ()
@@ -55,8 +58,9 @@ MOVES_GAME = frozenset({"ai_turn", "score_round", "turn_deadline", "start_rematc
 #: The jobs the agenda watches until they have run: those that move a game on, a finished rated game's ``rate`` (its
 #: ladder takes it once, however often it runs; the dispatcher asks the ladder whether it has), and a game's
 #: ``compact`` once it is over (its stream folded into one record after a grace; the dispatcher times it and asks
-#: the store whether it is done).
-WATCHED = MOVES_GAME | {"rate", "compact"}
+#: the store whether it is done), and a finished tournament game's ``tournament_game`` (its places folded into its
+#: tournament once; the dispatcher asks the tournament whether it has them).
+WATCHED = MOVES_GAME | {"rate", "compact", "tournament_game"}
 
 
 def timed(item: Due) -> bool:
@@ -89,6 +93,15 @@ def challenge_notice(kind: str, challenge_id: str, version: int, player_id: str,
     return Due("notify", challenge_id, version, (player_id, kind, *((game_id,) if game_id else ())))
 
 
+def tournament_notice(kind: str, tournament_id: str, version: int, player_id: str, game_id: str | None = None) -> Due:
+    """Tell ``player_id`` of a tournament (``kind``: one of :data:`~service.domain.tournaments.TOURNAMENT_NOTICES`) at
+    its ``version``; ``game_id``: the game it is about (a round's, for a player seated at it).  As a challenge's: the
+    tournament in the game's place, the job telling the two apart by the kind."""
+    if kind not in TOURNAMENT_NOTICES:
+        raise ValueError(f"{kind!r} is not a tournament's notice")
+    return Due("notify", tournament_id, version, (player_id, kind, *((game_id,) if game_id else ())))
+
+
 #: Notifications a player may also get as a web push (``service/outbound/push.py``): the rest go by webhook only.
 PUSHED = frozenset(
     {
@@ -103,8 +116,17 @@ PUSHED = frozenset(
         "challenge_declined",
         "rematch_offered",
         "rematch_started",
+        "table_talk",
+        *TOURNAMENT_NOTICES,
     }
 )
+
+
+def table_talk(game_id: str, version: int, player_id: str) -> Due:
+    """Tell ``player_id`` that something was said at ``game_id``'s table (at the game's ``version``: talk moves no
+    version, so a burst of messages while one notice is on its way is that one notice).  What was said is not in it:
+    the player reads it with ``listTableTalk`` (nothing of it passes through a push service)."""
+    return Due("notify", game_id, version, (player_id, "table_talk"))
 
 
 def match_found(game_id: str, version: int, player_id: str) -> Due:
@@ -135,6 +157,9 @@ def due(game: Game, appended: Sequence[Event | LobbyEvent] = (), turn: Turn | No
         out.append(Due("start_rematch", game.id, version))
     if is_rated(game):  # due until its ladder has it (whatever the events just appended: a lost job is found again)
         out.append(Due("rate", game.id, version))
+    timed_out = any(isinstance(e, TurnTimedOut) for e in appended)  # counted by its tournament (two withdraw)
+    if game.origin == "tournament" and (game.status == "finished" or timed_out):  # its places go to its tournament
+        out.append(Due("tournament_game", game.id, version))
     if game.over:  # its stream compacted, once the dispatcher's grace is over (until the store holds it compacted)
         out.append(Due("compact", game.id, version))
     if game.aborted:
@@ -216,11 +241,14 @@ class FollowUps(Protocol):
         die before :meth:`after_append`, it must still move on).  Returns a mark that :meth:`after_append` gets back."""
         ...
 
-    def after_append(self, game: Game, items: Sequence[Due], mark: int | None, *, playing_on: bool = False) -> None:
+    def after_append(
+        self, game: Game, items: Sequence[Due], mark: int | None, *, playing_on: bool = False, request_id: str | None = None
+    ) -> None:
         """Called after an append with the game after it and what :func:`due` found.  ``playing_on``: the job that
         appended plays the game's next quick AI turn itself (:func:`plays_on`), so that turn is not queued.
         ``mark``: ``None`` if :meth:`before_append` was not called (nothing timed before the append nor after it):
-        the agenda is then left as it is."""
+        the agenda is then left as it is.  ``request_id``: the request that appended (plain data, for the log lines
+        of the jobs it causes); ``None`` for a job's append."""
         ...
 
     def reoffer(self, game: Game, items: Sequence[Due], seen: int | None = None) -> bool:
@@ -237,7 +265,7 @@ class FollowUps(Protocol):
         """Offer a place freed by a finished AI turn to a waiting ``game``; ``True`` if it took it."""
         ...
 
-    def notify(self, items: Sequence[Due]) -> None:
+    def notify(self, items: Sequence[Due], *, request_id: str | None = None) -> None:
         """Tell players of what no append to a game brought (a challenge made, answered or cancelled: see
         :func:`challenge_notice`), as a game's notifications are told."""
         ...
@@ -249,7 +277,9 @@ class NoFollowUps:
     def before_append(self, game_id: str) -> int | None:
         return None
 
-    def after_append(self, game: Game, items: Sequence[Due], mark: int | None, *, playing_on: bool = False) -> None:
+    def after_append(
+        self, game: Game, items: Sequence[Due], mark: int | None, *, playing_on: bool = False, request_id: str | None = None
+    ) -> None:
         return None
 
     def reoffer(self, game: Game, items: Sequence[Due], seen: int | None = None) -> bool:
@@ -261,5 +291,5 @@ class NoFollowUps:
     def offer_place(self, game: Game, items: Sequence[Due]) -> bool:
         return False
 
-    def notify(self, items: Sequence[Due]) -> None:
+    def notify(self, items: Sequence[Due], *, request_id: str | None = None) -> None:
         return None

@@ -35,7 +35,7 @@ from service.common.errors import Refused
 from service.domain.game import decode, envelope
 from service.storage.events import Idempotency, IdempotencyMismatch
 from service.storage.idempotency import CreateRecords, Made
-from service.storage.players import Player, PlayerStore, records_key
+from service.storage.players import Player, PlayerStore
 from service.storage.replays import ReplayStore
 
 
@@ -127,7 +127,7 @@ class ImportedReplays:
             raise Refused("idempotency_key_reused", str(exc)) from None
 
     def _import_once(self, player: Player, document: dict[str, Any], idempotency: Idempotency | None) -> Imported:
-        mine = records_key(self.players.prefix, player.id)
+        mine = self.players.create_records_key(player.id)
         first = self.records.find(mine, idempotency) if idempotency is not None else None
         if first is not None and (again := self.find(first["id"])) is not None:
             return _as_first(again, first)

@@ -55,6 +55,9 @@ class GameLists:
         self.players = players
         self.load = load
         self.deadline = deadline  # of the turn being played (service.domain.deadlines): the player's games by urgency
+        #: What else indexes a finished game as it is listed as finished (the players' public archives:
+        #: service/application/archive.py), joined by the composition root.
+        self.archived: list[Callable[[Game], None]] = []
 
     def games_of(self, player: Player, *, status: str | None = None, limit: int = 50, cursor: str | None = None) -> GamePage:
         """A page of the player's games: their turn first, the least time left first (the nearest deadline; then those
@@ -145,3 +148,5 @@ class GameLists:
         listed -= self.players.deleted_among(listed)
         played, won = counted(game)
         self.players.archive_game(listed, game.id, _epoch_ms(game.updated_at), played=played, won=won)
+        for index in self.archived:
+            index(game)

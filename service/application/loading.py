@@ -97,6 +97,15 @@ class GameLoader:
         """
         return self.load_reading(game_id)[0]
 
+    def peek(self, game_id: str) -> Game:
+        """The game folded from its whole stream, as Redis holds it now, and neither cached nor snapshotted: a read of
+        thousands of finished games once each (an archive's export, a rebuild) pushes out no game in play and writes
+        nothing."""
+        stored = [(e.number, e.payload) for e in self.store.read_all(game_id)]
+        if not stored:
+            raise NotFound("game_not_found", f"There is no game {game_id!r}.")
+        return load(game_id, stored)
+
     def load_reading(self, game_id: str) -> tuple[Game, list[tuple[int, str]]]:
         """:meth:`load`, with the stored events its read brought: (number, payload), in order, from where the fold it
         started from ends (or the first event) up to the game's version, the game's head among them (none when the

@@ -14,23 +14,35 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
 from service.application.commands import utc_now
 from service.application.handles import check_handle, is_handle, is_player_id
 from service.application.records import rebuild
+from service.application.screening import Screen
 from service.common.errors import NotFound, Refused, bad_cursor
 from service.domain.game import Game
+from service.domain.scopes import beyond, granted, ordered
 from service.outbound.destinations import Destinations, UnsafeDestination
 from service.storage.events import Idempotency, IdempotencyMismatch
 from service.storage.handles import Found, HandleTaken, fold
-from service.storage.players import AccountGone, Player, PlayerStore, PlayerTag, TokenInfo, TooManyTokens, hash_token
+from service.storage.players import (
+    AccountGone,
+    Grant,
+    Player,
+    PlayerStore,
+    PlayerTag,
+    TokenInfo,
+    TooManyTokens,
+    hash_token,
+)
 
 __all__ = [
     "ACCOUNT_GONE",
     "AccountDeleted",
+    "Grant",
     "Issued",
     "Player",
     "PlayerPage",
@@ -135,6 +147,7 @@ class PlayerService:
         self.handle_hold_seconds = handle_hold_seconds
         self.destinations = destinations or Destinations()  # where a webhook may be sent: public hosts only
         self.parts: list[AccountDeleted] = []
+        self.screen = Screen()  # names and handles with a listed word refused (the runtime's has the operator's words)
 
     def join(self, part: AccountDeleted) -> None:
         """``part``'s ``on_account_deleted`` is called when an account is deleted, after the parts that joined before
@@ -147,6 +160,20 @@ class PlayerService:
         """The player a bearer token belongs to, while it is not revoked (nor their account deleted); ``fresh``: for a
         write, the store is asked even if this process has the token cached (see :class:`PlayerStore`)."""
         return self.store.by_token(token, fresh=fresh)
+
+    def grant_of(self, token: str, *, fresh: bool = False) -> Grant | None:
+        """:meth:`by_token`, with the scopes the token was issued with (``None``: stored without any, so it may do
+        everything: a sign-up's token, or one issued before scopes existed)."""
+        return self.store.grant_of(token, fresh=fresh)
+
+    def get(self, player_id: str) -> Player | None:
+        """The player with this id, as the store has them (``None``: no such player); a job's way to who it tells."""
+        return self.store.get(player_id)
+
+    def names(self, player_ids: Iterable[str]) -> dict[str, str | None]:
+        """Each player's name as it is now (``None``: no player now, a deleted account among them), in one round trip:
+        what a list naming many players shows beside their ids (the moderators' queue and audit log)."""
+        return self.store.names(player_ids)
 
     def by_token_digest(self, digest: str) -> Player | None:
         """The same for a token known by its digest (a stream ticket keeps only that)."""
@@ -179,6 +206,7 @@ class PlayerService:
         """
         if handle is not None:
             check_handle(handle)
+        self.screen.check(name=name, handle=handle)
         try:
             if idempotency is None:
                 player, token = self.store.create(name, self.clock(), handle)
@@ -198,9 +226,10 @@ class PlayerService:
         webhook_url: str | None = None,
         handle: str | None = None,
         language: str | None = None,
+        live_listed: bool | None = None,
     ) -> Player:
-        """Rename the player, set its webhook, its handle, or the language of the service's texts for them (``""``
-        removes any; ``None`` leaves each as it is).
+        """Rename the player, set its webhook, its handle, the language of the service's texts for them (``""``
+        removes any; ``None`` leaves each as it is), or whether their games in play may be listed to watch.
 
         A webhook set gets a new signing secret, on the player returned (the only time it is shown); its URL is
         checked first, by the rule every delivery checks it with again (``webhook_url_refused``: not an http(s) URL,
@@ -212,6 +241,7 @@ class PlayerService:
         """
         if handle:
             check_handle(handle)
+        self.screen.check(name=name, handle=handle)
         if webhook_url:
             self._check_webhook(webhook_url)
         try:
@@ -220,7 +250,7 @@ class PlayerService:
                     self.store.set_handle(player.id, handle or None, self.handle_hold_seconds * 1000)
                 except HandleTaken:
                     raise _taken(handle) from None
-            return self.store.update(player.id, name=name, webhook_url=webhook_url, language=language)
+            return self.store.update(player.id, name=name, webhook_url=webhook_url, language=language, live_listed=live_listed)
         except AccountGone:
             raise _gone() from None
 
@@ -306,13 +336,36 @@ class PlayerService:
         """The player's tokens, oldest first (never the tokens themselves)."""
         return self.store.tokens(player.id)
 
-    def issue_token(self, player: Player, label: str, idempotency: Idempotency | None = None) -> Issued:
+    def issue_token(
+        self,
+        player: Player,
+        label: str,
+        idempotency: Idempotency | None = None,
+        *,
+        scopes: Collection[str] | None = None,
+        holder: tuple[str, ...] | None = None,
+        lifetime: int | None = None,
+    ) -> Issued:
         """Another token for the player; with ``idempotency``, once per key (a retry gets the token issued then).
 
-        ``token_limit_reached`` when the player holds as many as a player may.
+        ``scopes``: what it may do (``None``: what the token asking may, ``holder``, its scopes as stored: a full token
+        mints full ones).  A token never mints a wider one: ``scope_exceeds_token`` names the scopes asked for that
+        ``holder`` lacks (else a token stolen with one scope would make itself every other).
+        ``token_limit_reached`` when the player holds as many as a player may.  ``lifetime``: seconds it works (an
+        app's access token, service/application/oauth.py), ``None``: until revoked.
         """
+        stored = holder
+        if scopes is not None:
+            lacking = beyond(granted(holder), scopes)
+            if lacking:
+                raise Refused(
+                    "scope_exceeds_token",
+                    f"This token cannot grant what it does not hold itself: {', '.join(lacking)}.",
+                    scopes=lacking,
+                )
+            stored = tuple(ordered(scopes))
         try:
-            info, token, replayed = self.store.issue_token_once(player.id, label, self.clock(), idempotency)
+            info, token, replayed = self.store.issue_token_once(player.id, label, self.clock(), idempotency, stored, lifetime)
         except AccountGone:
             raise _gone() from None
         except TooManyTokens:

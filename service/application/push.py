@@ -16,6 +16,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from service.application.commands import utc_now
+from service.application.push_devices import PushDeviceService
 from service.common.errors import NotFound, Refused
 from service.outbound.destinations import Destinations, UnsafeDestination
 from service.storage.push import PushSubscriptions, Subscription
@@ -61,8 +62,10 @@ class PushService:
         *,
         private_hosts: bool = False,
         clock: Callable[[], str] = utc_now,
+        native: PushDeviceService | None = None,
     ) -> None:
         self.store = store
+        self.native = native  # the native apps' devices (FCM), beside the browsers' subscriptions
         self.public_key = public_key_of(private_key) if private_key else None
         self.private_hosts = private_hosts
         self.clock = clock
@@ -99,11 +102,24 @@ class PushService:
     def subscription(self, player_id: str, device: str) -> Subscription | None:
         return self.store.get(player_id, device)
 
+    def devices(self, player_id: str) -> dict[str, Subscription]:
+        """Every device's subscription of the player, by device: where a push to them goes."""
+        return self.store.of(player_id)
+
+    def gone(self, player_id: str, endpoint: str) -> None:
+        """A push service said this endpoint is gone: its subscriptions are forgotten."""
+        self.store.drop_endpoint(player_id, endpoint)
+
     def has(self, player_id: str) -> bool:
+        """Whether a push reaches the player: a browser's subscription (with a VAPID key) or a native device (with FCM)."""
+        if self.native is not None and self.native.has(player_id):
+            return True
         return self.public_key is not None and self.store.count(player_id) > 0
 
     def on_account_deleted(self, player_id: str) -> None:
         self.store.forget(player_id)
+        if self.native is not None:
+            self.native.on_account_deleted(player_id)
 
     def _check(self, endpoint: str) -> None:
         """An https URL (http too where private hosts are allowed) of a public host, by the rule every send checks it

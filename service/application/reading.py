@@ -61,22 +61,32 @@ class GameFeeds:
             return frozenset()
         return frozenset(player_id for player_id, tag in self.players.tags(seated).items() if tag.deleted)
 
-    def replay(self, game: Game, viewer: str | None) -> dict[str, Any]:
-        """The replay of ``game`` for ``viewer``: all of it once the game is finished, else what the viewer has seen."""
+    def replay(self, game: Game, viewer: str | None, *, keep: bool = True) -> dict[str, Any]:
+        """The replay of ``game`` for ``viewer``: all of it once the game is finished, else what the viewer has seen.
+        ``keep``: a finished game's replay is kept for the next reader (an export of thousands, read once each, keeps
+        none: each would push out a replay someone is viewing, and 64 kept are tens of MB)."""
         perspective: Perspective = FULL if game.status == "finished" else game.sight_of(viewer)
+        return self._replay(game, perspective, keep=keep)[0]
+
+    def finished_replay(self, game: Game, *, keep: bool = True) -> tuple[dict[str, Any], set[str], frozenset[str]]:
+        """A finished game's full replay, with the players seated in it and which of them were deleted when it was
+        built (what an export line kept for the game records: ``service/storage/export_lines.py``)."""
+        return self._replay(game, FULL, keep=keep)
+
+    def _replay(self, game: Game, perspective: Perspective, *, keep: bool) -> tuple[dict[str, Any], set[str], frozenset[str]]:
         key = (game.id, game.version, game.head, str(perspective))
         with self._replays_lock:
             cached = self._replays.get(key)
         if cached is not None and self._deleted(cached[1]) == cached[2]:
-            return cached[0]
+            return cached
         # Up to the version the perspective was decided on (a resignation may have been appended since).
         stored = [(e.number, decode(e.payload)) for e in self.store.read_all(game.id) if e.number <= game.version]
         seated = seated_in(data for _, data in stored)  # a player who left before the start too
         deleted = self._deleted(seated)
         document = build_replay(game.id, [(number, erase_names(data, deleted)) for number, data in stored], perspective)
-        if perspective == FULL:  # a finished game's replay never changes (but for an account deleted since)
+        if perspective == FULL and keep:  # a finished game's replay never changes (but for an account deleted since)
             with self._replays_lock:  # request threads share it
                 self._replays[key] = (document, seated, deleted)
                 while len(self._replays) > 64:
                     self._replays.popitem(last=False)
-        return document
+        return document, seated, deleted

@@ -24,12 +24,14 @@ from service.storage.players import Player, PlayerStore
 
 @dataclass(frozen=True, slots=True)
 class Mistake:
-    """One of the player's labelled decisions: the game, their seat in it, and the decision as its analysis has it."""
+    """One of the player's labelled decisions: the game, their seat in it, and the decision as its analysis has it;
+    ``variant``: the game's, which says what a step does (a discard's draw is the advanced game's alone)."""
 
     game_id: str
     finished_at: str
     seat: int
     decision: dict[str, Any]
+    variant: str = "advanced"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +77,7 @@ class MistakeReview:
                 unanalysed.append(game_id)
                 continue
             mistakes.extend(
-                Mistake(game_id, game.updated_at, seat, decision)
+                Mistake(game_id, game.updated_at, seat, decision, game.variant.value)
                 for decision in analysis["decisions"]
                 if decision["seat"] == seat and decision["by"] == "player" and decision["label"] in worse
             )

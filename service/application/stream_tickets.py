@@ -61,8 +61,12 @@ class StreamTickets:
         ``game_not_found`` for a game that does not exist.
         """
         self.game_exists(game_id)
+        return self.issue_for(player, game_id, token)
+
+    def issue_for(self, player: Player, scope: str, token: str) -> IssuedTicket:
+        """A ticket to read the feeds ``scope`` names (a game's id, or the player's own feed) as ``player``."""
         now = self.clock()
-        ticket = self.store.issue(Ticket(player.id, game_id, hash_token(token)))
+        ticket = self.store.issue(Ticket(player.id, scope, hash_token(token)))
         expires = datetime.fromtimestamp(now + self.store.ttl, UTC)
         return IssuedTicket(ticket, expires.isoformat(timespec="seconds").replace("+00:00", "Z"))
 

@@ -161,12 +161,14 @@ class OpenTables:
                 limit=self.max_listed,
             )
 
-    def page(self, filters: TableFilter, limit: int = 20, cursor: str | None = None) -> OpenTablePage:
+    def page(
+        self, filters: TableFilter, limit: int = 20, cursor: str | None = None, hidden: Callable[[Game], bool] | None = None
+    ) -> OpenTablePage:
         """A page of open tables matching ``filters``, newest first; ``next_cursor`` is ``None`` on the last page.
 
         At most :data:`SCAN_MOST` index entries are looked at: a narrow filter may answer fewer than ``limit``
         tables (even none) with a cursor to go on from.  Entries whose game is no longer an open listed table are
-        dropped on the way (the index heals as it is read).
+        dropped on the way (the index heals as it is read).  A table ``hidden`` says of is passed over.
         """
         position = _parse_cursor(cursor)
         shown: list[tuple[TableEntry, OpenTable]] = []
@@ -181,6 +183,8 @@ class OpenTables:
                 scanned += 1
                 last = entry
                 table = self._shown(entry, filters, dropped)
+                if table is not None and hidden is not None and hidden(table.game):
+                    table = None
                 if table is not None:
                     shown.append((entry, table))
                     if len(shown) > limit:

@@ -27,6 +27,19 @@ class Settings:
     #: The stores' Redis: ``redis://…``, or a Redis Cluster, ``redis+cluster://host:port[,host:port…]`` (TLS:
     #: ``rediss+cluster://…``).
     redis_url: str = ""
+    #: Log lines as ``text`` (readable) or ``json`` (one object a line, for a collector): read by the processes
+    #: before anything else (``service.common.logformat``), and here so that it is documented like every setting.
+    log_format: str = "text"
+    #: Where the processes send their traces by OTLP over HTTP: an OpenTelemetry collector, ``http://host:4318``
+    #: (empty: no tracing).  Read by the processes before anything else, as ``log_format`` is
+    #: (``service.processes.tracing``; the ``tracing`` extra installs OpenTelemetry), and here to be documented.
+    otlp_endpoint: str = ""
+    #: The port each process serves its Prometheus metrics on, at ``/metrics`` (0: no metrics, nothing measured).  A
+    #: port of its own, not a path of the API: reachable only where the operator lets a scraper in.
+    metrics_port: int = 0
+    #: The address the metrics port listens on: this host only by default (the figures say how the service is used);
+    #: ``0.0.0.0`` for a scraper on another host, behind the operator's firewall.
+    metrics_host: str = "127.0.0.1"
     #: The queue's Redis (RQ, job markers, the agenda, AI shares, pulses, the ticker's role): ``redis://…`` or
     #: ``redis+sentinel://host:port[,host:port…]/service_name``.  Empty: ``redis_url`` serves both (not a cluster:
     #: RQ cannot run on one).  Several, comma-separated (``redis://q0:6379/0,redis://q1:6379/0``): the queue's
@@ -57,7 +70,7 @@ class Settings:
     #: view reads.  Redis servers (or proxies) without ``CLIENT TRACKING``, and clusters, read either way.
     watch_changes: bool = True
     #: A game over (finished or called off) this long, in seconds, has its stream compacted into one packed record
-    #: (service/storage/events.py: ~3x smaller, read as before); 0: never.  ``red7 migrate`` compacts older ones.
+    #: (service/storage/events/: ~3x smaller, read as before); 0: never.  ``red7 migrate`` compacts older ones.
     compact_after: float = 3600.0
     max_body_bytes: int = 64 * 1024
     #: An imported replay file, and the events it may hold: the longest games we have seen are ~300 events in
@@ -94,6 +107,16 @@ class Settings:
     rated_abort_suspension: int = 3600
     #: How long a handle a player gave up is set aside for them alone to take back, in seconds (0: freed at once).
     handle_hold_seconds: int = 7 * 24 * 3600
+    #: Words names and handles may not hold, beside the eight languages' lists (service/domain/wordfilter.py); more
+    #: are added for every process at once with ``red7 mod words add``.
+    filter_words: tuple[str, ...] = ()
+    #: The terms of use players accept: their version (empty: no terms) and the address they are read at (empty: the
+    #: sample this service ships, ``/terms``).  When the version changes, every call of a player who has not accepted
+    #: it is answered ``403 terms_not_accepted`` naming the address, until they accept it (``acceptTerms``).
+    terms_version: str = ""
+    terms_url: str = ""
+    #: Reports one token may make (``createReport``; ``limits`` strings, empty: no limit).
+    rate_limit_report: str = "20 per hour"
     #: Challenges a player may have sent that are still open (0: no limit); how long a challenge stays open unless its
     #: challenger asks otherwise, and the longest they may ask for (seconds: a day, two weeks).
     max_open_challenges: int = 20
@@ -151,10 +174,16 @@ class Settings:
     #: zone; declared ahead, or taken a day at a time when a correspondence deadline passes (service/domain/calendars.py).
     vacation_hours_per_year: int = 240
     #: The VAPID private key web pushes are signed with (RFC 8292): the raw P-256 key, base64url (``red7 serve
-    #: --embedded`` makes a temporary one and logs it).  Empty: no web push (``getPushKey`` answers 404).
+    #: --embedded`` makes a temporary one; ``red7 vapid`` prints a new one).  Empty: no web push (``getPushKey`` answers 404).
     vapid_private_key: str = ""
     #: Who the push services may contact about this server's pushes: a ``mailto:`` or ``https:`` URL (RFC 8292).
     vapid_subject: str = "mailto:admin@red7.invalid"
+    #: The path of a Firebase service-account file (JSON, as the Firebase console gives it): native pushes go through
+    #: FCM's HTTP v1 API with its OAuth2 token (service/outbound/fcm.py).  Empty: no native push (``createPushDevice``
+    #: answers 404 ``fcm_not_configured``).
+    fcm_credentials: str = ""
+    #: Where FCM's HTTP v1 API is: the operator's, not held to the rule against private addresses (tests use a fake).
+    fcm_endpoint: str = "https://fcm.googleapis.com"
     #: Web pushes one ``red7 worker`` sends at once, each in a thread of its own, on a queue of their own: a push
     #: service that hangs holds these threads, never a game's.
     push_threads: int = 2
@@ -175,6 +204,13 @@ class Settings:
     #: Analyses one token may ask for (``requestAnalysis`` and ``requestImportedAnalysis`` together, per address it
     #: comes from): each may take a minute of a core.  30 an hour is more than a player finishes games in an hour.
     rate_limit_analysis: str = "30 per hour"
+    #: Exports of a player's archive (``exportPlayerGames``) one token may ask for, per address it comes from, and
+    #: one address may ask for whatever the token: each streams up to every finished game of a player.
+    rate_limit_export_token: str = "60 per hour"
+    rate_limit_export_address: str = "120 per hour"
+    #: Tests of separate processes only (off: empty): the key of the stores' Redis holding an offset in milliseconds
+    #: that every process adds to the wall clock, so that a test moves the time of them all (service/storage/clock.py).
+    clock_offset_key: str = ""
 
     @property
     def push_queue_name(self) -> str:

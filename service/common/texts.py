@@ -164,6 +164,19 @@ RULE_DESCRIPTIONS: dict[str, str] = {
     "I": message("rule.I.description", "Indigo: the longest run of consecutive numbers counts."),
     "V": message("rule.V.description", "Violet: the cards numbered 1, 2 and 3 count."),
 }
+#: An AI's seat and a resigned player's, said in the reader's language ("SI 1 (chciwa)"): the seat's number and the
+#: AI's level in the words the new-game form uses, one message a level (its word agrees with "AI"). The same words as
+#: the web client's (service/webclient/core/words.json: ``core.ai_seat.*``, ``core.resigned_seat.*``).
+AI_SEATS: dict[str, str] = {
+    "random": message("seat.ai.random", "AI %(number)s (random)"),
+    "greedy": message("seat.ai.greedy", "AI %(number)s (greedy)"),
+    "expert": message("seat.ai.expert", "AI %(number)s (expert)"),
+}
+RESIGNED_SEATS: dict[str, str] = {
+    "random": message("seat.resigned.random", "%(name)s (resigned; AI random)"),
+    "greedy": message("seat.resigned.greedy", "%(name)s (resigned; AI greedy)"),
+    "expert": message("seat.resigned.expert", "%(name)s (resigned; AI expert)"),
+}
 CARDS = plural("count.cards", "%(n)d card", "%(n)d cards")
 POINTS = plural("count.points", "%(n)d point", "%(n)d points")
 DAYS = plural("count.days", "%(n)d day", "%(n)d days")

@@ -1,10 +1,11 @@
 """How the service's own events are stored: a JSON object of the event's ``type`` and its members, read back checked.
 
-Four aggregates store their events so: a game's lobby (:mod:`service.domain.lobby`), a challenge
-(:mod:`service.domain.challenges`), a quick-match pool (:mod:`service.domain.matchmaking`) and a player's calendar
-(:mod:`service.domain.calendars`).  Each of their events is a frozen dataclass with a ``type``; each aggregate says
-once, member by member, the form its events are stored in (:class:`Events` of :class:`Members`), and this module
-writes and reads them all by the same rules.  It replaces four hand-written codecs that had drifted apart.
+Five aggregates store their events so: a game's lobby (:mod:`service.domain.lobby`), a challenge
+(:mod:`service.domain.challenges`), a quick-match pool (:mod:`service.domain.matchmaking`), a player's calendar
+(:mod:`service.domain.calendars`) and a tournament (:mod:`service.domain.tournaments`).  Each of their events is a
+frozen dataclass with a ``type``; each aggregate says once, member by member, the form its events are stored in
+(:class:`Events` of :class:`Members`), and this module writes and reads them all by the same rules.  It replaces four
+hand-written codecs that had drifted apart.
 
 Why a reader checks at all.  A stream may come from an imported file, or from a Redis somebody edited, and a fold
 trusts what it is given: a value no event of ours could hold is :class:`~engine.CorruptHistory` here, where the

@@ -221,3 +221,40 @@ def on_vacation(calendar: Calendar, now: datetime) -> Period | None:
         elif period.start <= found.end:
             found = Period(found.start, max(found.end, period.end))
     return found
+
+
+def capped(calendar: Calendar, since: datetime, seconds: int) -> Calendar:
+    """The calendar with only its first ``seconds`` of vacation from ``since`` on: what a tournament round honours
+    (``vacation_days_per_round``, from the round's start).  A vacation that crosses the cap counts up to it, as if it
+    ended there; those before ``since`` count from it; weekends are no vacation and stay as they are."""
+    kept: list[Period] = []
+    room = timedelta(seconds=max(0, seconds))
+    for period in sorted(calendar.vacations, key=lambda p: p.start):
+        start = max(period.start, since)
+        if period.end <= start or room <= timedelta(0):
+            continue
+        end = min(period.end, start + room)
+        kept.append(Period(start, end))
+        room -= end - start
+    return Calendar(calendar.zone, calendar.weekends_off, tuple(kept))
+
+
+def honoured_until(calendar: Calendar, since: datetime, seconds: int, at: datetime) -> datetime | None:
+    """Until when the vacation a ``seconds`` cap from ``since`` honours runs at ``at`` (periods that touch, taken
+    together), or ``None``: what a capped game (a tournament round's) shows of a player's vacation, which is not
+    the whole vacation declared when the cap ends it sooner, and nothing once the cap is used (or is 0)."""
+    kept = sorted(capped(calendar, since, seconds).vacations, key=lambda p: p.start)
+    current = next((p for p in kept if p.holds(at)), None)
+    if current is None:
+        return None
+    end = current.end
+    for period in kept:
+        if period.start <= end < period.end:
+            end = period.end
+    return end
+
+
+def vacation_room(calendar: Calendar, since: datetime, seconds: int, at: datetime) -> float:
+    """Seconds of a ``seconds`` cap from ``since`` left at ``at``: the vacation a round may still honour then."""
+    used = sum((min(p.end, at) - p.start).total_seconds() for p in capped(calendar, since, seconds).vacations if p.start < at)
+    return max(0.0, seconds - used)

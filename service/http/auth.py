@@ -7,7 +7,7 @@ from typing import Literal, overload
 
 from flask import Request, g, request
 
-from service.application.players import ACCOUNT_GONE, Player, hash_token
+from service.application.players import ACCOUNT_GONE, Grant, Player, hash_token
 from service.http.common import player_service, red7_runtime, this_request
 from service.http.problems import ApiError
 
@@ -55,11 +55,40 @@ def current_player(required: bool = True) -> Player | None:
             raise ApiError("token_required")
         ctx.player = None
         return None
-    player = player_service().by_token(token, fresh=req.method not in SAFE_METHODS)
-    if player is None:
-        raise ApiError("invalid_token")
+    player = caller_grant(req, token).player
+    admit(player.id, write=req.method not in SAFE_METHODS)  # suspended, banned, the terms not accepted: refused
     ctx.player = player
     return player
+
+
+def caller_grant(req: Request, token: str) -> Grant:
+    """Who the request's bearer ``token`` speaks for and what it may do, asked once a request (the scope check before
+    the route asks first: :mod:`service.http.scoping`); ``invalid_token`` if it works no more."""
+    ctx = g._get_current_object()
+    known: Grant | None = ctx.get("grant")
+    if known is not None:
+        return known
+    grant = player_service().grant_of(token, fresh=req.method not in SAFE_METHODS)
+    if grant is None:
+        raise ApiError("invalid_token")
+    ctx.grant = grant
+    return grant
+
+
+def caller_scopes() -> tuple[str, ...] | None:
+    """The scopes of the token this request came with, as stored (``None``: it may do everything); call after
+    :func:`current_player`."""
+    grant: Grant | None = g.get("grant")
+    return None if grant is None else grant.scopes
+
+
+def admit(player_id: str, *, write: bool) -> None:
+    """The safety gate (service/application/standing.py): a suspension, a ban or terms not accepted refuse the call
+    (``acceptTerms`` alone passes without the terms; ``deleteMe`` passes whatever holds: leaving for good is a right
+    a sanction or new terms never take away, and the audit keeps the decision under the pseudonymous id)."""
+    safety = red7_runtime().safety
+    if safety is not None and not g.get("erasing_account"):
+        safety.gate.admit(player_id, write=write, terms=not g.get("terms_exempt"))
 
 
 def settle_write(failure: BaseException | None = None) -> None:
@@ -73,6 +102,9 @@ def settle_write(failure: BaseException | None = None) -> None:
         return
     if not player_service().still_there(player):
         raise ApiError("invalid_token", ACCOUNT_GONE) from failure
+    safety = red7_runtime().safety
+    if safety is not None:
+        safety.after_write(player.id)  # suspended or banned as it ran: what it made ends too
 
 
 def account_deleted_by_request() -> None:
@@ -94,6 +126,7 @@ def feed_reader(game_id: str, ticket: str | None) -> Player | None:
     holder = red7_runtime().tickets.redeem(ticket, game_id)
     if holder is None:
         raise ApiError("invalid_ticket", f"Ask for a new one: POST /v1/games/{game_id}/stream-tickets with your token.")
+    admit(holder.player.id, write=False)
     g.player = holder.player
     g.token_digest = holder.token_digest  # the token it stands for, for the caps on open waits
     return holder.player

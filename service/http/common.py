@@ -119,7 +119,7 @@ def parsed_query(schema: Schema) -> dict[str, Any]:
     return query
 
 
-HTTP_REASONS = {code: HTTPStatus(code).phrase for code in (400, 401, 403, 404, 406, 409, 412, 413, 415, 422, 429, 503)}
+HTTP_REASONS = {code: HTTPStatus(code).phrase for code in (400, 401, 403, 404, 406, 409, 412, 413, 415, 422, 429, 501, 503)}
 
 
 def this_request() -> flask.Request:
@@ -194,6 +194,11 @@ RESPONSE_HEADERS: dict[str, dict[str, Any]] = {
     },
     "X-RateLimit-Remaining": {"description": "Requests left in that window", "schema": {"type": "integer", "minimum": 0}},
     "X-RateLimit-Reset": {"description": "When that window resets, in Unix seconds", "schema": {"type": "integer"}},
+    "WWW-Authenticate": {
+        "description": 'On a token without the scope the operation needs: Bearer error="insufficient_scope", '
+        'scope="<scope>" (RFC 6750 3.1)',
+        "schema": {"type": "string"},
+    },
 }
 RATE_LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
 
@@ -302,7 +307,7 @@ def documented_errors(*codes: int, store: bool = True, rated_seat: bool = False)
     Retry-After when they end (service/application/rated_play.py).
 
     A route that may answer 429 is rate limited: every one of its responses may carry X-RateLimit-*
-    (``service.http.app._rate_limit_headers``), so this decorator goes above the others of the route, to see
+    (``RateBudgets.after_request``, :mod:`service.http.budgets`), so this decorator goes above the others of the route, to see
     the responses they document.  429 and 503 also carry Retry-After.
 
     The documentation goes straight into the view's ``_apidoc``, which is what

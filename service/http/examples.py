@@ -1,8 +1,9 @@
 """The document's examples: bodies this service really sent or accepted, recorded from a seeded game.
 
-``examples.json`` is written by ``python -m tests.clients.capture_examples`` (rerun it when a schema changes
-shape); tests/service/http/test_openapi.py checks every example of the document against its schema and sends the
-request examples to a server, so the docs page never again offers a body the API refuses.
+``examples.json`` is written by ``python3 dev.py examples`` (tests/harness/examples.py; rerun it when a schema changes
+shape, tests/service/http/test_examples.py fails until then); tests/service/http/test_openapi.py checks every example
+of the document against its schema and sends the request examples to a server, so the docs page never again offers a
+body the API refuses.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ makes no sense refuses it (400 ``idempotency_key_not_supported``) rather than ig
 
 - honoured: sign-up (keyed by the caller's address: there is no token yet), a new token, a new game, joining,
   leaving, an action, aborting, a rematch offered or declined, time given to the player to move (given again, it
-  would add up), a replay import, a challenge made, accepted or declined, a match ticket (keyed by the caller's
-  token's player).  The answer to a retry is the first one's (status,
+  would add up), a replay import, a challenge made, accepted or declined, a match ticket, a message at a table (keyed by the
+  caller's token's player).  The answer to a retry is the first one's (status,
   body, ``Location``/``ETag``), with ``Idempotent-Replayed: true``; the same key with another request is 422
   ``idempotency_key_reused``.  The body is what the first attempt made (a game at the version it made, a ticket, a
   challenge), rendered again: what counts down (a turn's time left, a ticket's wait and range, a challenge's status)
@@ -55,6 +55,8 @@ HONOURED = frozenset(
         "v1.Rematch",
         "v1.RematchDecline",
         "v1.MatchTickets",
+        "v1.TableTalk",
+        "v1.Tournaments",
     }
 )
 
@@ -74,7 +76,7 @@ def parameter(what: str) -> dict[str, Any]:
 
 
 def refused_here(req: Request) -> None:
-    """Before the route (``service.http.app``'s checks): a POST that does not honour the header refuses it, so that no
+    """Before the route (``service.http.checks``): a POST that does not honour the header refuses it, so that no
     client believes a retry safe when it is not."""
     if req.method == "POST" and HEADER in req.headers and req.endpoint not in HONOURED:
         raise ApiError(

@@ -59,7 +59,7 @@ def choose() -> str:
 
 def mark(response: Response) -> Response:
     """``Content-Language`` on an answer with text; unless ``?lang=`` decided, ``Vary: Accept-Language, Authorization``
-    (an ``after_request`` of ``service.http.app``'s, with what else every answer carries).
+    (in ``service.http.headers.finish``, the ``after_request`` with what else every answer carries).
 
     Without ``?lang=`` the caller's token decides before ``Accept-Language`` does (the player's setting), so a cache
     must key such an answer by both, and a shared cache must keep none made for a token: a ``public`` answer to a

@@ -25,10 +25,12 @@ from typing import Any
 from apispec import APISpec, BasePlugin
 from apispec.ext.marshmallow import MarshmallowPlugin
 
+from service.domain.scopes import SCOPES
 from service.http.examples import replay_component
+from service.http.problems import PROBLEM_JSON, problem, scope_code
 from service.http.schemas import ReplayAtSchema
 from service.http.schemas.events import EVENT_SCHEMAS, event_union
-from service.http.schemas.responses import (
+from service.http.schemas.replays import (
     OutcomeSchema,
     ReplayOptionsSchema,
     ReplaySeatSchema,
@@ -36,6 +38,7 @@ from service.http.schemas.responses import (
     ReplayStepSchema,
 )
 from service.http.schemas.vocabulary import enum_components, named_components, ref
+from service.http.scopes import FIELD_SCOPES, OPERATION_SCOPES
 
 LICENSE = {"name": "MIT", "url": "https://opensource.org/licenses/MIT"}
 #: Relative: the document is served by the API it describes, so a client resolves the paths against the
@@ -52,13 +55,37 @@ INFO_DESCRIPTION = (
 )
 
 
-def security_schemes(api_keys: bool) -> dict[str, dict[str, str]]:
-    """The ways to authenticate; ``apiKey`` only on a server that has keys (nothing asks for it elsewhere)."""
-    schemes = {
+#: Where an app signs a player in (issue 37 item 4, service/http/oauth.py): relative, as the servers are.  PKCE (S256)
+#: is required and there is no client secret: every app is a public client (docs/oauth.md).
+OAUTH_FLOWS = {
+    "authorizationCode": {
+        "authorizationUrl": "/oauth/authorize",
+        "tokenUrl": "/oauth/token",
+        "refreshUrl": "/oauth/token",
+        "scopes": dict(SCOPES),
+    }
+}
+
+
+def security_schemes(api_keys: bool) -> dict[str, dict[str, Any]]:
+    """The ways to authenticate; ``apiKey`` only on a server that has keys (nothing asks for it elsewhere).
+
+    ``oauth2`` names every scope and says which each operation needs; a token is sent the same way whatever made it
+    (``bearer``), so each operation that asks for a token takes either (:meth:`Red7Document.operation_helper`)."""
+    schemes: dict[str, dict[str, Any]] = {
         "bearer": {
             "type": "http",
             "scheme": "bearer",
-            "description": "a player's token, from POST /v1/players or POST /v1/players/me/tokens",
+            "description": "a player's token, from POST /v1/players or POST /v1/players/me/tokens; it may do what its "
+            "scopes allow (X-OAuth-Scopes on every answer says which; a sign-up's token has them all)",
+        },
+        "oauth2": {
+            "type": "oauth2",
+            "description": "the scopes a token may hold (docs/tokens.md); each operation names the one it needs. "
+            "Apps the operator registered sign players in with the authorization code flow and PKCE S256, as public "
+            "clients (no secret); access tokens last an hour, refresh tokens rotate; revoke at /oauth/revoke "
+            "(RFC 7009; docs/oauth.md)",
+            "flows": OAUTH_FLOWS,
         },
     }
     if api_keys:
@@ -86,6 +113,15 @@ def defaults_in_words(schema: dict[str, Any]) -> None:
         if "default" in member:
             said = f"default: {json.dumps(member.pop('default'))}"
             member["description"] = f"{member['description']} ({said})" if member.get("description") else said
+
+
+def _lone_reference(parameter: dict[str, Any]) -> None:
+    """A parameter's schema that is only ``allOf: [{$ref}]`` becomes the reference itself, in place: apispec moves a
+    query parameter's description out of its schema, leaving the ``allOf`` that carried it beside a reference with
+    nothing to carry (linters warn of a composition of one)."""
+    schema = parameter.get("schema")
+    if isinstance(schema, dict) and set(schema) == {"allOf"} and len(schema["allOf"]) == 1:
+        parameter["schema"] = schema["allOf"][0]
 
 
 class Red7Document(BasePlugin):
@@ -143,7 +179,9 @@ class Red7Document(BasePlugin):
                 raise ValueError(f"{where} has no summary: give its view a docstring")
             if "security" not in operation:
                 raise ValueError(f"{where} leaves its security to the document's default: declare it")
-            operation["security"] = self._on_this_server(operation["security"])
+            operation["security"] = with_scope(self._on_this_server(operation["security"]), operation)
+            for parameter in operation.get("parameters") or []:
+                _lone_reference(parameter)
 
     def _on_this_server(self, security: list[dict[str, list[str]]]) -> list[dict[str, list[str]]]:
         """A requirement as this server enforces it: without API keys, ``apiKey`` is asked of nobody."""
@@ -155,3 +193,48 @@ class Red7Document(BasePlugin):
             if kept and kept not in out:
                 out.append(kept)
         return out
+
+
+def with_scope(security: list[dict[str, list[str]]], operation: dict[str, Any]) -> list[dict[str, list[str]]]:
+    """A requirement with the operation's scope (:mod:`service.http.scopes`): each alternative that takes the bearer
+    token is also met by an ``oauth2`` token with the scope, so a generated client sends either.  An operation whose
+    token is optional declares no requirement (a generator would make it mandatory): its scope is said in
+    ``x-scopes`` and in its description, as every operation's is."""
+    scope = OPERATION_SCOPES.get(operation["operationId"])
+    if scope is None:
+        return security
+    operation["x-scopes"] = [scope]
+    _document_refusal(operation, scope)
+    extra = FIELD_SCOPES.get(operation["operationId"], {})
+    also = "".join(f" To change `{member}`, `{needs}` too." for member, needs in extra.items())
+    said = f"Scope: `{scope}`.{also}"
+    operation["description"] = f"{operation['description']}\n\n{said}" if operation.get("description") else said
+    out = list(security)
+    for alternative in security:
+        if "bearer" in alternative:
+            scoped = {
+                ("oauth2" if name == "bearer" else name): ([scope] if name == "bearer" else needs)
+                for name, needs in alternative.items()
+            }
+            out.append(scoped)
+    return out
+
+
+def _document_refusal(operation: dict[str, Any], scope: str) -> None:
+    """The operation's 403 says a token without its scope meets it, with ``WWW-Authenticate`` (a 403 documented for
+    other refusals keeps its own example; one made here takes the rate limit's headers, if the route has one)."""
+    responses = operation.setdefault("responses", {})
+    key = next((k for k in ("403", 403) if k in responses), "403")  # as apispec holds it at this point
+    refused = responses.get(key)
+    if refused is None:
+        limited = responses.get("429") or responses.get(429) or {}  # its X-RateLimit-*, not its Retry-After
+        kept = {name: header for name, header in limited.get("headers", {}).items() if name != "Retry-After"}
+        code = scope_code(scope)
+        example = problem(code, 403, f"This token lacks the scope {scope}.", scope=scope, scopes=[scope])
+        refused = {
+            "description": "Forbidden: problem details (RFC 9457)",
+            "headers": kept,
+            "content": {PROBLEM_JSON: {"schema": ref("Problem"), "example": example}},
+        }
+    headers = {**refused.get("headers", {}), "WWW-Authenticate": {"$ref": "#/components/headers/WWW-Authenticate"}}
+    responses[key] = {**refused, "headers": headers}  # a copy: a documented response may be shared

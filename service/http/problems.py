@@ -12,6 +12,7 @@ from typing import Any
 
 from service.common.errors import Conflict, NotConfirmed, Refused
 from service.common.texts import DEFAULT, N_, render, translate
+from service.domain.scopes import SCOPES
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -30,8 +31,17 @@ SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "custom_decks_disabled": (403, N_("This server does not allow custom decks")),
     "not_the_creator": (403, N_("Only the game's creator may do that")),
     "rated_play_needs_history": (403, N_("Rated games are for accounts a day old that have finished a few games")),
+    "challenge_refused": (403, N_("That player does not take challenges from you")),
     "rated_play_suspended": (403, N_("You aborted too many rated games lately: rated games are closed to you until then")),
+    "terms_not_accepted": (403, N_("Accept the terms of use in force to go on")),
+    "player_suspended": (403, N_("Your account is suspended")),
+    "player_banned": (403, N_("Your account is banned")),
+    "not_a_moderator": (403, N_("This needs the moderator role")),
+    "scope_exceeds_token": (403, N_("A token cannot grant scopes it does not hold itself")),
+    "player_muted": (403, N_("A moderator muted you at the tables")),
     "not_found": (404, N_("There is nothing here")),
+    "report_not_found": (404, N_("No such report")),
+    "message_not_found": (404, N_("No such message at that table")),
     "game_not_found": (404, N_("No such game")),
     "token_not_found": (404, N_("You hold no token with this id")),
     "player_not_found": (404, N_("No player has this id or handle")),
@@ -43,6 +53,8 @@ SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "not_acceptable": (406, N_("No representation matches the Accept header")),
     "version_conflict": (409, N_("The game moved on since the version you sent")),
     "game_full": (409, N_("Every seat of this game is taken")),
+    "table_talk_off": (409, N_("Nobody else at this table reads table talk")),
+    "table_talk_full": (409, N_("This table holds as many messages as a table may")),
     "seat_not_open": (409, N_("That seat is taken, or the game has no such seat")),
     "already_seated": (409, N_("You already hold a seat in this game")),
     "game_not_waiting": (409, N_("The game has already started")),
@@ -54,8 +66,11 @@ SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "game_limit_reached": (409, N_("You are in as many unfinished games as a player may be")),
     "ai_seat_limit_reached": (409, N_("Your games in play hold as many AI seats as a player may have")),
     "handle_taken": (409, N_("Another player has this handle")),
+    "block_limit_reached": (409, N_("You have blocked as many players as a player may")),
+    "mute_limit_reached": (409, N_("You have muted as many players as a player may")),
     "listed_table_limit_reached": (409, N_("You have as many listed tables waiting for players as a player may")),
     "abort_too_late": (409, N_("Every seat has moved once: the game can no longer be aborted (leave it instead)")),
+    "report_already_decided": (409, N_("This report was already decided")),
     "rematch_declined": (409, N_("A player declined the rematch")),
     "rematch_started": (409, N_("Every player wanted the rematch: it has started")),
     "match_ticket_already_open": (409, N_("You already wait for a game of this kind (ticket_id names your ticket)")),
@@ -70,12 +85,18 @@ SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "invalid_replay": (422, N_("The replay file does not verify")),
     "handle_invalid": (422, N_("A handle is 3 to 20 characters, each an ASCII letter, a digit, _ or -")),
     "handle_reserved": (422, N_("This handle is reserved")),
+    "terms_version_mismatch": (422, N_("That is not the version of the terms of use in force")),
+    "cannot_report_yourself": (422, N_("You cannot report yourself")),
+    "player_not_in_game": (422, N_("That player holds no seat in that game")),
+    "handle_not_allowed": (422, N_("This handle holds a word that is not allowed")),
+    "name_not_allowed": (422, N_("This name holds a word that is not allowed")),
     "idempotency_key_reused": (422, N_("This Idempotency-Key was used for a different request")),
     "rule_violation": (422, N_("The rules do not allow that")),
     "rate_limited": (429, N_("Too many requests")),
     "headers_too_large": (431, N_("The request's header fields are too large")),
     "too_many_waits": (429, N_("You hold as many open long-polls and streams as a client may")),
     "internal_error": (500, N_("Something went wrong on our side")),
+    "oembed_format_not_implemented": (501, N_("This oEmbed format is not served: ask for format=json")),
     "store_unavailable": (503, N_("The event store cannot be reached")),
     # challenges (service/domain/challenges.py)
     "not_challenged": (403, N_("Only a challenged player accepts or declines a challenge")),
@@ -91,6 +112,7 @@ SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "cannot_challenge_yourself": (422, N_("You cannot challenge yourself")),
     "player_challenged_twice": (422, N_("A challenge names each player once")),
     "too_many_challenged": (422, N_("A challenge names at most three players")),
+    "cannot_block_yourself": (422, N_("You cannot block or mute yourself")),
     "challenge_seats_mismatch": (422, N_("The seats hold a human seat too many or too few for the players challenged")),
     # time controls, vacations, web push (service/domain/deadlines.py, service/domain/calendars.py)
     "no_turn_limit": (409, N_("This game's turns have no time limit")),
@@ -102,7 +124,24 @@ SERVICE_PROBLEMS: dict[str, tuple[int, str]] = {
     "push_subscription_not_found": (404, N_("You have no push subscription with this endpoint")),
     "push_not_configured": (404, N_("This server sends no web push (it has no VAPID key)")),
     "push_endpoint_refused": (422, N_("The push endpoint is not a public https URL")),
+    "fcm_not_configured": (404, N_("This server sends no native push (it has no Firebase service account)")),
+    "push_device_not_found": (404, N_("You have no push device with this id")),
+    "push_device_limit_reached": (409, N_("You have as many push devices as a player may")),
     "webhook_url_refused": (422, N_("The webhook URL is not an http(s) URL of a public host")),
+    # tournaments (service/domain/tournaments/)
+    "tournament_not_found": (404, N_("No such tournament")),
+    "tournament_round_not_found": (404, N_("That round of the tournament has not started")),
+    "invalid_tournament_settings": (422, N_("These settings make no tournament")),
+    "tournament_over": (409, N_("The tournament is over")),
+    "tournament_withdrawn": (409, N_("You withdrew from this tournament; a withdrawal is final")),
+    "already_entered": (409, N_("You have entered this tournament already")),
+    "entries_not_open": (409, N_("Entries to this tournament are not open yet")),
+    "entries_closed": (409, N_("Entries to this tournament are closed")),
+    "tournament_full": (409, N_("The tournament is full")),
+    "rating_out_of_range": (403, N_("Your rating is outside the tournament's range")),
+    "record_too_low": (403, N_("You have finished too few of your recent games for this tournament")),
+    "not_entered": (403, N_("You have not entered this tournament")),
+    "tournament_round_running": (403, N_("This game's duplicate round is still running; it opens to all when it ends")),
 }
 
 #: The engine's refusal codes, all answered with 422.
@@ -132,6 +171,18 @@ class ApiError(Refused):
     def __init__(self, code: str, detail: str | None = None, **facts: Any) -> None:
         super().__init__(code, detail or title_of(code), **facts)
         self.headers: dict[str, str] = {}
+
+
+#: The title of every ``insufficient_scope_<scope>`` (the detail names the scope, and so does the code).
+INSUFFICIENT_SCOPE = N_("This token lacks the scope this operation needs")
+
+
+def scope_code(scope: str) -> str:
+    """The problem code of a token without ``scope``: ``insufficient_scope_`` and the scope, ``:`` written ``_``."""
+    return "insufficient_scope_" + scope.replace(":", "_")
+
+
+SERVICE_PROBLEMS.update({scope_code(scope): (403, INSUFFICIENT_SCOPE) for scope in SCOPES})
 
 
 def status_of(code: str) -> int:

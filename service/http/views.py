@@ -18,7 +18,18 @@ from engine.steps import Discard, EndTurn, Place, Play, Step, Take
 from service.application.calendars import TurnClock
 from service.application.erasure import DELETED_NAME
 from service.application.players import PlayerTag
-from service.common.texts import DAYS, DEFAULT, Text, count, message, render, rule, rule_description
+from service.common.texts import (
+    AI_SEATS,
+    DAYS,
+    DEFAULT,
+    RESIGNED_SEATS,
+    Text,
+    count,
+    message,
+    render,
+    rule,
+    rule_description,
+)
 from service.domain.game import Game
 from service.domain.lobby import every_seat_moved
 
@@ -45,6 +56,19 @@ def seat_name(game: Game, number: int, tags: Tags | None = None) -> str:
     return game.seat_label(number) or f"open seat {number}"
 
 
+def spoken_seat(game: Game, number: int, tags: Tags | None = None) -> str | Text:
+    """Who plays a seat, as a sentence says it: :func:`seat_name`, with an AI's and a resigned player's words as a
+    text (so a step read in Polish names "AI 1 (greedy)" in Polish); a player's own name stays as they wrote it."""
+    seat = game.seats[number]
+    tag = tags.get(seat.player_id) if tags and seat.player_id else None
+    name = DELETED_NAME if tag is not None and tag.deleted else seat.name
+    if seat.resigned and seat.level in RESIGNED_SEATS:
+        return Text(RESIGNED_SEATS[seat.level], {"name": name})
+    if seat.kind == "ai" and not seat.resigned and seat.level in AI_SEATS:
+        return Text(AI_SEATS[seat.level], {"number": number})
+    return seat_name(game, number, tags)
+
+
 def seat_handle(game: Game, number: int, tags: Tags | None = None) -> str | None:
     """The handle of the player in a seat, if they have one (their handle now: it may have changed since)."""
     player_id = game.seats[number].player_id
@@ -68,7 +92,7 @@ STEP_FOLD = message("step.fold", "Fold: leave the round.")
 DAYS_PER_TURN = message("time.days_per_turn", "%(days)s per turn")
 
 
-def step_text(step: Step, names: Callable[[int], str]) -> Text:
+def step_text(step: Step, names: Callable[[int], str | Text]) -> Text:
     """What a step does, as a text (docs/rules.md 15-17, 22, 27, 30); ``names``: who plays a seat."""
     match step:
         case Play(card=card):
@@ -86,18 +110,30 @@ def step_text(step: Step, names: Callable[[int], str]) -> Text:
     return Text(STEP_FOLD)
 
 
-def legal_step_json(option: LegalStep, names: Callable[[int], str] = str, language: str = DEFAULT) -> dict[str, Any]:
+def legal_step_json(option: LegalStep, names: Callable[[int], str | Text] = str, language: str = DEFAULT) -> dict[str, Any]:
     """A legal step as the view lists it.  Built once per step, language and (for a take) name of the seat it takes
     from: the mover's view lists every legal step each time it is rendered, after every move, and the same few
     recur (their JSON was 40 % of rendering a mover's view: 77 µs a view before, 54 after).  Each caller gets a dict
     of its own; its ``description`` is shared, as it never changes."""
     taken_from = names(option.step.seat) if isinstance(option.step, Take) else None
-    return dict(_legal_step_json(option, taken_from, language))
+    return dict(_legal_step_json(option, _frozen(taken_from), language))
+
+
+#: A seat's name as the step cache keys it: the name, or a text's code and its parameters (a text's are a dict).
+_FrozenName = str | tuple[str, tuple[tuple[str, Any], ...]] | None
+
+
+def _frozen(name: str | Text | None) -> _FrozenName:
+    return (name.code, tuple(sorted(name.params.items()))) if isinstance(name, Text) else name
+
+
+def _thawed(name: _FrozenName) -> str | Text:
+    return Text(name[0], dict(name[1])) if isinstance(name, tuple) else name or ""
 
 
 @lru_cache(maxsize=2048)
-def _legal_step_json(option: LegalStep, taken_from: str | None, language: str) -> dict[str, Any]:
-    text = step_text(option.step, lambda _: taken_from or "")
+def _legal_step_json(option: LegalStep, taken_from: _FrozenName, language: str) -> dict[str, Any]:
+    text = step_text(option.step, lambda _: _thawed(taken_from))
     if isinstance(option.step, Discard) and option.grants_draw and option.step.draw:
         text = Text(STEP_DISCARD_DRAW, text.params)
     return {
@@ -203,8 +239,8 @@ def game_json(
 
     seen = view(game.state, game.sight_of(player_id))
 
-    def names(number: int) -> str:
-        return seat_name(game, number, tags)
+    def names(number: int) -> str | Text:
+        return spoken_seat(game, number, tags)
 
     state = game.state  # palettes and who is in the round are public: who leads is anyone's to know
     for number, (entry, s) in enumerate(zip(seats, seen.seats, strict=True)):

@@ -62,6 +62,10 @@ class Agenda:
         the reply ``execute`` gives)."""
         return client.zrangebyscore(self.key, "-inf", now_ms, start=0, num=limit, withscores=True)
 
+    def ask_late(self, client: Any, before_ms: int) -> Any:
+        """Ask how many games' looks were due before ``before_ms`` (on ``client``, or a pipeline of it)."""
+        return client.zcount(self.key, "-inf", before_ms)
+
     @staticmethod
     def read_due(reply: Any) -> list[tuple[str, int]]:
         # WITHSCORES: (member, score) pairs; redis-py's type covers every form of the reply.

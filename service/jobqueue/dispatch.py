@@ -23,8 +23,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from service.application.followups import PUSHED, QUICK_LEVELS, Due, quick_turn, timed
+from service.common import tracing
 from service.domain.game import Game
 from service.jobqueue.agenda import Agenda
+from service.jobqueue.backlog import Backlog
 from service.jobqueue.liveness import PULSE_EVERY, runs
 from service.jobqueue.queues import Found, JobQueue, JobRecord, claim_on, enqueue, find, find_and_claim, scheduled_at, waits_in
 from service.jobqueue.shares import Shares
@@ -122,9 +124,15 @@ class Dispatcher:
     #: Whether a finished rated game is applied to its ladder (the composition root asks the ratings): until it is,
     #: its ``rate`` job is watched like a move (queued again if lost); ``None``: it is queued once, unwatched.
     rated: Callable[[Game], bool] | None = None
+    #: Whether a finished tournament game's places are in its tournament (the composition root asks the tournaments):
+    #: until they are, its ``tournament_game`` job is watched as ``rate`` is; ``None``: queued once, unwatched.
+    folded: Callable[[Game], bool] | None = None
     #: Whether a player has web push subscriptions (None: no web push); pushes go on ``push_queue``, worked apart.
     push_of: Callable[[str], bool] | None = None
     push_queue: JobQueue | None = None
+    #: Writes notices to their players' feeds (``PlayerFeeds.record``: player, kind, subject, version, game each), and
+    #: answers their ids there, which their webhooks and pushes carry; ``None``: no feeds.
+    record: Callable[[Sequence[tuple[str, str, str, int, str | None]]], Sequence[str | None]] | None = None
     #: The AI levels a job plays on into (``followups.play_on_levels``): their turn is not queued after a job's append.
     play_on_levels: frozenset[str] = QUICK_LEVELS
     #: The agenda marks this process wrote before an append, by game: (the mark, when it was written, monotonic s).
@@ -133,8 +141,13 @@ class Dispatcher:
     #: root asks the store): until it is, its ``compact`` job is watched like a move.
     compact_after: float = 0.0
     compacted: Callable[[Game], bool] | None = None
+    #: The rated games not yet on their ladder, the over games not yet compacted (:mod:`service.jobqueue.backlog`).
+    unrated: Backlog = field(init=False, repr=False)
+    uncompacted: Backlog = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        self.unrated = Backlog(self.queue.connection, f"{self.marker_prefix}owed:rate")
+        self.uncompacted = Backlog(self.queue.connection, f"{self.marker_prefix}owed:compact")
         if self.shares is not None and self.shares.redis is not self.queue.connection:
             raise ValueError("the shares must be kept on the queue's Redis")
 
@@ -151,7 +164,9 @@ class Dispatcher:
         self._marks[game_id] = (mark, time.monotonic())
         return mark
 
-    def after_append(self, game: Game, items: Sequence[Due], mark: int | None, *, playing_on: bool = False) -> None:
+    def after_append(
+        self, game: Game, items: Sequence[Due], mark: int | None, *, playing_on: bool = False, request_id: str | None = None
+    ) -> None:
         """What an append made due: notifications now, the game's next move now or on the agenda.
 
         ``mark``: the agenda time :meth:`before_append` noted.  It stands for a move queued now (a look in
@@ -160,12 +175,12 @@ class Dispatcher:
         application noted nothing: the game waits on its players alone, before the append and after it,
         :func:`~service.application.followups.noted`): the agenda is left alone, and costs this append nothing.
         ``playing_on``: the job that appended plays the next quick AI turn itself; it is not queued (the agenda
-        still looks).
+        still looks).  ``request_id``: the request that appended, carried in the jobs queued (their log lines say it).
         """
         if not playing_on:
             self._marks.pop(game.id, None)  # the next append to this game notes its own mark
-        self.notify(items)
-        queued_now, next_look = self._offer(game, [i for i in items if timed(i)], playing_on=playing_on)
+        self.notify(items, request_id=request_id)
+        queued_now, next_look = self._offer(game, [i for i in items if timed(i)], playing_on=playing_on, request_id=request_id)
         if next_look is None:
             if mark is not None:
                 self.agenda.reschedule(game.id, mark, None)
@@ -174,30 +189,51 @@ class Dispatcher:
         elif not queued_now or mark is None:
             self.agenda.look_at(game.id, next_look)
 
-    def notify(self, items: Sequence[Due]) -> None:
+    def notify(self, items: Sequence[Due], *, request_id: str | None = None) -> None:
         """Queue the notifications among ``items`` that are due now (a reminder waits for its time, on the agenda), by
         webhook for players who have one and by web push for those with subscriptions (a game's, after its append; or
         a challenge's, which comes with no game).  One sent once (``Due.once``: a reminder) is sent at most once.
+        Each is written to its player's feed first, whether or not they have a webhook or a push (``record``).
 
         Those of one game (or challenge) at one version go in one ``notices`` job (``workers.notices``: delivered at
         once, each that fails handed to its receiver's line), not a job each: one job's life in the queue's Redis
         for the move, whoever hears of it and however."""
         now = self.clock()
-        batches: dict[tuple[str, int], list[list[Any]]] = {}
+        due: list[tuple[Due, str]] = []
         for item in items:
             if item.job != "notify" or (item.at is not None and item.at > now):
                 continue
             player_id, kind = item.args[0], item.args[1]
             webhook = self.webhook_of is None or bool(self.webhook_of(player_id))
             push = self.push_of is not None and kind in PUSHED and self.push_of(player_id)
-            if not (webhook or push) or (item.once is not None and not self._first_time(item)):
-                continue
-            game_id = item.args[2] if len(item.args) > 2 else None
             channels = ("w" if webhook else "") + ("p" if push else "")
-            batches.setdefault((item.game_id, item.version), []).append([player_id, kind, game_id, channels])
+            if not (channels or self.record) or (item.once is not None and not self._first_time(item)):
+                continue
+            due.append((item, channels))
+        ids = self._recorded([item for item, _ in due])
+        batches: dict[tuple[str, int], list[list[Any]]] = {}
+        for (item, channels), notification_id in zip(due, ids, strict=True):
+            if not channels:
+                continue  # told in the feed alone
+            game_id = item.args[2] if len(item.args) > 2 else None
+            batches.setdefault((item.game_id, item.version), []).append(
+                [item.args[0], item.args[1], game_id, channels, notification_id]
+            )
         for (subject_id, version), entries in batches.items():
             digest = hashlib.blake2b(json.dumps(entries, separators=(",", ":")).encode(), digest_size=8).hexdigest()
-            self.enqueue(Due("notices", subject_id, version, (digest,)), extra=(entries,))
+            self.enqueue(Due("notices", subject_id, version, (digest,)), extra=(entries,), request_id=request_id)
+
+    def _recorded(self, items: Sequence[Due]) -> Sequence[str | None]:
+        """Write the notices to their players' feeds first (their ids: what the webhooks and pushes then carry).  A feed
+        that cannot be written loses its notice there, logged; the webhooks and pushes still go."""
+        if self.record is None or not items:
+            return [None] * len(items)
+        notices = [(i.args[0], i.args[1], i.game_id, i.version, i.args[2] if len(i.args) > 2 else None) for i in items]
+        try:
+            return self.record(notices)
+        except Exception as error:  # the append is made: its other followups must not be lost for a feed
+            log.warning("%d notice(s) not written to their feeds: %s", len(notices), error)
+            return [None] * len(items)
 
     def _first_time(self, item: Due) -> bool:
         """Claim a notification sent once (``Due.once``); ``False``: it was sent (or is on its way) already."""
@@ -236,7 +272,9 @@ class Dispatcher:
             return False
         return self.reoffer(game, items)
 
-    def _offer(self, game: Game, items: Sequence[Due], *, playing_on: bool = False) -> tuple[bool, int | None]:
+    def _offer(
+        self, game: Game, items: Sequence[Due], *, playing_on: bool = False, request_id: str | None = None
+    ) -> tuple[bool, int | None]:
         """Queue the items due now: whether any was, and the time (epoch ms) to look at the game next
         (``None``: it waits on nobody but its players)."""
         now = self.clock()
@@ -246,17 +284,29 @@ class Dispatcher:
             at = item.at
             if item.job == "rate" and (self.rated is None or self.rated(game)):
                 if self.rated is None:
-                    self.enqueue(item)
+                    self.enqueue(item, request_id=request_id)
+                else:
+                    self.unrated.settled(game.id)
                 continue  # its ladder has it (or nobody can tell): nothing to watch
+            if item.job == "rate":
+                self.unrated.owed(game.id, _ms(_when(game.updated_at, now)))
+            if item.job == "tournament_game" and (self.folded is None or self.folded(game)):
+                if self.folded is None:
+                    self.enqueue(item)
+                continue  # its tournament has it (or nobody can tell): nothing to watch
             if item.job == "compact":
-                if self.compact_after <= 0 or self.compacted is None or self.compacted(game):
-                    continue  # never compacted, or it is: nothing to watch
+                if self.compact_after <= 0 or self.compacted is None:
+                    continue  # never compacted: nothing to watch
+                if self.compacted(game):
+                    self.uncompacted.settled(game.id)
+                    continue  # it is: nothing to watch
                 at = _when(game.updated_at, now) + timedelta(seconds=self.compact_after)
+                self.uncompacted.owed(game.id, _ms(at))
             if item.job == "notify":  # a reminder: sent when its time comes (once), looked at until then
                 if at is not None and at > now:
                     looks.append(_ms(at))
                 elif item.once is None or not self.sent(item):
-                    self.notify([item])
+                    self.notify([item], request_id=request_id)
                 continue
             if item.job == "ai_turn" and self.ai_delay > 0 and game.updated_at:
                 at = datetime.fromisoformat(game.updated_at.replace("Z", "+00:00")) + timedelta(seconds=self.ai_delay)
@@ -267,12 +317,12 @@ class Dispatcher:
             elif item.job == "ai_turn":
                 admitted, found = self._admitted(game, item, now)
                 if admitted:
-                    self.enqueue(item, found=found)
+                    self.enqueue(item, found=found, request_id=request_id)
                     queued_now = True
                 # Refused: in its player's line.  Either way a look, to be sure.
                 looks.append(_ms(now + timedelta(seconds=RECHECK_AFTER)))
             else:
-                self.enqueue(item)
+                self.enqueue(item, request_id=request_id)
                 queued_now = True
                 looks.append(_ms(now + timedelta(seconds=RECHECK_AFTER)))
         return queued_now, min(looks, default=None)
@@ -339,10 +389,11 @@ class Dispatcher:
         url = self.webhook_of(item.args[0])
         return (f"{self.namespace}-webhooks-{receiver(url)}", self.per_receiver) if url else None
 
-    def enqueue(self, item: Due, *, extra: Sequence[Any] = (), found: Found | None = None) -> bool:
+    def enqueue(self, item: Due, *, extra: Sequence[Any] = (), found: Found | None = None, request_id: str | None = None) -> bool:
         """Queue ``item`` now unless the same job is on its way already; ``True`` if queued now.  ``extra``: arguments
         after the item's own that do not name the job (a ``notices`` job's list, named by its digest).  ``found``: the
-        job and its marker, read with the share it was admitted to (:meth:`_admitted`)."""
+        job and its marker, read with the share it was admitted to (:meth:`_admitted`).  ``request_id``: the request
+        that caused it, kept in the job's meta for its log lines (:mod:`service.jobqueue.logcontext`)."""
         job_id = item.job_id(self.namespace)
         queue = self.queue_of(item)
         marker = self._marker(item, job_id)
@@ -359,7 +410,10 @@ class Dispatcher:
             existing.delete()
         timeout = NOTIFY_TIMEOUT if item.job in NOTICES else None  # None: RQ's default (180 s)
         args = (item.game_id, item.version, *item.args, *extra)
-        enqueue(queue, item.job, args, job_id=job_id, line=self.line_of(item), timeout=timeout)
+        meta: dict[str, Any] = {"request_id": request_id} if request_id else {}
+        if trace := tracing.carrier():  # the open span's context (a request's, a job's): the job's span goes under it
+            meta["trace"] = trace
+        enqueue(queue, item.job, args, job_id=job_id, line=self.line_of(item), timeout=timeout, meta=meta or None)
         return True
 
     def _marker(self, item: Due, job_id: str) -> str:

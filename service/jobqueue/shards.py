@@ -116,8 +116,10 @@ class ShardedFollowUps:
     def before_append(self, game_id: str) -> int | None:
         return self.dispatcher(game_id).before_append(game_id)
 
-    def after_append(self, game: Game, items: Sequence[Due], mark: int | None, *, playing_on: bool = False) -> None:
-        self.dispatcher(game.id).after_append(game, items, mark, playing_on=playing_on)
+    def after_append(
+        self, game: Game, items: Sequence[Due], mark: int | None, *, playing_on: bool = False, request_id: str | None = None
+    ) -> None:
+        self.dispatcher(game.id).after_append(game, items, mark, playing_on=playing_on, request_id=request_id)
 
     def reoffer(self, game: Game, items: Sequence[Due], seen: int | None = None) -> bool:
         return self.dispatcher(game.id).reoffer(game, items, seen)
@@ -129,10 +131,10 @@ class ShardedFollowUps:
     def offer_place(self, game: Game, items: Sequence[Due]) -> bool:
         return self.dispatcher(game.id).offer_place(game, items)
 
-    def notify(self, items: Sequence[Due]) -> None:
+    def notify(self, items: Sequence[Due], *, request_id: str | None = None) -> None:
         """Each notification on the shard of what it is about (a game, or a challenge)."""
         by_shard: dict[int, list[Due]] = {}
         for item in items:
             by_shard.setdefault(shard_of(item.game_id, len(self.shards)), []).append(item)
         for index, mine in by_shard.items():
-            self.shards[index].dispatcher.notify(mine)
+            self.shards[index].dispatcher.notify(mine, request_id=request_id)

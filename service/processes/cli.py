@@ -1,9 +1,12 @@
-"""The ``red7`` command: ``serve``, ``worker``, ``replay``, ``migrate``, ``ratings``, and the engine's ``demo``."""
+"""The ``red7`` command: ``serve``, ``worker``, ``replay``, ``migrate``, ``ratings``, ``archive``, ``stats``, ``mod``
+(service/processes/mod_cli.py), and the engine's ``demo``."""
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
+import socket
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -17,7 +20,29 @@ def local_base_url(host: str, port: int) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
+def port_taken(host: str, port: int) -> OSError | None:
+    """Why ``red7 serve`` could not listen on ``host:port`` (another program holds it, say), or None: checked before
+    anything starts, so that the answer names ``--port`` rather than werkzeug's exit in the middle of the start."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as werkzeug binds: a port in TIME_WAIT is free
+        try:
+            probe.bind((host or "0.0.0.0", port))
+        except OSError as exc:
+            return exc
+    return None
+
+
 def _serve(args: argparse.Namespace) -> int:
+    taken = port_taken(args.host, args.port)
+    if taken is not None:
+        print(
+            f"red7: cannot listen on {args.host}:{args.port} ({taken.strerror or taken}): another program may hold "
+            f"that port. Pick another with --port, e.g. `red7 serve --port {args.port + 1}` "
+            f"(or `python3 dev.py run --port {args.port + 1}`).",
+            file=sys.stderr,
+        )
+        return 2
     from service.common.config import Settings
     from service.http.app import create_app
     from service.http.servers import ProblemRequestHandler
@@ -34,13 +59,17 @@ def _serve(args: argparse.Namespace) -> int:
 
         settings = replace(settings, vapid_private_key=new_vapid_key())
         logging.getLogger("red7.settings").warning(
-            "web push: a TEMPORARY VAPID key for this run (subscriptions made with it end when it does); to keep one, "
-            "set RED7_VAPID_PRIVATE_KEY=%s (public key %s)",
-            settings.vapid_private_key,
+            "web push: a TEMPORARY VAPID key for this run, public key %s (subscriptions made with it end when it does); "
+            "to keep one, make it with `red7 vapid` and set RED7_VAPID_PRIVATE_KEY (a private key is never logged)",
             public_key_of(settings.vapid_private_key),
         )
     runtime = build_runtime(settings)
     app = create_app(runtime)
+    if settings.metrics_port:
+        from service.processes.metrics import serve_metrics
+
+        serve_metrics(settings.metrics_port, settings.metrics_host, runtime)
+        print(f"red7: metrics on port {settings.metrics_port} (/metrics)")
     if settings.embedded:
         logging.getLogger("rq").setLevel(logging.WARNING)  # RQ logs each job, and each idle worker leaving, at INFO
         start_embedded(runtime)
@@ -50,6 +79,7 @@ def _serve(args: argparse.Namespace) -> int:
     else:
         queue = f" (the queue at {settings.queue_url})" if settings.queue_url else ""
         print(f"red7: using Redis at {settings.redis_url}{queue}; run `red7 worker` for AI seats, scoring and deadlines.")
+    print(f"red7: play in a browser at {base}/play")
     print(f"red7: serving {base}/v1  (API docs: {base}/v1/docs, spec: {base}/v1/openapi.json)")
     # werkzeug's server, answering what it refuses by itself (a header too large ...) as problem+json too
     app.run(host=args.host, port=args.port, threaded=True, use_reloader=False, request_handler=ProblemRequestHandler)
@@ -80,6 +110,10 @@ def _worker(args: argparse.Namespace) -> int:
         print("red7 worker: RED7_PUBLIC_URL is not set, so webhooks carry only the path of a game (game_url).", file=sys.stderr)
     # It serves no views: a watch of game changes would only make Redis keep a backlog for it (changes.py).
     runtime = build_runtime(replace(settings, watch_changes=False))
+    if settings.metrics_port:
+        from service.processes.metrics import serve_metrics
+
+        serve_metrics(settings.metrics_port, settings.metrics_host, runtime)
     run_forever(runtime, burst=args.burst, threads=args.threads, kind=args.kind)
     return 0
 
@@ -190,6 +224,83 @@ def _ratings(args: argparse.Namespace) -> int:
     return 0 if all(ladder in report.written for ladder in differing) else 1
 
 
+def _archive(args: argparse.Namespace) -> int:
+    """``red7 archive rebuild [--write]``: the players' archives made again from the streams and compared;
+    ``red7 archive dump YYYY-MM -o FILE``: every finished game of a month, a replay a line (gzip if FILE ends .gz)."""
+    from service.common.config import Settings
+    from service.runtime import build_runtime
+
+    settings = Settings.from_env()
+    if settings.embedded:
+        print("red7 archive needs REDIS_URL: the store whose game streams and archives to read.", file=sys.stderr)
+        return 2
+    archive = build_runtime(replace(settings, watch_changes=False)).archive
+    assert archive is not None
+    if args.action == "rebuild":
+        print("red7 archive rebuild: every finished game of the streams, indexed again for each of its players ...")
+        report = archive.rebuild(write=args.write)
+        print(f"red7 archive rebuild: {report.games} finished games; {report.players} archives compared")
+        verdict = "identical" if report.identical else f"{len(report.different)} DIFFERENT"
+        written = f" ({len(report.written)} written anew)" if report.written else ""
+        print(f"red7 archive rebuild: {verdict}{written}")
+        return 0 if report.identical or args.write else 1
+    if not args.month or not args.output:
+        print("red7 archive dump needs the month (YYYY-MM) and --output FILE", file=sys.stderr)
+        return 2
+    import gzip
+
+    from service.application.archive import month_bounds
+
+    try:
+        month_bounds(args.month)
+    except ValueError as error:
+        print(f"red7 archive dump: {error}", file=sys.stderr)
+        return 2
+    count = 0
+    with gzip.open(args.output, "wt", encoding="utf-8") if args.output.endswith(".gz") else open(args.output, "w") as file:
+        for line in archive.month(args.month):
+            file.write(line)
+            count += 1
+    print(f"red7 archive dump: {count} finished games of {args.month} written to {args.output}")
+    return 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    """``red7 stats rebuild [--write]``: the statistics counted again from the game streams and compared, group by
+    group (each player's and everyone's by variant and player count), byte for byte."""
+    from service.common.config import Settings
+    from service.runtime import build_runtime
+
+    settings = Settings.from_env()
+    if settings.embedded:
+        print("red7 stats needs REDIS_URL: the store whose game streams and statistics to read.", file=sys.stderr)
+        return 2
+    statistics = build_runtime(replace(settings, watch_changes=False)).statistics
+    assert statistics is not None
+    print("red7 stats rebuild: every finished game of the streams, counted again ...")
+    report = statistics.rebuild(write=args.write)
+    compared = f"{report.groups} groups of everyone's and {report.players} players' compared"
+    print(f"red7 stats rebuild: {report.games} finished games; {compared}")
+    print(f"red7 stats rebuild: rebuilt sha256:{report.rebuilt_sha256}; stored sha256:{report.stored_sha256}")
+    verdict = "identical" if report.identical else f"{len(report.different)} DIFFERENT"
+    written = f" ({len(report.written)} written anew)" if report.written else ""
+    print(f"red7 stats rebuild: {verdict}{written}")
+    for name in report.different[:20]:
+        print(f"  differs: {name}")
+    return 0 if report.identical or args.write else 1
+
+
+def _vapid(args: argparse.Namespace) -> int:
+    """A new key pair, as lines a shell or an env file takes: the private key for ``RED7_VAPID_PRIVATE_KEY`` (printed
+    on request to the terminal that asked, never to a log), and the public key browsers will subscribe with."""
+    from service.application.push import new_vapid_key, public_key_of
+
+    key = new_vapid_key()
+    print(f"RED7_VAPID_PRIVATE_KEY={key}")
+    print(f"# public key (getPushKey answers it): {public_key_of(key)}")
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     from engine.demo import main as demo_main
 
@@ -239,12 +350,54 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="store the rebuilt ladder in place of one that differs (else: compare only; exit 1 if any differs)",
     )
     ratings.set_defaults(run=_ratings)
+    archive = sub.add_parser(
+        "archive",
+        help="players' archives on REDIS_URL: rebuild them from the game streams and compare; dump a month's finished games",
+    )
+    archive.add_argument("action", choices=("rebuild", "dump"))
+    archive.add_argument("month", nargs="?", help="dump: the month, YYYY-MM (UTC, by when each game finished)")
+    archive.add_argument("-o", "--output", help="dump: the file to write, a replay a line (gzip-compressed if it ends .gz)")
+    archive.add_argument(
+        "--write", action="store_true", help="rebuild: store the rebuilt archive in place of one that differs (else compare only)"
+    )
+    archive.set_defaults(run=_archive)
+    stats = sub.add_parser("stats", help="statistics across games on REDIS_URL: rebuild them from the game streams and compare")
+    stats.add_argument("action", choices=("rebuild",))
+    stats.add_argument(
+        "--write", action="store_true", help="store the rebuilt statistics in place of those that differ (else compare only)"
+    )
+    stats.set_defaults(run=_stats)
+    vapid = sub.add_parser("vapid", help="make a VAPID key pair for web push (printed, kept nowhere)")
+    vapid.set_defaults(run=_vapid)
     demo = sub.add_parser("demo", help="watch bots play a game in the terminal")
     demo.add_argument("--players", type=int, default=3, choices=(2, 3, 4))
     demo.add_argument("--seed", type=int)
     demo.set_defaults(run=_demo)
+    from service.processes import mod_cli
+
+    mod_cli.add_parser(sub)  # red7 mod: the filter's words, the moderator role, moderation's actions
+    from service.processes import apps_cli
+
+    apps_cli.add_parser(sub)  # red7 apps: the apps that may ask players to sign in with Red7 (OAuth)
+    from service.processes import admin_cli
+
+    admin_cli.add_parser(sub)  # red7 admin: games, queues, failed jobs, players (issue 41)
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    from service.common import logformat
+
+    try:
+        logformat.configure(os.environ.get("RED7_LOG_FORMAT", "text"))
+    except ValueError as error:
+        print(f"red7: {error}", file=sys.stderr)
+        return 2
+    if args.command in ("serve", "worker"):  # the processes that answer requests and run jobs: their spans
+        from service.processes import tracing
+
+        try:
+            tracing.configure(os.environ.get("RED7_OTLP_ENDPOINT", ""), f"red7-{'api' if args.command == 'serve' else 'worker'}")
+        except tracing.TracingUnavailable as error:
+            print(f"red7: {error}", file=sys.stderr)
+            return 2
     run: Callable[[argparse.Namespace], int] = args.run  # one of the commands above (set_defaults)
     from service.common.config import SettingsError
     from service.storage.connections import BadRedisUrl

@@ -81,7 +81,7 @@ class AnalysisStore:
         and heard of within ``stale_ms`` (one the queue lost, with nothing to put it back, is queued again when asked
         for later); whether it was.  ``ttl``: seconds the analysis is kept (``None``: for good)."""
         key = self.key(game_id)
-        with self.redis.pipeline() as pipe:
+        with self.redis.pipeline(transaction=True) as pipe:  # said: a cluster client's default is no transaction
             while True:
                 try:
                     pipe.watch(key)  # type: ignore[no-untyped-call]  # redis-py leaves it unannotated
@@ -147,6 +147,21 @@ class AnalysisStore:
 
     def fail(self, game_id: str) -> None:
         self._update(game_id, {"status": "failed"})
+
+    def done_among(self, game_ids: list[str], version: int) -> set[str]:
+        """Which of these subjects have an analysis done at ``version`` (one pipeline; a key each, on its own slot):
+        what an archive's filter on analysed games reads, without the results."""
+        if not game_ids:
+            return set()
+        with self.redis.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.hmget(self.key(game_id), "status", "version")
+            replies = pipe.execute()
+        return {
+            game_id
+            for game_id, (status, made) in zip(game_ids, replies, strict=True)
+            if status is not None and _text(status) == "done" and made is not None and int(_text(made)) == version
+        }
 
 
 #: HSET on a key that exists, or nothing.

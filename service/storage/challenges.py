@@ -28,14 +28,15 @@ what it claimed (:meth:`ChallengeIndex.withdraw`, :meth:`ChallengeIndex.unclaim`
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import cast
 
 import redis
 
+from service.storage.blocks import list_key, reach_key
 from service.storage.events import EventStore, Idempotency
 from service.storage.idempotency import Made, made_by, record_field, record_text
-from service.storage.players import player_key, records_key
+from service.storage.players.keys import player_key, records_key
 
 
 class ChallengeStreams(EventStore):
@@ -85,10 +86,17 @@ end
 return 1
 """
 
-#: KEYS: a challenged player's inbox and open ones received.  ARGV: the challenge, when it was made (ms), the cap (0:
-#: none).  1: listed (or listed already); 0: the inbox is at its cap.
+#: KEYS: a challenged player's inbox and open ones received, their blocks and reach (:mod:`service.storage.blocks`).
+#: ARGV: the challenge, when it was made (ms), the cap (0: none), the challenger ('': nobody to check), whether the
+#: two have played a finished game together ('1').  1: listed (or listed already); 0: the inbox is at its cap; -1:
+#: the player does not take it (a block of theirs, or their reach: :func:`service.domain.blocks.takes_challenge`).
 RECEIVE = """
 if redis.call('ZSCORE', KEYS[2], ARGV[1]) then return 1 end
+if ARGV[4] ~= '' then
+  if redis.call('ZSCORE', KEYS[3], ARGV[4]) then return -1 end
+  local from = redis.call('HGET', KEYS[4], 'challenge')
+  if from == 'nobody' or (from == 'played' and ARGV[5] ~= '1') then return -1 end
+end
 local cap = tonumber(ARGV[3])
 if cap > 0 and redis.call('ZCARD', KEYS[2]) >= cap then return 0 end
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
@@ -199,12 +207,34 @@ class ChallengeIndex:
         """List a challenge in the inboxes of the players it challenges, each unless they hold ``limit`` open ones
         received already (0: no limit); those whose inbox was full.  One script per player, on their slot, safe to
         repeat (a challenge listed already is listed)."""
-        full = []
+        return self.receive_from("", (), player_ids, challenge_id, made_ms, limit)[0]
+
+    def receive_from(
+        self,
+        challenger: str,
+        played: Collection[str],
+        player_ids: Iterable[str],
+        challenge_id: str,
+        made_ms: int,
+        limit: int = 0,
+    ) -> tuple[list[str], list[str]]:
+        """As :meth:`receive`, each player's blocks and reach checked in the same script (``played``: those who have
+        finished a game with ``challenger``): those whose inbox was full, and those who do not take the challenge."""
+        full, refused = [], []
         for player_id in player_ids:
-            keys = [inbox_key(self.prefix, player_id), received_key(self.prefix, player_id)]
-            if not self._receive(keys=keys, args=[challenge_id, made_ms, limit]):
+            keys = [
+                inbox_key(self.prefix, player_id),
+                received_key(self.prefix, player_id),
+                list_key(self.prefix, player_id, "blocks"),
+                reach_key(self.prefix, player_id),
+            ]
+            args: list[str | int] = [challenge_id, made_ms, limit, challenger, "1" if player_id in played else "0"]
+            answer = int(cast(int, self._receive(keys=keys, args=args)))
+            if answer == 0:
                 full.append(player_id)
-        return full
+            elif answer < 0:
+                refused.append(player_id)
+        return full, refused
 
     def received(self, player_id: str) -> list[tuple[str, int]]:
         """The challenges the player received that were open when last seen, with the time each was made (ms)."""

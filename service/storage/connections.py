@@ -29,6 +29,8 @@ import redis
 from redis.cluster import ClusterNode, ClusterPipeline, RedisCluster
 from redis.sentinel import Sentinel
 
+from service.common import roundtrips
+
 CLUSTER_SCHEME = "redis+cluster://"
 TLS_CLUSTER_SCHEME = "rediss+cluster://"
 SENTINEL_SCHEME = "redis+sentinel://"
@@ -96,7 +98,7 @@ def store_client(url: str, max_connections: int) -> redis.Redis:
     if is_cluster(url):
         return cast(redis.Redis, cluster_client(url, max_connections, decode_responses=True))
     options = {} if "max_connections=" in url else {"max_connections": max_connections}
-    return redis.Redis.from_url(url, decode_responses=True, **options)
+    return counted(redis.Redis.from_url(url, decode_responses=True, **options))
 
 
 def cluster_client(url: str, max_connections: int, **options: Any) -> RedisCluster:
@@ -156,9 +158,28 @@ def queue_client(url: str, max_connections: int) -> redis.Redis:
             list(where.hosts), socket_timeout=5, username=where.username, password=where.password
         )
         primary = sentinel.master_for(service, db=int(db or 0), max_connections=max_connections)  # type: ignore[no-untyped-call]
-        return cast(redis.Redis, primary)
+        return counted(cast(redis.Redis, primary))
     options = {} if "max_connections=" in url else {"max_connections": max_connections}
-    return redis.Redis.from_url(url, **options)
+    return counted(redis.Redis.from_url(url, **options))
+
+
+def waiting_client(client: redis.Redis, socket_timeout: float) -> redis.Redis:
+    """The stores' text client again, on a pool of its own whose connections wait up to ``socket_timeout`` for a reply:
+    for the players' feeds, whose waits are blocking ``XREAD`` s that must end inside the socket timeout.
+
+    On the stores' own pool (redis-py's 5 s) an idle open feed reads again every 4 s: 2,000 idle feeds were 500
+    ``XREAD`` s a second, each a wake-up of a gevent worker, for nothing.  On this pool a feed blocks a heartbeat long
+    in one read.  A timeout the URL sets higher (or none) is kept; a cluster client is given back as it is.
+    """
+    if isinstance(client, RedisCluster):
+        return client
+    pool = client.connection_pool
+    options = dict(pool.connection_kwargs)
+    current = options.get("socket_timeout", 5.0)  # not given: redis-py's default (5 s from 8.0 on); None: no timeout
+    if current is not None and current < socket_timeout:
+        options["socket_timeout"] = socket_timeout
+    own = redis.ConnectionPool(connection_class=pool.connection_class, max_connections=pool.max_connections, **options)
+    return redis.Redis(connection_pool=own)
 
 
 def blocking_client(url: str, max_connections: int, socket_timeout: float) -> redis.Redis:
@@ -176,4 +197,30 @@ def blocking_client(url: str, max_connections: int, socket_timeout: float) -> re
     current = options.get("socket_timeout", 0)  # not given: redis-py's default (5 s from 8.0 on); None: no timeout
     if current is not None and current < socket_timeout:
         options["socket_timeout"] = socket_timeout
+    return client
+
+
+_COUNTING: dict[type, type] = {}
+
+
+def _counting(base: type) -> type:
+    """``base`` (a redis-py connection class) counting each command or pipeline it sends in
+    :mod:`service.common.roundtrips`: one ``send_packed_command`` is one round trip."""
+    found = _COUNTING.get(base)
+    if found is None:
+
+        def send_packed_command(self: Any, command: Any, check_health: bool = True) -> None:
+            roundtrips.sent()
+            base.send_packed_command(self, command, check_health)  # type: ignore[attr-defined]
+
+        found = _COUNTING[base] = type(f"Counting{base.__name__}", (base,), {"send_packed_command": send_packed_command})
+    return found
+
+
+def counted(client: redis.Redis) -> redis.Redis:
+    """``client`` with its round trips counted per request (``red7_redis_round_trips``): its pool makes counting
+    connections from now on (called before it makes any).  A Redis Cluster's are not counted: its nodes' pools are
+    made by redis-py as it finds the nodes, and take no connection class of ours (redis-py 8)."""
+    pool = client.connection_pool
+    pool.connection_class = _counting(pool.connection_class)
     return client

@@ -23,7 +23,7 @@ import redis
 
 from service.storage.events import EventStore, Idempotency
 from service.storage.idempotency import Made, made_by, record_field, record_text
-from service.storage.players import player_key, records_key
+from service.storage.players.keys import player_key, records_key
 
 
 class PoolStreams(EventStore):

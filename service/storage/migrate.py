@@ -26,7 +26,7 @@ from typing import TypeVar
 
 import redis
 
-from service.storage.players import player_key
+from service.storage.players.keys import player_key
 
 #: Writes per command when a big hash, set or sorted set is copied.
 BATCH = 500

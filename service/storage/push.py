@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 
 import redis
 
-from service.storage.players import player_key
+from service.storage.players.keys import player_key
 
 
 def push_key(prefix: str, player_id: str) -> str:

@@ -325,6 +325,13 @@ class RatingStore:
         stored = self.redis.hget(self.key(ladder, "games"), game_id)
         return None if stored is None else Applied.from_text(game_id, ladder, _text(stored))
 
+    def games(self, ladder: str, game_ids: Sequence[str]) -> dict[str, Applied]:
+        """These games as the ladder applied them (those it has not left out), in one read."""
+        if not game_ids:
+            return {}
+        texts = self.redis.hmget(self.key(ladder, "games"), list(game_ids))
+        return {g: Applied.from_text(g, ladder, _text(t)) for g, t in zip(game_ids, texts, strict=True) if t is not None}
+
     def records(self, ladder: str, players: Sequence[str]) -> dict[str, Record]:
         if not players:
             return {}

@@ -32,6 +32,9 @@ from importlib import resources
 IMPORT = re.compile(r'^import\s*\{([^}]*)\}\s*from\s*"(\.{1,2}/[^"]+\.js)";[ \t]*$', re.M)
 #: What a module exports: functions, classes and constants, each by its name where it is declared.
 EXPORT = re.compile(r"^export\s+((?:async\s+)?function\*?|const|class)\s+([A-Za-z_$][\w$]*)", re.M)
+#: A module /play loads when it is first needed (``await import("./stats.js")``): a relative path written out, so the
+#: server knows every module the page may load.  The replay viewer, one page with its modules inside, has none.
+LAZY = re.compile(r'\bimport\(\s*"(\.{1,2}/[^"]+\.js)"\s*\)')
 _ANY_IMPORT = re.compile(r"^\s*import\b|\bimport\s*\(", re.M)
 _ANY_EXPORT = re.compile(r"^\s*export\b", re.M)
 _NAME = re.compile(r"^[A-Za-z_$][\w$]*$")
@@ -51,8 +54,26 @@ def text(path: str) -> str:
     return resources.files(__package__).joinpath(*path.split("/")).read_text(encoding="utf-8")
 
 
-def imports(path: str, source: str) -> list[tuple[str, list[tuple[str, str]]]]:
-    """The modules ``path`` imports (as paths of this folder) and, for each, the names it takes (``(name, as)``)."""
+def data(path: str) -> bytes:
+    """A file of this folder as bytes (an icon, the service worker), as shipped in the package."""
+    return resources.files(__package__).joinpath(*path.split("/")).read_bytes()
+
+
+def _target(path: str, relative: str) -> str:
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(path), relative))
+    if target.startswith("../"):
+        raise ModuleError(f"{path}: imports {relative}, outside the web client")
+    return target
+
+
+def lazy_imports(path: str, source: str) -> list[str]:
+    """The modules ``path`` loads when first needed (``import("./m.js")``), as paths of this folder."""
+    return [_target(path, relative) for relative in LAZY.findall(source)]
+
+
+def imports(path: str, source: str, *, lazy: bool = False) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The modules ``path`` imports (as paths of this folder) and, for each, the names it takes (``(name, as)``);
+    ``lazy``: a module loaded when first needed (:data:`LAZY`) is allowed beside them (:func:`lazy_imports`)."""
     found = []
     for match in IMPORT.finditer(source):
         names = []
@@ -63,11 +84,9 @@ def imports(path: str, source: str) -> list[tuple[str, list[tuple[str, str]]]]:
             if not _NAME.match(name) or not _NAME.match(alias or name):
                 raise ModuleError(f"{path}: cannot read the import of {part!r}")
             names.append((name, alias or name))
-        target = posixpath.normpath(posixpath.join(posixpath.dirname(path), match.group(2)))
-        if target.startswith("../"):
-            raise ModuleError(f"{path}: imports {match.group(2)}, outside the web client")
-        found.append((target, names))
-    if len(_ANY_IMPORT.findall(source)) != len(found):
+        found.append((_target(path, match.group(2)), names))
+    later = len(lazy_imports(path, source)) if lazy else 0
+    if len(_ANY_IMPORT.findall(source)) != len(found) + later:
         raise ModuleError(f'{path}: an import that is not `import {{ names }} from "./path.js";`')
     return found
 
@@ -82,14 +101,23 @@ def exports(path: str, source: str) -> list[str]:
 
 @cache
 def graph(entry: str) -> tuple[str, ...]:
-    """Every module ``entry`` needs, each after the modules it imports (``entry`` last); a cycle is refused."""
-    return modules_of(entry, text)
+    """Every module ``entry`` may load, each after the modules it imports (``entry`` and its first load first, then
+    those loaded when first needed); a cycle is refused."""
+    return modules_of(entry, text, lazy=True)
 
 
-def modules_of(entry: str, read: Callable[[str], str]) -> tuple[str, ...]:
-    """:func:`graph`, each module's source given by ``read`` (a path of this folder to its text)."""
+@cache
+def first_load(entry: str) -> tuple[str, ...]:
+    """The modules ``entry`` loads at once (what its page preloads): :func:`graph` less those loaded when needed."""
+    return modules_of(entry, text, lazy=True, follow=False)
+
+
+def modules_of(entry: str, read: Callable[[str], str], *, lazy: bool = False, follow: bool = True) -> tuple[str, ...]:
+    """:func:`graph`, each module's source given by ``read`` (a path of this folder to its text); ``lazy``: modules
+    loaded when first needed are allowed (else refused), and ``follow``ed after the rest."""
     order: list[str] = []
     visiting: list[str] = []
+    later: list[str] = []
 
     def visit(path: str) -> None:
         if path in order:
@@ -97,15 +125,19 @@ def modules_of(entry: str, read: Callable[[str], str]) -> tuple[str, ...]:
         if path in visiting:
             raise ModuleError(f"an import cycle: {' -> '.join([*visiting[visiting.index(path) :], path])}")
         visiting.append(path)
-        for target, names in imports(path, read(path)):
+        for target, names in imports(path, read(path), lazy=lazy):
             visit(target)
             missing = {name for name, _ in names} - set(exports(target, read(target)))
             if missing:
                 raise ModuleError(f"{path}: {target} does not export {', '.join(sorted(missing))}")
+        if lazy:
+            later.extend(lazy_imports(path, read(path)))
         visiting.pop()
         order.append(path)
 
     visit(entry)
+    while follow and later:
+        visit(later.pop(0))
     return tuple(order)
 
 
@@ -166,6 +198,8 @@ class Bundle:
     version: str
     files: dict[str, Asset]
     modules: tuple[str, ...]
+    #: The modules the page loads at once (it preloads them); the others are loaded when first needed.
+    preloaded: tuple[str, ...] = ()
 
     def prefix(self, root: str) -> str:
         """The address the files are under, ``root`` (``/play/static``) and the version."""
@@ -183,7 +217,7 @@ def bundle(entry: str, *styles: str) -> Bundle:
         digest = hashlib.sha256(body).hexdigest()
         files[path] = Asset(body, TYPES[posixpath.splitext(path)[1]], digest[:32])
         everything.update(f"{path}\0{digest}\0".encode())
-    return Bundle(everything.hexdigest()[:20], files, modules)
+    return Bundle(everything.hexdigest()[:20], files, modules, first_load(entry))
 
 
 #: /play's entry module and style sheets (the core's first).

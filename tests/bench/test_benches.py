@@ -228,3 +228,37 @@ def test_analysis_bench_prints_the_calibration_with_its_reliability_table() -> N
     assert "Brier score" in out and "expected calibration error (10 bins)" in out
     bins = [line.split()[0] for line in out.splitlines() if line.strip()[:3] in {f"{b / 10:.1f}"[:3] for b in range(10)}]
     assert bins == [f"{b / 10:.1f}-{(b + 1) / 10:.1f}" for b in range(10)]  # the ten bins of the reliability table
+
+
+def test_archive_bench_streams_a_players_games_and_prints_time_and_memory() -> None:
+    out = run_bench("archive_bench", "--games", "30")
+    assert "30 games streamed in" in out and "resident memory:" in out and "target <= 50 MB" in out
+
+
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server is not on PATH (apt-get install redis-server)")
+def test_talk_bench_carries_every_message_to_the_other_seats_stream_and_prints_its_latency() -> None:
+    tiny = ("--games", "3", "--messages", "2", "--every", "0.5", "--senders", "4", "--gunicorn-workers", "1")
+    out = run_bench("talk_bench", *tiny)
+    assert "games talking at once: 3 (two human seats each), streams open: 6 of 6" in out, out
+    assert "messages: 6 said in" in out and "0 refused or held, 0 lost" in out, out
+    latency = next(line for line in out.splitlines() if line.startswith("latency say-to-other-seat's-stream:"))
+    assert all(f"{p} " in latency for p in ("p50", "p95", "p99")) and "(target p99 <= 1 s)" in latency
+    assert "CPU per message said: redis-server" in out and "Redis commands per message said" in out
+
+
+def test_tournament_bench_reads_one_duplicate_swiss_both_ways_and_says_which_separated_sooner() -> None:
+    out = run_bench("tournament_bench", "duplicate", "--field", "6", "--rounds", "2", "--trials", "2", "--iterations", "2")
+    assert "duplicate Swiss of 3-seat tables, basic game: 6 players" in out
+    assert len(re.findall(r"^\s+[12] +[01]\.\d{3} ± \d\.\d{3} +[01]\.\d{3} ± \d\.\d{3}", out, re.M)) == 2
+    assert "plain: round from which the experts stay on top, per trial (never = 3)" in out
+    assert re.search(r"duplicate separated sooner in \d trials, later in \d, in the same round in \d", out)
+
+
+def test_the_tournament_bench_measures_separation_by_the_expert_greedy_pairs_ranked_right() -> None:
+    from bench.tournament_bench import concordance, separated_from
+
+    assert concordance([True, True, False, False]) == 1.0 and concordance([False, False, True, True]) == 0.0
+    assert concordance([True, False, True, False]) == 0.75
+    assert separated_from([[False, True], [True, False], [True, False]]) == 2
+    assert separated_from([[True, False], [False, True], [True, False]]) == 3
+    assert separated_from([[True, False], [False, True]]) is None

@@ -10,13 +10,14 @@ from werkzeug.serving import make_server
 
 from service.common.config import Settings
 from service.http.app import create_app
-from service.runtime import build_runtime
+from service.runtime import Runtime, build_runtime
 from workers.runner import start_embedded
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    """``red7 serve --embedded`` in this process: the in-memory store, its workers in threads, werkzeug on a free port."""
+def embedded() -> Iterator[tuple[str, Runtime]]:
+    """``red7 serve --embedded`` in this process: the in-memory store, its workers in threads, werkzeug on a free port;
+    its base URL, and its runtime (what an operator's command acts on: ``red7 apps add`` registers an app there)."""
     settings = Settings(
         rate_limit_token="",
         rate_limit_address="",
@@ -28,6 +29,7 @@ def server() -> Iterator[str]:
         max_ai_seats_in_play=0,
         rated_min_account_age=0,  # as ``red7 serve --embedded`` has it: its players are minutes old
         rated_min_games=0,
+        analysis_on_spare_cpu=False,
     )
     runtime = build_runtime(settings)
     stop = start_embedded(runtime)
@@ -35,8 +37,14 @@ def server() -> Iterator[str]:
     thread = threading.Thread(target=http.serve_forever, name="client-test-server", daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{http.server_port}"
+        yield f"http://127.0.0.1:{http.server_port}", runtime
     finally:
         http.shutdown()
         thread.join(10)
         stop.set()
+
+
+@pytest.fixture(scope="module")
+def server(embedded: tuple[str, Runtime]) -> str:
+    """The embedded server's base URL, for the clients to play against."""
+    return embedded[0]

@@ -11,6 +11,7 @@ document was typed as one every request must send (``--default-non-nullable=fals
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -20,18 +21,26 @@ import pytest
 
 from tests.clients.support import (
     ANALYSED,
+    ARCHIVED,
     GAME_SECONDS,
     GUIDE_GAME,
+    INBOX,
     NO_NODE,
     QUICK_MATCH,
+    SIGNIN_SCOPES,
     TYPESCRIPT,
     against,
     guide_command,
     node_tool,
+    recipe_lines_missing,
+    sign_in_through_the_browser,
 )
 from tests.harness.documents import blocks
 
 PLAYER = TYPESCRIPT / "player.ts"
+#: The player's own feed and inbox (issue 37), and an app's sign-in with Red7 (OAuth with PKCE) then its calls.
+INBOX_PROGRAM = TYPESCRIPT / "inbox.ts"
+SIGNIN_PROGRAM = TYPESCRIPT / "signin.ts"
 #: `x as T` and the non-null assertion `x!` are casts; the player narrows with checks instead.
 CASTS = re.compile(r"\bas\s+(?!const\b)[A-Za-z{(\[]|[\w)\]]!(?!=)|<\w+>\s*\w|@ts-(ignore|expect-error|nocheck)|\bany\b")
 
@@ -47,7 +56,7 @@ def compiled(server: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     tsc = node_tool("tsc")
     command = guide_command("npx openapi-typescript ")
     out = tmp_path_factory.mktemp("typescript-client")
-    for name in ("player.ts", "package.json"):
+    for name in ("player.ts", "inbox.ts", "signin.ts", "package.json"):
         shutil.copy(TYPESCRIPT / name, out / name)
     (out / "first_game.ts").write_text(guide_program())
     config = json.loads((TYPESCRIPT / "tsconfig.json").read_text())
@@ -77,8 +86,9 @@ def casts(source: str) -> list[str]:
     return [match.group(0) for match in CASTS.finditer(code)]
 
 
-def test_the_player_uses_no_casts():
-    found = casts(PLAYER.read_text())
+@pytest.mark.parametrize("program", [PLAYER, INBOX_PROGRAM, SIGNIN_PROGRAM], ids=lambda p: p.name)
+def test_the_programs_use_no_casts(program: Path):
+    found = casts(program.read_text())
     assert not found, found
 
 
@@ -98,10 +108,19 @@ def test_the_typescript_client_plays_a_whole_game_and_a_quick_match_and_reads_th
         cwd=compiled,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    game, matched, analysed = result.stdout.strip().splitlines()
+    game, matched, blocked, analysed, archived = result.stdout.strip().splitlines()
+    assert re.fullmatch(ARCHIVED, archived), result.stdout
+    talked = "talk: 2 messages at the table, 'Good luck!' first; report: 201 then 200, the same report"
+    assert blocked == f"blocks: 403 challenge_refused while blocked, 1 listed, then unblocked; {talked}", result.stdout
     assert re.fullmatch(ANALYSED, analysed), result.stdout
     assert game.startswith("finished: winner seat") and re.search(r", imported as \S+$", game), result.stdout
     assert re.fullmatch(QUICK_MATCH, matched), result.stdout
+
+
+def test_the_guides_recipes_for_the_feed_the_inbox_and_sign_in_are_lines_of_the_tested_programs():
+    recipes = blocks("docs/integrating.md", "Your feed, your inbox, and signing in other apps", "ts")
+    missing = recipe_lines_missing(recipes, [INBOX_PROGRAM, SIGNIN_PROGRAM])
+    assert not missing, missing
 
 
 def test_the_guides_snippets_play_a_game_to_its_end(compiled: Path, server: str):
@@ -118,3 +137,34 @@ def test_the_guides_snippets_play_a_game_to_its_end(compiled: Path, server: str)
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert re.fullmatch(GUIDE_GAME, result.stdout.strip()), result.stdout
+
+
+def test_the_typescript_client_follows_the_players_feed_and_marks_the_inbox_read(compiled: Path, server: str):
+    """followMyEvents as a long-polled page (its JSON form: the one openapi-fetch parses): the opening state, a
+    challenge's notice answered as it is written while the client waits, resumed with ``after`` repeating nothing;
+    listNotifications newest first, markNotificationsRead up to the newest, and getMe's unread_notifications from 2
+    to 0 (typescript/inbox.ts)."""
+    if shutil.which("node") is None:
+        pytest.skip(NO_NODE)
+    result = subprocess.run(
+        ["node", str(compiled / "build" / "inbox.js"), server],
+        capture_output=True,
+        text=True,
+        timeout=GAME_SECONDS,
+        cwd=compiled,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip() == INBOX, result.stdout
+
+
+def test_an_app_signs_in_with_pkce_through_the_consent_page_and_calls_with_its_scopes_only(compiled: Path, embedded):
+    """The app (typescript/signin.ts) builds the authorization URL with an S256 challenge; a player signed in at /play
+    approves it in headless Chromium; the app redeems the code with its verifier and calls getMe and
+    listNotifications through openapi-fetch, and createGame (play: not granted) is 403 insufficient_scope."""
+    if shutil.which("node") is None:
+        pytest.skip(NO_NODE)
+    server, runtime = embedded
+    program = ["node", str(compiled / "build" / "signin.js")]
+    player, signed_in, called = sign_in_through_the_browser(server, runtime, program, compiled, dict(os.environ))
+    assert signed_in == f"signed in as {player}: scopes {SIGNIN_SCOPES!r}"
+    assert called == "getMe 200, listNotifications 200; createGame 403 insufficient_scope_play, Bearer error=insufficient_scope"

@@ -31,7 +31,7 @@ from service.application.players import ACCOUNT_GONE, Player
 from service.application.push import new_vapid_key
 from service.common.config import Settings
 from service.runtime import Runtime, build_runtime
-from service.storage.players import player_key, token_key
+from service.storage.players.keys import player_key, token_key
 from service.storage.push import push_key
 from tests.harness.deployment import Client
 

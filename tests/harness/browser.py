@@ -117,3 +117,18 @@ def served(app: Callable[..., Any], name: str = "browser-test-server") -> Iterat
     finally:
         server.shutdown()
         thread.join(5)
+
+
+#: The page's animations that end (a card's flight, a banner's entrance): the focus glow of a target runs forever.
+_ENDING_ANIMATIONS = (
+    "return document.getAnimations().filter(a => a.playState === 'running'"
+    " && a.effect && a.effect.getComputedTiming().endTime !== Infinity).length"
+)
+
+
+def settled(driver: Any, timeout: float = 5) -> None:
+    """Wait until every animation that ends has ended: a layout check (nothing wider than the screen) is about where
+    things come to rest, not a card's frame on its way across the table."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: d.execute_script(_ENDING_ANIMATIONS) == 0)

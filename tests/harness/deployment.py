@@ -532,6 +532,10 @@ class Processes:
         for pid in (pid for tree in trees.values() for pid in tree):  # a work horse left behind
             with _gone():
                 os.kill(pid, signal.SIGKILL)
+        from tests.harness.log_secrets import scan_file  # (imported here: conftest's plugin, loaded after this module)
+
+        for log in sorted(self.directory.glob("*.log")):  # no secret in their lines either (the test fails if one is)
+            scan_file(log)
 
 
 def descendants(pid: int) -> list[int]:

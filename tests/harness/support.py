@@ -59,6 +59,9 @@ def settings_for(key_prefix: str, **overrides: Any) -> Settings:
         "rate_limit_import": "",
         "rate_limit_challenge": "",
         "rate_limit_analysis": "",
+        "rate_limit_report": "",
+        "rate_limit_export_token": "",
+        "rate_limit_export_address": "",
         "analysis_on_spare_cpu": False,  # analyses end whatever else the CI host runs (test_analysts tests the priority)
         "allow_custom_decks": True,
         "stream_heartbeat": 0.2,

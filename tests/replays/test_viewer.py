@@ -22,6 +22,8 @@ from service.runtime import build_runtime
 from tests.harness.support import HUMAN, Api, ai, settings_for
 
 CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
+#: Every viewer page but the embed mode refuses to be framed.
+NO_FRAMES = "; frame-ancestors 'none'"
 EVIL = '</script><script>alert("x")</script><!-- </SCRIPT > <\\/script>'
 REPLAY_ELEMENT = re.compile(r'<script id="replay" type="application/json">(.*?)</script>', re.S)
 
@@ -62,7 +64,14 @@ def test_the_template_ships_in_the_package() -> None:
 
 #: The page's only ways out, both for an imported replay with no analysis yet (``render_viewer``'s ``analyse``): the link
 #: to /play (a navigation, nothing loaded) and the one call to the analysis' URL (served with ``connect-src 'self'``).
-WAYS_OUT = ('<a href="/play" id="analyse-play">', "await fetch(url, ")
+#: The page's only ways out: links to /play (its own origin's; the links hidden in a page saved to disk), and the
+#: analysis asked for (an imported replay's, same origin).
+WAYS_OUT = (
+    '<a href="/play" id="analyse-play">',
+    '<a href="/play" id="to-play">',
+    '<a href="/play#mistakes=mistake" id="to-mistakes" hidden>',
+    "await fetch(url, ",
+)
 
 
 def test_the_page_names_no_external_url_and_needs_nothing_the_csp_forbids(document) -> None:
@@ -87,8 +96,10 @@ def test_the_page_has_the_stable_hooks_for_tests_and_assistive_technology(docume
     for hook in [*hooks, "slider", "outcome", "step-list"]:
         assert f'id="{hook}"' in page
     assert re.search(r'<p id="explanation" aria-live="polite"', page)
-    for button in ("first", "prev", "next", "last"):
+    for button in ("prev", "next"):  # arrows: their name is their label
         assert re.search(rf'<button type="button" id="{button}" aria-label="[^"]+"', page)
+    for button in ("first", "last"):  # their visible word is their name (a label that is not it fails axe in Polish)
+        assert re.search(rf'<button type="button" id="{button}" title="[^"]+">', page)
     assert ":focus-visible" in page and 'name="viewport"' in page
 
 
@@ -124,7 +135,8 @@ def test_the_route_serves_a_finished_games_viewer_with_the_csp(api) -> None:
     response = api.call("GET", f"/v1/games/{game_id}/replay/view")
     assert response.status_code == 200
     assert response.mimetype == "text/html"
-    assert response.headers["Content-Security-Policy"] == CSP
+    assert response.headers["Content-Security-Policy"] == CSP + NO_FRAMES
+    assert response.headers["X-Frame-Options"] == "DENY"
     page = response.get_data(as_text=True)
     assert f"<title>Red7 replay {game_id}</title>" in page
     assert embedded(page) == document
@@ -138,7 +150,7 @@ def test_an_imported_replay_has_the_same_viewer(api) -> None:
     assert imported.status_code == 201, imported.get_json()
     response = api.call("GET", imported.get_json()["view_url"])
     assert response.status_code == 200 and response.mimetype == "text/html"
-    assert response.headers["Content-Security-Policy"] == CSP + "; connect-src 'self'", "it may ask for its analysis"
+    assert response.headers["Content-Security-Policy"] == CSP + "; connect-src 'self'" + NO_FRAMES, "it may ask for its analysis"
     assert embedded(response.get_data(as_text=True)) == document
 
 
@@ -167,7 +179,7 @@ def test_an_imported_replay_without_analysis_offers_to_ask_for_one_in_each_langu
 
     game_page = api.call("GET", f"/v1/games/{game_id}/replay/view", query_string={"lang": language})
     assert ANALYSE_SECTION.findall(game_page.get_data(as_text=True)) == [("", ANALYSE_SECTION.findall(page)[0][1])]
-    assert game_page.headers["Content-Security-Policy"] == CSP, "a game's viewer calls nothing"
+    assert game_page.headers["Content-Security-Policy"] == CSP + NO_FRAMES, "a game's viewer calls nothing"
 
 
 def test_an_analysed_imported_replay_offers_nothing_to_ask(api) -> None:
@@ -177,7 +189,7 @@ def test_an_analysed_imported_replay_offers_nothing_to_ask(api) -> None:
     assert api.call("POST", f"/v1/replays/{imported['id']}/analysis", bo).status_code == 202
     api.run_jobs()
     analysed = api.call("GET", imported["view_url"])
-    assert analysed.headers["Content-Security-Policy"] == CSP, "analysed: nothing left to ask, nothing to call"
+    assert analysed.headers["Content-Security-Policy"] == CSP + NO_FRAMES, "analysed: nothing left to ask, nothing to call"
     page = analysed.get_data(as_text=True)
     assert ANALYSE_SECTION.findall(page)[0][0] == "" and "analysis" in embedded(page)
 
@@ -195,3 +207,21 @@ def test_a_game_in_progress_is_viewed_as_a_spectator_and_a_hostile_player_name_s
     assert document["seats"][0]["name"] == EVIL[:40]
     assert all(seat["hand"] is None for step in document["steps"] for seat in step["state"]["seats"])
     assert page.lower().count("</script") == 3 and "<!--" not in page
+
+
+@pytest.mark.parametrize(
+    ("language", "names"), [("pl", ["SI 0 (losowa)", "SI 1 (chciwa)"]), ("ru", ["ИИ 0 (случайный)", "ИИ 1 (жадный)"])]
+)
+def test_ai_seats_are_named_in_the_replays_language_with_the_new_game_forms_level_words(document, language, names) -> None:
+    """Issue 38: "AI 1 (greedy)" was said in every language; the seats and every step's text now say it in words of
+    the page's language (a player's own name stays as it is), and the English replay is untouched."""
+    from replays.build import in_language
+
+    assert [seat["name"] for seat in document["seats"]] == ["AI 0 (random)", "AI 1 (greedy)"]
+    said = in_language(document, language)
+    assert said["seats"] == document["seats"], "the seats' names are data: the page says them (core/seats.js)"
+    texts = "\n".join(step["text"] for step in said["steps"])
+    assert "AI 1 (greedy)" not in texts and names[1] in texts
+    assert in_language(document, "en") is document
+    page = render_viewer(said, "Red7 replay", language)
+    assert '"core.ai_seat.greedy"' in page and names[1].replace(" 1 ", " %(number)s ") in page  # its words for them

@@ -22,6 +22,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from py_vapid import Vapid02
 
+from tests.harness.log_secrets import register
+
 
 def b64url(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
@@ -38,7 +40,8 @@ class Device:
     def subscription(self) -> dict[str, Any]:
         """``PushSubscription.toJSON()``."""
         point = self.key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
-        return {"endpoint": self.endpoint, "expirationTime": None, "keys": {"p256dh": b64url(point), "auth": b64url(self.auth)}}
+        keys = {"p256dh": register(b64url(point)), "auth": register(b64url(self.auth))}  # no log line may hold them
+        return {"endpoint": self.endpoint, "expirationTime": None, "keys": keys}
 
 
 @dataclass

@@ -9,14 +9,8 @@ import pytest
 
 from service.application.followups import Due, challenge_notice
 from tests.workers.test_jobs import Receiver, receiver, verify  # noqa: F401 (fixture)
-from workers import context
 
-
-@pytest.fixture(autouse=True)
-def installed(runtime):
-    context.install(runtime)
-    yield
-    context._runtime = None
+pytestmark = pytest.mark.usefixtures("jobs_installed")  # job code run here finds this test's runtime
 
 
 def hooked(api, name: str, url: str) -> dict:
@@ -49,7 +43,13 @@ def test_the_players_concerned_are_told_of_a_challenge_at_each_step_and_of_the_g
         "body": "Gracz wyzywa cię na pojedynek.",
         "title_code": "push.challenge_received.title",
         "body_code": "push.challenge_received.body",
+        "notification_id": told["notification_id"],
     }
+    # The notice's id in Bo's own feed, so an app told by webhook and by its feed keeps one.
+    inbox = api.call("GET", "/v1/players/me/notifications", bo["token"]).get_json()["notifications"]
+    assert [(n["notification_id"], n["event"], n["challenge_id"]) for n in inbox] == [
+        (told["notification_id"], "challenge_received", made["id"])
+    ]
     Receiver.received.clear()
     api.call("POST", f"/v1/challenges/{made['id']}/accept", cy["token"])
     api.call("POST", f"/v1/challenges/{made['id']}/accept", bo["token"])

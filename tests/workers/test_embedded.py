@@ -15,7 +15,7 @@ from workers import context
 from workers.runner import start_embedded
 
 
-def test_the_embedded_workers_play_a_game_through_at_once_and_stop_when_told(api):
+def test_the_embedded_workers_play_a_game_through_at_once_and_stop_when_told(api, jobs_installed):
     before = set(threading.enumerate())
     stop = start_embedded(api.runtime, idle=1)
     started = [t for t in threading.enumerate() if t not in before]
@@ -29,10 +29,9 @@ def test_the_embedded_workers_play_a_game_through_at_once_and_stop_when_told(api
         stop.set()
     assert {t.name for t in started} >= {"red7-worker", "red7-webhooks", "red7-pulse", "red7-ticker", "red7-matchmaker"}
     wait_until(lambda: not any(t.is_alive() for t in started), 5, "every embedded thread ends once stopped")
-    context._runtime = None
 
 
-def test_two_embedded_servers_in_one_process_each_run_their_own_jobs(api, redis_pair, key_prefix, caplog):
+def test_two_embedded_servers_in_one_process_each_run_their_own_jobs(api, redis_pair, key_prefix, caplog, jobs_installed):
     """Each embedded server's runners install its runtime for the whole process whenever they are built again (every
     few idle seconds), so a job that asked the process could run against the other server's stores and find no game
     there (seen in CI: a browser test's server beside its module's).  A runner's jobs find its own runtime."""
@@ -51,4 +50,3 @@ def test_two_embedded_servers_in_one_process_each_run_their_own_jobs(api, redis_
     finally:
         for stop in stops:
             stop.set()
-        context._runtime = None

@@ -17,21 +17,17 @@ import pytest
 
 from service.application.followups import play_on_levels
 from service.application.loading import FINISHED_SNAPSHOT_TTL
+from service.application.turns import AI_TURNS_PER_JOB
 from service.common.config import Settings
 from service.domain.game import decode
 from service.domain.lobby import LOBBY_TYPES
 from service.jobqueue.dispatch import RECHECK_AFTER
-from service.jobqueue.queues import fail_fast_on_permanent_errors
+from service.jobqueue.retries import fail_fast_on_permanent_errors
 from tests.harness.support import HUMAN, ai
 from tests.service.http.test_api_games import two_humans
 from workers import context, jobs
 
-
-@pytest.fixture(autouse=True)
-def installed(runtime):
-    context.install(runtime)
-    yield
-    context._runtime = None
+pytestmark = pytest.mark.usefixtures("jobs_installed")  # job code run here finds this test's runtime
 
 
 def stored(api, game_id):
@@ -59,9 +55,9 @@ def test_one_job_plays_ais_that_move_one_after_another_up_to_its_bound(api):
     queue = api.runtime.queue
     assert queue.count == 1
     version = game["version"]
-    assert jobs.ai_turn(game["id"], version) == f"played {jobs.AI_TURNS_PER_JOB} turn(s)"
+    assert jobs.ai_turn(game["id"], version) == f"played {AI_TURNS_PER_JOB} turn(s)"
     by = [e["by"] for e in stored(api, game["id"]) if e["by"].startswith("ai:")]
-    assert len(by) >= jobs.AI_TURNS_PER_JOB and len(set(by)) == jobs.AI_TURNS_PER_JOB, by
+    assert len(by) >= AI_TURNS_PER_JOB and len(set(by)) == AI_TURNS_PER_JOB, by
     queued = [job for job in queue.jobs if job.id.endswith(f"-{api.runtime.games.load(game['id']).version}")]
     assert len(queued) == 1, "the next AI turn is queued for the game as it is now, once"
 
@@ -105,7 +101,7 @@ def test_a_chain_of_quick_ais_leaves_the_job_a_turn_to_play_on_and_queues_the_re
     token = api.player()["token"]
     game = api.game(token, [ai("greedy"), ai("random"), ai("greedy"), ai("random")], seed=3)
     appends = counting_appends(api, monkeypatch)
-    assert jobs.ai_turn(game["id"], game["version"]) == f"played {jobs.AI_TURNS_PER_JOB} turn(s)"
+    assert jobs.ai_turn(game["id"], game["version"]) == f"played {AI_TURNS_PER_JOB} turn(s)"
     seats = [sorted(set(authors)) for authors in appends]
     assert len(appends) == 2 and [len(s) for s in seats] == [2, 1], seats
     now = api.runtime.games.load(game["id"])
@@ -179,7 +175,7 @@ def test_a_finished_game_keeps_for_good_only_its_stream_of_compact_events_and_it
     store = api.runtime.store
     kept = {key: store.redis.ttl(key) for key in store.redis.scan_iter(match=f"*{{{game['id']}}}*")}
     forever = sorted(key.rsplit(":", 1)[-1] for key, ttl in kept.items() if ttl == -1)
-    assert forever == ["events", "version"]
+    assert forever == ["events", "export", "version"]  # its export line is kept with it (service/storage/export_lines.py)
     assert 0 < kept[store._key(game["id"], "snapshot")] <= FINISHED_SNAPSHOT_TTL, "a snapshot is kept a day, then refolded"
     payloads = [e.payload for e in store.read(game["id"])]
     engine = [p for p in payloads if decode(p)["type"] not in LOBBY_TYPES]

@@ -9,7 +9,6 @@ import threading
 from tests.harness.deployment import wait_until
 from tests.service.application.test_matchmaking_service import Clock
 from tests.workers.test_jobs import Receiver, receiver, verify  # noqa: F401 (fixture)
-from workers import context
 from workers.matchmaker import Matchmaker, start_matchmaker
 from workers.runner import drain, start_embedded
 
@@ -43,7 +42,7 @@ def test_a_matchmaker_seats_two_players_within_a_pass_of_their_tickets(api):
     assert not thread.is_alive()
 
 
-def test_the_embedded_server_runs_a_matchmaker_too(api):
+def test_the_embedded_server_runs_a_matchmaker_too(api, jobs_installed):
     before = set(threading.enumerate())
     stop = start_embedded(api.runtime, idle=1)
     started = [t for t in threading.enumerate() if t not in before]
@@ -59,7 +58,6 @@ def test_the_embedded_server_runs_a_matchmaker_too(api):
     finally:
         stop.set()
         wait_until(lambda: not any(t.is_alive() for t in started), 5, "every embedded thread ends once stopped")
-        context._runtime = None
 
 
 def test_an_offline_correspondence_player_is_seated_an_hour_later_and_hears_of_it(api, receiver):  # noqa: F811

@@ -12,19 +12,10 @@ import pytest
 from service.application.followups import Due
 from service.jobqueue.dispatch import receiver as receiver_of
 from tests.workers.test_jobs import Receiver, receiver, verify  # noqa: F401 (fixture)
-from workers import context, notices
+from workers import notices
 from workers.runner import thread_worker
 
-
-@pytest.fixture(autouse=True)
-def installed(runtime):
-    context.install(runtime)
-    for state in (notices._troubled, notices._answered, notices._under_way):
-        state.clear()
-    yield
-    for state in (notices._troubled, notices._answered, notices._under_way):
-        state.clear()
-    context._runtime = None
+pytestmark = pytest.mark.usefixtures("jobs_installed")  # job code run here finds this test's runtime
 
 
 def hooked(api, url: str) -> dict:
@@ -76,7 +67,7 @@ def test_a_failed_delivery_is_handed_to_its_receivers_line_and_the_next_moves_go
     assert len(Receiver.received) == 1
     retry = Due("notify", "g_a", 1, (ana["id"], "your_turn")).job_id(dispatcher.namespace)
     assert api.runtime.webhook_queue.job_ids == [retry], "its own job, in its receiver's line"
-    assert notices.troubled(receiver_of(receiver))
+    assert notices.receivers.troubled(receiver_of(receiver))
 
     dispatcher.notify([Due("notify", "g_a", 2, (ana["id"], "your_turn"))])
     run_one(api)  # the retry of version 1: the receiver still answers 503 (RQ retries it later)
@@ -87,7 +78,7 @@ def test_a_failed_delivery_is_handed_to_its_receivers_line_and_the_next_moves_go
 
     Receiver.status = 204
     run_one(api)  # the line's delivery gets through: the receiver is well again
-    assert not notices.troubled(receiver_of(receiver))
+    assert not notices.receivers.troubled(receiver_of(receiver))
     assert [b["version"] for b in bodies()] == [1, 1, 2]
 
 
@@ -97,7 +88,7 @@ def test_a_refusal_no_retry_mends_is_not_handed_over(api, receiver):  # noqa: F8
     api.runtime.dispatcher.notify([Due("notify", "g_a", 1, (ana["id"], "your_turn"))])
     run_one(api)
     assert len(Receiver.received) == 1 and queued(api) == []
-    assert not notices.troubled(receiver_of(receiver))
+    assert not notices.receivers.troubled(receiver_of(receiver))
 
 
 def test_a_hanging_receiver_costs_one_budget_and_delays_no_other(api, receiver, monkeypatch):  # noqa: F811
@@ -132,7 +123,7 @@ def test_a_hanging_receiver_costs_one_budget_and_delays_no_other(api, receiver, 
         assert [b["player_id"] for b in bodies()] == [bo["id"]]
         assert took < 0.5 + 1.0, f"the job waited {took:.1f} s"
         handed = Due("notify", "g_a", 1, (ana["id"], "game_finished")).job_id(dispatcher.namespace)
-        assert api.runtime.webhook_queue.job_ids == [handed] and notices.troubled(receiver_of(url))
+        assert api.runtime.webhook_queue.job_ids == [handed] and notices.receivers.troubled(receiver_of(url))
 
         dispatcher.notify([Due("notify", "g_a", 2, (ana["id"], "your_turn")), Due("notify", "g_a", 2, (bo["id"], "round_over"))])
         started = time.monotonic()
@@ -152,7 +143,7 @@ def test_a_hanging_receiver_costs_one_budget_and_delays_no_other(api, receiver, 
 
 def test_a_receiver_with_a_delivery_under_way_too_long_is_passed_over(monkeypatch):
     """The moves that come while a first delivery to a hanging receiver waits out its budget are handed to its line."""
-    monkeypatch.setattr(notices, "SLOW_AFTER", 1.0)  # long enough that the look just after it began is "a moment"
+    monkeypatch.setattr(notices.receivers, "slow_after", 1.0)  # long enough that the look just after it began is "a moment"
     started, release = threading.Event(), threading.Event()
 
     def hangs() -> str:
@@ -161,19 +152,19 @@ def test_a_receiver_with_a_delivery_under_way_too_long_is_passed_over(monkeypatc
         return "late"
 
     hanging = frozenset({"hangs.example:443"})
-    attempt = threading.Thread(target=notices._attempt, args=(hanging, hangs, notices._claim(hanging)))
+    attempt = threading.Thread(target=notices.receivers.attempt, args=(hanging, hangs, notices.receivers.claim(hanging)))
     attempt.start()
     try:
         assert started.wait(5)
-        assert not notices.troubled("hangs.example:443"), "under way a moment: not yet passed over"
+        assert not notices.receivers.troubled("hangs.example:443"), "under way a moment: not yet passed over"
         quick = frozenset({"quick.example:443"})
-        assert notices._attempt(quick, lambda: "ok", notices._claim(quick)) == "ok"
+        assert notices.receivers.attempt(quick, lambda: "ok", notices.receivers.claim(quick)) == "ok"
         time.sleep(1.1)
-        assert notices.troubled("hangs.example:443") and not notices.troubled("quick.example:443")
+        assert notices.receivers.troubled("hangs.example:443") and not notices.receivers.troubled("quick.example:443")
     finally:
         release.set()
         attempt.join(5)
-    assert not notices.troubled("hangs.example:443"), "no longer under way"
+    assert not notices.receivers.troubled("hangs.example:443"), "no longer under way"
 
 
 # --- a receiver never heard from takes one delivery at a time ------------------------------------------------------

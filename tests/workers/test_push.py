@@ -85,6 +85,11 @@ def test_a_push_is_said_in_the_receiving_players_language(pushing):
     message = wait_until(pushed, 10, "a your-turn push reaches the phone")[0].message
     assert (message["lang"], message["title"], message["body"]) == ("ru", "Ваш ход", "Ваш ход.")
     assert (message["title_code"], message["body_code"]) == ("push.your_turn.title", "push.your_turn.body")
+    feed = api.call("GET", "/v1/players/me/notifications", ana["token"]).get_json()["notifications"]
+    mine = [n for n in feed if n["notification_id"] == message["notification_id"]]  # the same notice in her inbox
+    assert [(n["event"], n["game_id"], n["version"], n["title"]) for n in mine] == [
+        ("your_turn", game["id"], message["version"], message["title"])
+    ]
 
 
 def test_a_push_endpoint_must_be_public_where_private_hosts_are_not_allowed(redis_pair, key_prefix):

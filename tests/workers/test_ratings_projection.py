@@ -21,14 +21,9 @@ from service.common.errors import NotFound
 from service.domain.ratings import Applied, Placing, Result, Rules, fold
 from service.processes.cli import main as red7
 from service.storage.ratings import RatingStore
-from workers import context, jobs
+from workers import jobs
 
-
-@pytest.fixture(autouse=True)
-def installed(runtime):
-    context.install(runtime)
-    yield
-    context._runtime = None
+pytestmark = pytest.mark.usefixtures("jobs_installed")  # job code run here finds this test's runtime
 
 
 def result(game_id: str, at_ms: int, *places: tuple[str, int]) -> Result:

@@ -244,7 +244,7 @@ class DiesAfterTheAppend:
     def before_append(self, game_id):
         return self.dispatcher.before_append(game_id)
 
-    def after_append(self, game, items, mark, *, playing_on=False):
+    def after_append(self, game, items, mark, *, playing_on=False, request_id=None):
         return None
 
     def __getattr__(self, name):

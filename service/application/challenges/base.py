@@ -93,6 +93,7 @@ class ChallengeServiceBase:
         self.expiry = expiry
         self.max_expiry = max_expiry
         self.records = CreateRecords(players.redis)  # of challenges made with an Idempotency-Key, on the challenger's slot
+        self.block_store = games.block_store  # whom a player takes a challenge from: the games' own, shared
 
     def now(self) -> datetime:
         return rules.parse_time(self.clock())

@@ -17,16 +17,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from service.application.blocks import challenge_gate
 from service.application.challenges.base import ChallengeOutcome, ChallengeServiceBase
 from service.application.commands import NewGame
 from service.common.errors import Conflict, Refused
 from service.domain import challenges as rules
+from service.domain.blocks import refused
 from service.domain.challenges import Challenge, ChallengeCreated, ChallengeEvent, Invitee, Terms
 from service.domain.lobby import SeatSpec
 from service.storage.challenges import AlreadyChallenged, TooManyOpen
 from service.storage.events import Idempotency, IdempotencyMismatch
 from service.storage.idempotency import Made
-from service.storage.players import Player, new_id, records_key
+from service.storage.players import Player, new_id
 
 #: A player id as the service makes them: a challenged player may be named by it (before they chose a handle).
 PLAYER_ID = re.compile(r"p_[0-9a-f]{16}")
@@ -74,7 +76,7 @@ class Creating(ChallengeServiceBase):
 
     def _create(self, challenger: Player, request: NewChallenge, idempotency: Idempotency | None) -> ChallengeOutcome:
         if idempotency is not None:
-            first = self.records.find(records_key(self.players.prefix, challenger.id), idempotency)
+            first = self.records.find(self.players.create_records_key(challenger.id), idempotency)
             if first is not None:
                 return self._create_again(challenger, request, first, idempotency)
         at = self.clock()
@@ -140,7 +142,14 @@ class Creating(ChallengeServiceBase):
         created = events[0]
         assert isinstance(created, ChallengeCreated)
         challenged = [invitee.player_id for invitee in created.challenged]
-        full = self.challenge_index.receive(challenged, new.id, _ms(at), self.max_received)
+        played = challenge_gate(self.block_store, created.challenger, [(i.player_id, i.name) for i in created.challenged])
+        full, refusing = self.challenge_index.receive_from(
+            created.challenger, played, challenged, new.id, _ms(at), self.max_received
+        )
+        if refusing:  # a block or a setting of theirs: told as any refusal, never why
+            self.challenge_index.withdraw([p for p in challenged if p not in refusing], new.id)
+            self.challenge_index.unclaim(created.challenger, new.id, idempotency)
+            raise refused([invitee.name for invitee in created.challenged if invitee.player_id in refusing])
         if full:
             for player_id in full:
                 self._prune_received(player_id)

@@ -32,3 +32,22 @@ class ChallengeService(Creating, Answering, Listing):
             if page.next_cursor is None:
                 return
             cursor = page.next_cursor
+
+    def part_ways(self, player: Player, other_id: str) -> None:
+        """The player blocked ``other_id``: the open challenges between the two end at once — one the player sent
+        them is cancelled, one they sent the player declined (``generic``: told as any decline, never why)."""
+        cursor: str | None = None
+        while True:
+            page = self.inbox(player, status="open", limit=50, cursor=cursor)
+            for challenge in page.challenges:
+                named = {invitee.player_id for invitee in challenge.challenged}
+                try:
+                    if challenge.challenger == player.id and other_id in named:
+                        self.cancel(challenge.id, player)
+                    elif challenge.challenger == other_id and player.id in named:
+                        self.decline(challenge.id, player, "generic")
+                except Refused:
+                    continue  # it closed meanwhile: nothing left to end
+            if page.next_cursor is None:
+                return
+            cursor = page.next_cursor

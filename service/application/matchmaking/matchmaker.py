@@ -19,7 +19,9 @@ from engine import CorruptHistory, Variant
 from service.application.commands import NewGame, SeatRequest
 from service.application.games import GameService
 from service.application.matchmaking.pools import ConflictingPool, PoolLoader, PoolWriter
+from service.domain.blocks import NOBODY_APART, Apart
 from service.domain.matchmaking import Expire, Kind, Made, Pool, PoolEvent, Record, TicketsMatched, decide, find_matches, fold
+from service.storage.blocks import BlockStore
 from service.storage.matchmaking import TicketIndex
 from service.storage.players import Player, new_id
 
@@ -35,31 +37,37 @@ class Matchmaker:
 
     ticket_index: TicketIndex
     games: GameService
+    block_store: BlockStore
     clock: Callable[[], int]
     pools: PoolLoader
     writer: PoolWriter
     _made: OrderedDict[str, None]  # games of matches known to be made
     _made_lock: threading.Lock
 
-    def match_pass(self, keep_going: Callable[[], bool] = lambda: True) -> int:
+    def match_pass(self, keep_going: Callable[[], bool] = lambda: True, waiting: dict[str, int] | None = None) -> int:
         """One pass over every pool: tickets whose time is up expired, tables found recorded and their games made
         (and any match's game an earlier pass left unmade); how many games were made.  ``keep_going`` is asked
-        between pools (a matchmaker that lost its role stops)."""
+        between pools (a matchmaker that lost its role stops); ``waiting``, if given, gets each pool's tickets as the
+        pass found them (the matchmaker's metrics)."""
         made = 0
         for kind in self.ticket_index.pools():
             if not keep_going():
                 break
             try:
-                made += self.match_pool(Kind.parse(kind))
+                made += self.match_pool(Kind.parse(kind), waiting)
             except CorruptHistory:
                 log.exception("pool %s cannot be folded; the other pools go on", kind)
         return made
 
-    def match_pool(self, kind: Kind) -> int:
-        """Expire, match and make the games of one pool (and those of its pending matches): how many games were made."""
+    def match_pool(self, kind: Kind, waiting: dict[str, int] | None = None) -> int:
+        """Expire, match and make the games of one pool (and those of its pending matches): how many games were made;
+        the pool's tickets as found go in ``waiting``."""
         pool = self.pools.load(kind.key)
+        if waiting is not None:
+            waiting[kind.key] = len(pool.tickets)
         pending = list(pool.pending.values())
         if pool.tickets:
+            blocks: dict[str, list[str]] = {}  # each player's blocks, read once a pass (a retry reads only newcomers)
 
             def matches(pool: Pool) -> list[PoolEvent]:
                 now = self.clock()
@@ -67,8 +75,9 @@ class Matchmaker:
                 after = pool.copy()
                 for event in expired:
                     fold(after, event)
-                found = find_matches(after, now)
-                return [*expired, *decide(after, Record(tuple((new_id("g"), table) for table in found)), now)]
+                apart = self._apart(after, blocks)
+                found = find_matches(after, now, apart=apart)
+                return [*expired, *decide(after, Record(tuple((new_id("g"), table) for table in found), apart), now)]
 
             try:
                 pending += [
@@ -86,6 +95,19 @@ class Matchmaker:
             except ConflictingPool:
                 log.info("pool %s kept changing; its games made are noted on the next pass", kind.key)
         return made
+
+    def _apart(self, pool: Pool, blocks: dict[str, list[str]]) -> Apart:
+        """The block relation among the pool's players, each player's blocks read once into ``blocks``: read before
+        the decision it keeps apart, so a block stored before a pass reads it is honoured by that pass."""
+        players = set(pool.by_player)
+        if len(players) < 2:
+            return NOBODY_APART
+        unread = players - blocks.keys()
+        if unread:
+            read = self.block_store.blocks_of(unread)
+            for player_id in unread:
+                blocks[player_id] = read.get(player_id, [])
+        return Apart({p: [o for o in blocks[p] if o in players] for p in players if blocks[p]})
 
     def finish(self, kind: Kind, match: TicketsMatched) -> bool:
         """Make ``match``'s game unless it is made (``True``: made now): its humans in seat order, the first its creator

@@ -50,5 +50,6 @@ class MatchService(TicketDesk):
         self.pools = PoolLoader(streams)
         self.writer = PoolWriter(streams, self.pools)
         self.create_records = CreateRecords(streams.redis)
+        self.block_store = games.block_store  # who is never seated with whom: the games' own, shared
         self._made: OrderedDict[str, None] = OrderedDict()  # games of matches known to be made
         self._made_lock = threading.Lock()

@@ -40,7 +40,7 @@ from service.domain.ratings import ladder_of
 from service.storage.events import Idempotency, IdempotencyMismatch
 from service.storage.idempotency import CreateRecords
 from service.storage.matchmaking import PoolStreams, TooManyTickets
-from service.storage.players import Player, new_id, records_key
+from service.storage.players import Player, new_id
 
 #: A ticket's entry younger than this (ms) whose ticket is nowhere yet may be a create still on its way: kept.
 IN_FLIGHT_MS = 10_000
@@ -125,7 +125,7 @@ class TicketDesk(Matchmaker):
     def _create(self, player: Player, request: TicketRequest, idempotency: Idempotency | None) -> TicketView:
         kind = request.kind()
         if idempotency is not None:
-            first = self.create_records.find(records_key(self.ticket_index.prefix, player.id), idempotency)
+            first = self.create_records.find(self.games.players.create_records_key(player.id), idempotency)
             if first is not None:
                 return self._create_again(player, request, kind, first)
         now = self.clock()

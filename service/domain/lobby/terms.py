@@ -17,7 +17,7 @@ SEAT_KINDS = ("human", "ai")
 TIMEOUT_ACTIONS = ("fold", "ai")
 DEALINGS = ("random", "seeded", "custom")
 #: How a game came to be: created directly, from the open tables' list, a quick match, a challenge, a rematch.
-ORIGINS = ("direct", "open_table", "quick_match", "challenge", "rematch")
+ORIGINS = ("direct", "open_table", "quick_match", "challenge", "rematch", "tournament")
 #: Days a correspondence turn may take (what correspondence players are used to choosing from).
 DAYS_PER_TURN = (1, 2, 3, 5, 7, 10, 14)
 

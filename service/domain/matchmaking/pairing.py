@@ -6,7 +6,8 @@ everyone's counts).  A table short of the ticket's largest count waits for a ful
 in a live pool (two live players should be playing within a second or two), ten minutes in a correspondence pool
 (nobody watches a correspondence ticket; a fuller table is worth the wait).  A ticket whose ``ai_fill_after`` has
 passed with no table gets one with AI seats: the humans it can find whose own ``ai_fill_after`` has passed too (same
-AI level), and AIs for the rest, up to the fewest seats everyone accepts.
+AI level), and AIs for the rest, up to the fewest seats everyone accepts.  Two players a block keeps apart (either way:
+:class:`~service.domain.blocks.Apart`) never sit at one table: each passes the other by as one out of range.
 
 It is apart from the pool's rules (:mod:`service.domain.matchmaking.pool`) because it is a policy, not a rule: what
 it finds is recorded only through the pool's decision (``Record``), which holds every table to every ticket's
@@ -18,6 +19,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterator
 
+from service.domain.blocks import NOBODY_APART, Apart
 from service.domain.matchmaking.pool import Found, Pool
 from service.domain.matchmaking.tickets import Kind, Ticket, compatible
 
@@ -78,8 +80,10 @@ def find_matches(
     *,
     live_patience: int = LIVE_PATIENCE_MS,
     correspondence_patience: int = CORRESPONDENCE_PATIENCE_MS,
+    apart: Apart = NOBODY_APART,
 ) -> list[Found]:
-    """The tables that can sit down at ``now``: no ticket in two, each ticket's preferences respected.
+    """The tables that can sit down at ``now``: no ticket in two, each ticket's preferences respected, no two players
+    ``apart`` keeps apart (a block either way) at one table.
 
     The oldest ticket first: it takes the fullest table it can make (see the module), or waits for a fuller one for
     the pool's patience, or has its empty seats filled by AIs once its ``ai_fill_after`` has passed.
@@ -92,7 +96,7 @@ def find_matches(
         at = waiting.index(ticket)
         if at is None:
             continue  # seated at an older ticket's table
-        table = _human_table(ticket, waiting, at, now, patience) or _ai_table(ticket, waiting, at, now)
+        table = _human_table(ticket, waiting, at, now, patience, apart) or _ai_table(ticket, waiting, at, now, apart)
         if table is None:
             continue
         for member in table:
@@ -110,12 +114,17 @@ class _AiTable(list[Ticket]):
     level: str
 
 
-def _human_table(ticket: Ticket, waiting: _Waiting, at: int, now: int, patience: int) -> list[Ticket] | None:
+def _fits(other: Ticket, table: list[Ticket], now: int, apart: Apart) -> bool:
+    """Whether ``other`` may join ``table``: in every member's range (and they in its), kept apart from none."""
+    return all(compatible(other, member, now) and not apart(other.player_id, member.player_id) for member in table)
+
+
+def _human_table(ticket: Ticket, waiting: _Waiting, at: int, now: int, patience: int, apart: Apart) -> list[Ticket] | None:
     """The fullest table of humans ``ticket`` can sit at now, if it should sit down now rather than wait for a fuller one."""
     for count in sorted(ticket.counts, reverse=True):
         table = [ticket]
         for other in waiting.nearest(ticket, at, now):
-            if count in other.counts and all(compatible(other, member, now) for member in table):
+            if count in other.counts and _fits(other, table, now, apart):
                 table.append(other)
                 if len(table) == count:
                     break
@@ -127,7 +136,7 @@ def _human_table(ticket: Ticket, waiting: _Waiting, at: int, now: int, patience:
     return None
 
 
-def _ai_table(ticket: Ticket, waiting: _Waiting, at: int, now: int) -> _AiTable | None:
+def _ai_table(ticket: Ticket, waiting: _Waiting, at: int, now: int, apart: Apart) -> _AiTable | None:
     """Once ``ticket``'s ``ai_fill_after`` has passed: it, the humans it can find who also ask for AIs now (of its
     level), and AIs on the other seats, up to the fewest seats all of them accept."""
     if not ticket.ai_due(now):
@@ -142,7 +151,7 @@ def _ai_table(ticket: Ticket, waiting: _Waiting, at: int, now: int) -> _AiTable 
             other.ai_due(now)
             and other.ai_level == ticket.ai_level
             and any(n > len(table) for n in shared)
-            and all(compatible(other, member, now) for member in table)
+            and _fits(other, table, now, apart)
         ):
             table.append(other)
             counts = shared

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from engine import CorruptHistory
 from service.common.errors import NotFound, Refused
+from service.domain.blocks import NOBODY_APART, Apart
 from service.domain.codec import Events, Integer, Many, Members, Nullable, OneOf, Row, Text
 from service.domain.lobby import AI_LEVELS
 from service.domain.matchmaking.tickets import PLAYER_COUNTS, TICKET_FORM, Ticket, compatible, ticket_from_dict, ticket_to_dict
@@ -232,9 +233,10 @@ class Found:
 
 @dataclass(frozen=True, slots=True)
 class Record:
-    """Record tables found, each under the id its game will have."""
+    """Record tables found, each under the id its game will have; none may seat two players ``apart`` keeps apart."""
 
     matches: tuple[tuple[str, Found], ...]
+    apart: Apart = NOBODY_APART
 
 
 PoolCommand = Open | Cancel | Expire | Record | Made
@@ -292,7 +294,7 @@ def _record(pool: Pool, command: Record, now: int) -> list[PoolEvent]:
         if any(t is None for t in tickets) or seated & set(found.ticket_ids):
             raise ValueError(f"match {game_id}: a ticket that is not open, or already seated")
         present = [t for t in tickets if t is not None]
-        if (problem := table_problem(present, found.seats, found.ai_level, now)) is not None:
+        if (problem := table_problem(present, found.seats, found.ai_level, now, command.apart)) is not None:
             raise ValueError(f"match {game_id}: {problem}")
         seated |= set(found.ticket_ids)
         players = tuple(MatchSeat(t.id, t.player_id, t.name) for t in present)
@@ -300,8 +302,11 @@ def _record(pool: Pool, command: Record, now: int) -> list[PoolEvent]:
     return events
 
 
-def table_problem(tickets: Sequence[Ticket], seats: int, ai_level: str | None, now: int) -> str | None:
-    """What makes these tickets no table at ``now`` (``None``: a good one): every ticket's preferences, checked."""
+def table_problem(
+    tickets: Sequence[Ticket], seats: int, ai_level: str | None, now: int, apart: Apart = NOBODY_APART
+) -> str | None:
+    """What makes these tickets no table at ``now`` (``None``: a good one): every ticket's preferences, checked, and
+    no two of its players kept ``apart`` (a block either way)."""
     if not tickets or len({t.id for t in tickets}) != len(tickets) or len({t.player_id for t in tickets}) != len(tickets):
         return "a table seats tickets of different players, each once"
     if not len(tickets) <= seats <= max(PLAYER_COUNTS):
@@ -312,6 +317,8 @@ def table_problem(tickets: Sequence[Ticket], seats: int, ai_level: str | None, n
         return "an expired ticket"
     if any(not compatible(a, b, now) for n, a in enumerate(tickets) for b in tickets[n + 1 :]):
         return "a rating outside another's range"
+    if apart and apart.any_among(t.player_id for t in tickets):
+        return "two players a block keeps apart"
     if seats > len(tickets):
         if ai_level is None or any(not t.ai_due(now) or t.ai_level != ai_level for t in tickets):
             return "AI seats at a table whose tickets do not all ask for them now, of that level"

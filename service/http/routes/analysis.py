@@ -12,6 +12,7 @@ from service.application.analysis import AnalysisRecord
 from service.application.review import Mistake
 from service.http.auth import current_player
 from service.http.common import PRIVATE, PUBLIC, TOKEN, documented_errors, json_response, red7_runtime, response_headers, v1
+from service.http.duplicate import tournament_gate
 from service.http.examples import example
 from service.http.schemas.analysis import AnalysisSchema, MistakeListSchema, MistakesQuerySchema
 
@@ -57,11 +58,12 @@ class Analysis(MethodView):
         body = _game_analysis(game_id, red7_runtime().analyses.request(game_id, asker.id))
         return json_response(body, 202, {"Location": body["url"]})
 
-    @documented_errors(404, 409, 429)
+    @documented_errors(403, 404, 409, 429)
     @v1.response(200, AnalysisSchema, example=example("Analysis"), description="its progress, or the result when done")
     @v1.doc(operationId="getAnalysis", security=PUBLIC)
     def get(self, game_id: str) -> Response:
         """A finished game's decision analysis: its progress while the workers compute it, the result once done."""
+        tournament_gate(game_id, None)
         return json_response(_game_analysis(game_id, red7_runtime().analyses.get(game_id)))
 
 
@@ -100,6 +102,7 @@ def _mistake_json(mistake: Mistake) -> dict[str, Any]:
         "finished_at": mistake.finished_at,
         "seat": mistake.seat,
         "decision": mistake.decision,
+        "variant": mistake.variant,
         "view_url": view if step is None else f"{view}#step={step}",
     }
 

@@ -33,7 +33,9 @@ from service.http.common import (
     this_request,
     v1,
 )
+from service.http.duplicate import tournament_gate
 from service.http.examples import example
+from service.http.headers import request_id
 from service.http.idempotency import idempotency
 from service.http.idempotency import parameter as idempotency_parameter
 from service.http.problems import ApiError
@@ -99,11 +101,12 @@ class Games(MethodView):
 
         Every filter left out matches any table. Time control: `turn_timeout` picks live games with that many
         seconds a turn, `days_per_turn` correspondence games with that many days. `min_rating` and `max_rating` hold
-        a table's rating (its seated players' mean on the table's ladder; a new player has 1000) to a range.
+        a table's rating (its seated players' mean on the table's ladder; a new player has 1000) to a range. A table
+        whose players and you are kept apart by a block (either way) is not shown to you.
         """
         player = current_player()
         filters = TableFilter(**{k: v for k, v in query.items() if k not in ("limit", "cursor")})
-        page = game_service().open_tables(filters, limit=query["limit"], cursor=query.get("cursor"))
+        page = game_service().open_tables(filters, limit=query["limit"], cursor=query.get("cursor"), viewer=player.id)
         games = [open_table_json(table.game, table.rating, player.id) for table in page.tables]
         return json_response({"games": games, "next_cursor": page.next_cursor}, 200, PRIVATE)
 
@@ -126,7 +129,7 @@ class Games(MethodView):
 
 @v1.route("/games/<game_id>")
 class GameResource(MethodView):
-    @documented_errors(401, 404, 422, 429)
+    @documented_errors(401, 403, 404, 422, 429)
     @v1.response(200, GameViewSchema, headers=response_headers("ETag"), example=example("GameView"))
     @v1.alt_response(304, description="Not Modified: the version in If-None-Match is current", headers=response_headers("ETag"))
     @v1.doc(operationId="getGame", security=TOKEN_OR_NONE, parameters=[IF_NONE_MATCH, VIEW_WAIT])
@@ -140,6 +143,7 @@ class GameResource(MethodView):
         """
         seconds = _view_wait()
         player = current_player(required=False)
+        tournament_gate(game_id, player.id if player else None)
         games = game_service()
         game = games.load(game_id)
         games.ensure_progress(game)
@@ -324,7 +328,8 @@ class Actions(MethodView):
             idempotency = replace(idempotency, earlier=(before,))
 
         games = game_service()
-        outcome = games.act(game_id, player, body["steps"], expected_version=expected, idempotency=idempotency)
+        rid = request_id()  # to the jobs the steps cause: an AI's turn logs the request that made it due
+        outcome = games.act(game_id, player, body["steps"], expected_version=expected, idempotency=idempotency, request_id=rid)
         if outcome.replayed is not None:  # a retry: the answer the first attempt got, the view of what it made
             then = games.as_of(game_id, outcome.replayed.version)
             headers = {"ETag": f'"{then.version}"', "Idempotent-Replayed": "true", **PRIVATE}

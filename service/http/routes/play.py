@@ -15,6 +15,8 @@ after a deploy names new addresses.  A version this server does not have is a 40
 
 from __future__ import annotations
 
+import hashlib
+import json
 import secrets
 from functools import cache
 
@@ -43,7 +45,7 @@ def template() -> str:
     files = assets.play()
     preloads = "\n".join(
         f'<link rel="modulepreload" nonce="__RED7_NONCE__" href="{STATIC}/{files.version}/{path}">'
-        for path in files.modules
+        for path in files.preloaded
         if path != assets.PLAY_ENTRY
     )
     return (
@@ -54,43 +56,89 @@ def template() -> str:
 
 
 def content_security_policy(nonce: str) -> str:
-    """Nothing but this page's own stylesheet and modules, requests to this origin (the API, its event stream), and
-    this origin's service worker (the web pushes: :data:`SERVICE_WORKER`)."""
+    """Nothing but this page's own stylesheet and modules, requests to this origin (the API, its event stream), this
+    origin's service worker (the web pushes and the offline shell: :data:`SERVICE_WORKER`), and its manifest and
+    icons (installing the app)."""
     return (
         f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; connect-src 'self'; "
-        "worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        "worker-src 'self'; manifest-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; "
+        "frame-ancestors 'none'"
     )
 
 
-#: The web client's service worker: it shows each web push as a notification (one per game: its tag is the push's
-#: topic), and a click opens the game in the web client.
-SERVICE_WORKER = """"use strict";
-self.addEventListener("push", (event) => {
-  let message = {};
-  try { message = event.data ? event.data.json() : {}; } catch (error) { message = {}; }
-  const about = message.game_id || message.challenge_id || "red7";
-  event.waitUntil(self.registration.showNotification(message.title || "Red7", {
-    body: message.body || "", tag: about, renotify: true, data: { url: message.url || "/play" },
-  }));
-});
-self.addEventListener("notificationclick", (event) => {
-  event.notification.close();
-  const url = (event.notification.data && event.notification.data.url) || "/play";
-  event.waitUntil(self.clients.matchAll({ type: "window" }).then((open) => {
-    const page = open.find((client) => new URL(client.url).pathname === "/play");
-    return page ? page.navigate(url).then((c) => (c || page).focus()) : self.clients.openWindow(url);
-  }));
-});
-"""
+#: The web client's service worker (``service/webclient/worker/sw.js``): it shows each web push as a notification (one
+#: per game: its tag is the push's topic), a click opens the game in the web client, and it keeps /play's shell so
+#: that the installed app opens offline, to a "reconnecting" state.
+SERVICE_WORKER = "worker/sw.js"
+#: The app's icons (``service/webclient/icons``): an SVG for any size, and the PNG sizes installing asks for.
+ICONS = {
+    "icon.svg": "image/svg+xml",
+    "icon-192.png": "image/png",
+    "icon-512.png": "image/png",
+    "maskable-512.png": "image/png",
+    "apple-touch-icon.png": "image/png",
+}
+#: The icons change with a release, not within a day: a day in a browser's cache, then asked again by ETag.
+A_DAY = "public, max-age=86400"
+#: What a browser needs to install /play as an app (Web App Manifest): its name, where it starts and what it
+#: covers, how it shows, its colours (the pages' own), and its icons with their sizes.
+MANIFEST = {
+    "id": "/play",
+    "name": "Red7",
+    "short_name": "Red7",
+    "start_url": "/play",
+    "scope": "/play",
+    "display": "standalone",
+    "background_color": "#f4f5f7",
+    "theme_color": "#c62828",
+    "icons": [
+        {"src": "/play/icons/icon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any"},
+        {"src": "/play/icons/icon-192.png", "sizes": "192x192", "type": "image/png", "purpose": "any"},
+        {"src": "/play/icons/icon-512.png", "sizes": "512x512", "type": "image/png", "purpose": "any"},
+        {"src": "/play/icons/maskable-512.png", "sizes": "512x512", "type": "image/png", "purpose": "maskable"},
+    ],
+}
+
+
+@cache
+def _file(name: str) -> bytes:
+    return assets.data(name)
+
+
+def _kept(body: bytes, content_type: str, cache_control: str) -> Response:
+    """``body`` with its type, an ETag of its bytes and ``cache_control``; a 304 for the ETag the browser has."""
+    response = Response(body, content_type=content_type)
+    response.set_etag(hashlib.sha256(body).hexdigest()[:32])
+    response.headers["Cache-Control"] = cache_control
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.make_conditional(request)
+    return response
 
 
 @pages.get("/play/sw.js")
 def service_worker() -> Response:
-    """The web client's service worker, at a path of its own; it may control ``/play`` (``Service-Worker-Allowed``)."""
-    response = Response(SERVICE_WORKER, mimetype="text/javascript")
+    """The web client's service worker, at a path of its own; it may control ``/play`` (``Service-Worker-Allowed``).
+    Asked again at each check (``no-cache``): a new release's worker then replaces the old one and its shell."""
+    response = _kept(_file(SERVICE_WORKER), "text/javascript; charset=utf-8", "no-cache")
     response.headers["Content-Security-Policy"] = "default-src 'none'; connect-src 'self'"
     response.headers["Service-Worker-Allowed"] = "/play"
-    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@pages.get("/play/manifest.webmanifest")
+def manifest() -> Response:
+    """The web app manifest: what makes /play installable (``<link rel="manifest">`` in the page)."""
+    body = json.dumps(MANIFEST, separators=(",", ":")).encode()
+    return _kept(body, "application/manifest+json", "no-cache")
+
+
+@pages.get("/play/icons/<name>")
+def icon(name: str) -> Response:
+    """One of the app's icons (the manifest's, the page's favicon and Apple touch icon)."""
+    if name not in ICONS:
+        abort(404)
+    response = _kept(_file(f"icons/{name}"), ICONS[name], A_DAY)
+    response.headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'"  # an SVG opened alone
     return response
 
 

@@ -5,11 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, request
+from flask import Response, g, request
 from flask.views import MethodView
 
+from service.application.oauth import App, OAuthService
 from service.application.players import Player, Profile, TokenInfo, hash_token
-from service.http.auth import account_deleted_by_request, bearer_token, current_player, require_api_key
+from service.domain.scopes import granted, ordered
+from service.http.auth import (
+    account_deleted_by_request,
+    bearer_token,
+    caller_scopes,
+    current_player,
+    require_api_key,
+)
 from service.http.common import (
     API_KEY,
     NO_STORE,
@@ -70,8 +78,11 @@ class Players(MethodView):
         """
         require_api_key()
         key = idempotency(request.remote_addr or "unknown", red7_runtime().settings.idempotency_ttl)
+        terms = red7_runtime().safety.terms  # type: ignore[union-attr]  # (build_runtime makes one)
+        terms.check_sign_up(body.get("accept_terms"))  # 403 terms_not_accepted: nobody made
         signed_up = player_service().sign_up(body["name"], key, handle=body.get("handle"))
         player = signed_up.player
+        terms.signed_up(player.id)
         created = {
             "id": player.id,
             "name": player.name,
@@ -99,16 +110,27 @@ class Players(MethodView):
 
 
 def _player_json(player: Player, *, show_secret: bool = False) -> dict[str, Any]:
-    out = {
+    out: dict[str, Any] = {
         "id": player.id,
         "name": player.name,
         "handle": player.handle,
         "created_at": player.created_at,
         "webhook_url": player.webhook_url,
         "language": player.language,
+        "live_listed": player.live_listed,
     }
     if show_secret and player.webhook_secret:
         out["webhook_secret"] = player.webhook_secret
+    blocks = red7_runtime().blocks
+    reach = blocks.reach(player.id) if blocks is not None else None
+    if reach is not None:
+        out.update(challenge_from=reach.challenge, talk_from=reach.talk)
+    feeds = red7_runtime().feeds
+    if feeds is not None:
+        out["unread_notifications"] = feeds.unread(player.id)
+    archive = red7_runtime().archive
+    if archive is not None:
+        out["archive_hidden"] = archive.hidden(player.id)
     return {**out, **red7_runtime().calendars.view(player.id)}
 
 
@@ -118,8 +140,11 @@ class Me(MethodView):
     @v1.response(200, PlayerSchema, example=example("Player"))
     @v1.doc(operationId="getMe", security=TOKEN)
     def get(self) -> Response:
-        """The calling player."""
-        return json_response(_player_json(current_player()), 200, PRIVATE)
+        """The calling player; ``moderator`` says whether they hold the role (a client shows its screen by it)."""
+        player = current_player()
+        found = red7_runtime().safety
+        role = {"moderator": found.moderation.holds_role(player.id)} if found is not None else {}
+        return json_response({**_player_json(player), **role}, 200, PRIVATE)
 
     @documented_errors(400, 401, 409, 413, 415, 422, 429)
     @v1.arguments(PlayerUpdateSchema(), example=example("PlayerUpdate"))
@@ -127,7 +152,10 @@ class Me(MethodView):
     @v1.doc(operationId="updateMe", security=TOKEN)
     def patch(self, body: dict[str, Any]) -> Response:
         """Rename, choose or change your handle, set the webhook URL (the answer holds its new signing secret, once), or
-        say what of your time counts on your correspondence clocks: your time zone, weekends off, a vacation.
+        say what of your time counts on your correspondence clocks: your time zone, weekends off, a vacation; say who
+        may challenge you (`challenge_from`: everyone, played, nobody) and talk to you at a table (`talk_from`); keep your games
+        in play off the list of live games to watch (`live_listed`: false); hide your archive of finished games from
+        everyone else (`archive_hidden`).
 
         A vacation declared ahead stops your correspondence clocks while it runs (the others see "on vacation until" in
         the game's view), and counts against your hours a year in hours begun (409 `vacation_limit_reached`, with
@@ -146,7 +174,13 @@ class Me(MethodView):
             webhook_url=(url or "") if "webhook_url" in body else None,
             handle=(handle or "") if "handle" in body else None,
             language=(body["language"] or "") if "language" in body else None,
+            live_listed=body.get("live_listed"),
         )
+        reach = {k: body[k] for k in ("challenge_from", "talk_from") if k in body}
+        if reach and (blocks := red7_runtime().blocks) is not None:
+            blocks.set_reach(player.id, challenge=reach.get("challenge_from"), talk=reach.get("talk_from"))
+        if "archive_hidden" in body and (archive := red7_runtime().archive) is not None:
+            archive.set_hidden(player.id, body["archive_hidden"])
         if calendar:
             red7_runtime().calendars.update(player.id, calendar)
         return json_response(_player_json(updated, show_secret="webhook_url" in body), 200, NO_STORE)
@@ -163,6 +197,7 @@ class Me(MethodView):
         player", so their replays still verify.  Once this has answered, no token of yours works in any process; a
         request of yours still under way as it ran is answered 401 `invalid_token`, and what it made is ended.
         """
+        g.erasing_account = True  # suspended, banned or behind on the terms: still theirs to delete (auth.admit)
         player_service().delete(current_player())
         account_deleted_by_request()
         return Response(status=204, mimetype=None)
@@ -216,9 +251,26 @@ class PlayerResource(MethodView):
         return json_response(body, 200, PROFILE_CACHE)
 
 
-def _token_json(info: TokenInfo) -> dict[str, Any]:
+def _token_json(info: TokenInfo, apps: dict[str, App | None] | None = None) -> dict[str, Any]:
     current = hash_token(bearer_token() or "")
-    return {"id": info.id, "label": info.label, "created_at": info.created_at, "current": info.digest == current}
+    scopes = ordered(granted(info.scopes))  # none stored: every scope (a sign-up's token, or one from before scopes)
+    answer: dict[str, Any] = {
+        "id": info.id,
+        "label": info.label,
+        "created_at": info.created_at,
+        "current": info.digest == current,
+        "scopes": scopes,
+    }
+    if apps is not None and info.id in apps:  # an app's grant (Sign in with Red7): revoking the token revokes it
+        app = apps[info.id]
+        answer["app"] = {"client_id": app.client_id, "name": app.name} if app is not None else None
+    return answer
+
+
+def _oauth() -> OAuthService:
+    found = red7_runtime().oauth
+    assert found is not None, "the runtime always makes the OAuth service (service/runtime.py)"
+    return found
 
 
 @v1.route("/players/me/tokens")
@@ -227,9 +279,12 @@ class Tokens(MethodView):
     @v1.response(200, TokenListSchema, example=example("TokenList"))
     @v1.doc(operationId="listTokens", security=TOKEN)
     def get(self) -> Response:
-        """The caller's tokens (never the tokens themselves): one per device or app, say."""
+        """The caller's tokens (never the tokens themselves): one per device or app, say.  A token an app holds
+        through Sign in with Red7 (docs/oauth.md) names the app in ``app``: revoke it to revoke the app's grant."""
         player = current_player()
-        return json_response({"tokens": [_token_json(info) for info in player_service().tokens(player)]}, 200, PRIVATE)
+        apps = _oauth().app_of_token(player.id)
+        tokens = [_token_json(info, apps) for info in player_service().tokens(player)]
+        return json_response({"tokens": tokens}, 200, PRIVATE)
 
     @documented_errors(400, 401, 409, 413, 415, 422, 429)
     @v1.arguments(TokenCreateSchema(), required=False, example=example("TokenCreate"))
@@ -239,10 +294,15 @@ class Tokens(MethodView):
     @v1.doc(operationId="createToken", security=TOKEN, parameters=[idempotency_parameter("issues no second token")])
     def post(self, body: dict[str, Any]) -> Response:
         """Issue another token; the answer holds it, once (and to a retry with the same Idempotency-Key).  The tokens
-        already issued keep working."""
+        already issued keep working.
+
+        ``scopes`` says what it may do (docs/tokens.md); without them, what the token asking may.  A token never
+        issues a wider one: a scope it lacks is 403 scope_exceeds_token, naming them in ``scopes``.
+        """
         player = current_player()
         key = idempotency(player.id, red7_runtime().settings.idempotency_ttl)
-        issued = player_service().issue_token(player, body["label"], key)
+        holder = caller_scopes()
+        issued = player_service().issue_token(player, body["label"], key, scopes=body.get("scopes"), holder=holder)
         answer = {**_token_json(issued.info), "token": issued.token}
         headers = {"Location": f"/v1/players/me/tokens/{issued.info.id}", **NO_STORE, **(REPLAYED if issued.replayed else {})}
         return json_response(answer, 201, headers)
@@ -254,6 +314,9 @@ class TokenResource(MethodView):
     @v1.response(204, description="Revoked: the token no longer works (at once here, within seconds on every server)")
     @v1.doc(operationId="revokeToken", security=TOKEN)
     def delete(self, token_id: str) -> Response:
-        """Revoke a token (the one this request came with too: that is how to sign out)."""
-        player_service().revoke_token(current_player(), token_id)
+        """Revoke a token (the one this request came with too: that is how to sign out).  An app's token (``app`` in
+        listTokens) takes its whole grant with it: the app's refresh token stops working too."""
+        player = current_player()
+        player_service().revoke_token(player, token_id)
+        _oauth().revoke_grant_of_token(player.id, token_id)
         return Response(status=204, mimetype=None)

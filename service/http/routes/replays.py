@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
-from flask import Response, stream_with_context, url_for
+from flask import Response, request, stream_with_context, url_for
 from flask.views import MethodView
 
 from replays.build import in_language, state_at
@@ -30,6 +31,7 @@ from service.http.common import (
     response_headers,
     v1,
 )
+from service.http.duplicate import tournament_gate
 from service.http.examples import REPLAY_REF, example, ndjson_example
 from service.http.idempotency import REPLAYED, idempotency
 from service.http.idempotency import parameter as idempotency_parameter
@@ -39,6 +41,7 @@ from service.http.schemas import (
     ImportedSchema,
     ReplayQuerySchema,
     ReplaySchema,
+    ViewerQuerySchema,
 )
 
 # --- replays ------------------------------------------------------------------------------
@@ -47,9 +50,11 @@ from service.http.schemas import (
 PRODUCES: dict[str, tuple[str, ...]] = {
     "v1.TokenResource": (),  # 204: no body to negotiate
     "v1.Stream": ("text/event-stream",),
+    "v1.MyEvents": ("application/json", NDJSON, "text/event-stream"),
     "v1.GameReplay": ("application/json", NDJSON),
     "v1.GameReplayExport": ("application/json", NDJSON),
     "v1.ImportedReplay": ("application/json", NDJSON),
+    "v1.PlayerGamesExport": (NDJSON,),
     "v1.GameReplayView": ("text/html",),
     "v1.ImportedReplayView": ("text/html",),
 }
@@ -125,23 +130,38 @@ def _with_analysis(game: Game, document: dict[str, Any]) -> dict[str, Any]:
 
 
 VIEWER_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
+#: Who may frame a page: nobody, but for the viewer's embed mode, which any site may (it calls nothing and holds no
+#: secret: a spectator's or a finished game's replay).
+NO_FRAMING = "frame-ancestors 'none'"
+ANY_FRAMING = "frame-ancestors *"
 
 
-def _viewer_response(document: dict[str, Any], title: str, analyse: str | None = None) -> Response:
+def _viewer_response(
+    document: dict[str, Any], title: str, analyse: str | None = None, view: dict[str, Any] | None = None
+) -> Response:
     """The viewer page, in the request's language; ``title``: the id the page is titled by.  ``analyse``: the URL the
     page's button asks for the analysis at (one replay without an analysis): only then may the page call the API,
-    and only this origin (``connect-src 'self'``, as /play's), so a player's token goes nowhere else."""
+    and only this origin (``connect-src 'self'``, as /play's), so a player's token goes nowhere else.  ``view``: the
+    query (``embed``, ``theme``); the embed mode offers no analysis (it runs in another site's page) and may be
+    framed by any site, the page by none."""
     lang = language()
-    page = render_viewer(in_language(document, lang), say(Text(TITLE, {"id": title})), lang, analyse)
+    embed = bool(view and view.get("embed"))
+    theme = view.get("theme") if view else None
+    analyse = None if embed else analyse
+    # The discovery link names this page (its address alone: no query), escaped whole in the query of a path.
+    oembed = None if embed else f"{url_for('v1.OEmbed')}?url={quote(request.base_url, safe='')}&format=json"
+    page = render_viewer(
+        in_language(document, lang), say(Text(TITLE, {"id": title})), lang, analyse, embed=embed, theme=theme, oembed=oembed
+    )
     response = Response(page, mimetype="text/html")
     csp = VIEWER_CSP if analyse is None else f"{VIEWER_CSP}; connect-src 'self'"
-    response.headers["Content-Security-Policy"] = csp
+    response.headers["Content-Security-Policy"] = f"{csp}; {ANY_FRAMING if embed else NO_FRAMING}"
     return response
 
 
 @v1.route("/games/<game_id>/replay")
 class GameReplay(MethodView):
-    @documented_errors(401, 404, 422, 429)
+    @documented_errors(401, 403, 404, 422, 429)
     @v1.arguments(ReplayQuerySchema(), location="query")
     @v1.doc(operationId="getReplay", responses={200: REPLAY_RESPONSE}, security=TOKEN_OR_NONE)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
@@ -150,6 +170,7 @@ class GameReplay(MethodView):
         The token is optional: without one, what a spectator sees; with a player's, what that player sees.
         """
         player = current_player(required=False)
+        tournament_gate(game_id, player.id if player else None)
         game = game_service().load(game_id)
         document = _with_analysis(game, game_service().replay(game, player.id if player else None))
         response = _replay_response(_with_ratings(game, document), query)
@@ -159,7 +180,7 @@ class GameReplay(MethodView):
 
 @v1.route("/games/<game_id>/replay/export")
 class GameReplayExport(MethodView):
-    @documented_errors(404, 409, 429)
+    @documented_errors(403, 404, 409, 429)
     @v1.response(
         200,
         ReplaySchema,
@@ -181,6 +202,7 @@ class GameReplayExport(MethodView):
     )
     def get(self, game_id: str) -> Response:
         """Download a finished game's replay, to keep or to import elsewhere (POST /v1/replays takes either format)."""
+        tournament_gate(game_id, None)
         game = game_service().load(game_id)
         if game.status != "finished":
             raise ApiError("game_not_finished", "Only a finished game can be exported; its replay would give away hidden cards.")
@@ -189,7 +211,7 @@ class GameReplayExport(MethodView):
 
 @v1.route("/games/<game_id>/replay/view")
 class GameReplayView(MethodView):
-    @documented_errors(404, 429)
+    @documented_errors(404, 422, 429)
     @v1.response(
         200,
         TEXT,
@@ -197,12 +219,15 @@ class GameReplayView(MethodView):
         content_type="text/html",
         example=HTML_EXAMPLE,
     )
+    @v1.arguments(ViewerQuerySchema(), location="query")
     @v1.doc(operationId="viewReplay", security=PUBLIC)
-    def get(self, game_id: str) -> Response:
-        """The replay viewer (a finished game in full; a game in progress as a spectator sees it)."""
+    def get(self, query: dict[str, Any], game_id: str) -> Response:
+        """The replay viewer (a finished game in full; a game in progress as a spectator sees it); with `embed=true`
+        the embed mode, which another site may frame (getOEmbed gives its code). `#step=N` opens it at step N."""
+        tournament_gate(game_id, None)
         game = game_service().load(game_id)
         document = _with_analysis(game, game_service().replay(game, None))
-        response = _viewer_response(_with_ratings(game, document), game_id)
+        response = _viewer_response(_with_ratings(game, document), game_id, view=query)
         # A finished game's page changes only when its analysis or ratings come: any cache may keep it a few minutes.
         # A game in play changes at every move, and the page has no validator to check a kept copy with.
         response.headers["Cache-Control"] = "public, max-age=300" if game.status == "finished" else "no-store"
@@ -287,7 +312,7 @@ class ImportedReplay(MethodView):
 
 @v1.route("/replays/<replay_id>/view")
 class ImportedReplayView(MethodView):
-    @documented_errors(404, 429)
+    @documented_errors(404, 422, 429)
     @v1.response(
         200,
         TEXT,
@@ -295,10 +320,11 @@ class ImportedReplayView(MethodView):
         content_type="text/html",
         example=HTML_EXAMPLE,
     )
+    @v1.arguments(ViewerQuerySchema(), location="query")
     @v1.doc(operationId="viewImportedReplay", security=PUBLIC)
-    def get(self, replay_id: str) -> Response:
+    def get(self, query: dict[str, Any], replay_id: str) -> Response:
         """The viewer for an imported replay; without a decision analysis yet, it offers to ask for one
         (requestImportedAnalysis, for the player signed in to the browser client in this browser)."""
         document = _imported(replay_id)
         analyse = None if "analysis" in document else url_for("v1.ImportedAnalysis", replay_id=replay_id)
-        return _viewer_response(document, replay_id, analyse)
+        return _viewer_response(document, replay_id, analyse, view=query)

@@ -1,55 +1,52 @@
 """The API's request and response shapes (marshmallow); the OpenAPI document is generated from them.
 
-Request schemas (:mod:`.requests`) validate and turn JSON into the
-application's commands.  Response schemas (:mod:`.responses`) document what
-the views in :mod:`service.http.views` build (the responses are rendered
-directly for speed, and the tests check them against these schemas).
+One module a resource, each with both directions: what its requests may carry (request schemas validate JSON and turn
+it into the application's commands) and what its answers hold (response schemas document what :mod:`service.http.views`
+and the routes build: the responses are rendered directly for speed, and the tests check them against these).
+:mod:`.base` holds the building blocks they share, :mod:`.vocabulary` the named value sets, :mod:`.events` a schema per
+event type.  The schemas' class names are the document's component names, which the generated clients are built on:
+a schema may move between modules, never be renamed.
 """
 
-from service.http.schemas.matchmaking import MatchTicketCreateSchema, MatchTicketSchema
-from service.http.schemas.requests import (
-    LONG_POLL_MOST,
-    ActionSchema,
-    EventsQuerySchema,
+from service.http.schemas.actions import ActionSchema
+from service.http.schemas.base import event_number
+from service.http.schemas.feeds import LONG_POLL_MOST, EventPageSchema, EventsQuerySchema, StreamQuerySchema, StreamTicketSchema
+from service.http.schemas.games import (
     GameCreateSchema,
+    GameListSchema,
     GameViewQuerySchema,
+    GameViewSchema,
     GiveTimeSchema,
     JoinSchema,
-    LeaderboardQuerySchema,
     MyGamesQuerySchema,
-    OpenGamesQuerySchema,
-    PlayerCreateSchema,
-    PlayerSearchQuerySchema,
-    PlayerUpdateSchema,
-    PushSubscriptionCreateSchema,
-    ReplayQuerySchema,
-    StreamQuerySchema,
-    TokenCreateSchema,
-    event_number,
-)
-from service.http.schemas.responses import (
-    EventPageSchema,
-    GameListSchema,
-    GameViewSchema,
-    HealthSchema,
-    ImportedSchema,
-    LeaderboardSchema,
     OpenGameListSchema,
+    OpenGamesQuerySchema,
+)
+from service.http.schemas.ladders import LeaderboardQuerySchema, LeaderboardSchema
+from service.http.schemas.live import LiveGameListSchema, LiveGamesQuerySchema, OEmbedQuerySchema, OEmbedSchema
+from service.http.schemas.matchmaking import MatchTicketCreateSchema, MatchTicketSchema
+from service.http.schemas.meta import HealthSchema, RuleListSchema
+from service.http.schemas.players import (
     PlayerCreatedSchema,
+    PlayerCreateSchema,
     PlayerListSchema,
     PlayerSchema,
-    ProblemListSchema,
-    ProblemSchema,
+    PlayerSearchQuerySchema,
+    PlayerUpdateSchema,
     PublicPlayerSchema,
-    PushKeySchema,
-    PushSubscriptionSchema,
-    ReplayAtSchema,
-    ReplaySchema,
-    RuleListSchema,
-    StreamTicketSchema,
+    TokenCreateSchema,
     TokenIssuedSchema,
     TokenListSchema,
 )
+from service.http.schemas.problems import ProblemListSchema, ProblemSchema
+from service.http.schemas.push import (
+    PushDeviceCreateSchema,
+    PushDeviceSchema,
+    PushKeySchema,
+    PushSubscriptionCreateSchema,
+    PushSubscriptionSchema,
+)
+from service.http.schemas.replays import ImportedSchema, ReplayAtSchema, ReplayQuerySchema, ReplaySchema, ViewerQuerySchema
 
 __all__ = [
     "LONG_POLL_MOST",
@@ -66,9 +63,13 @@ __all__ = [
     "JoinSchema",
     "LeaderboardQuerySchema",
     "LeaderboardSchema",
+    "LiveGameListSchema",
+    "LiveGamesQuerySchema",
     "MatchTicketCreateSchema",
     "MatchTicketSchema",
     "MyGamesQuerySchema",
+    "OEmbedQuerySchema",
+    "OEmbedSchema",
     "OpenGameListSchema",
     "OpenGamesQuerySchema",
     "PlayerCreateSchema",
@@ -80,6 +81,8 @@ __all__ = [
     "ProblemListSchema",
     "ProblemSchema",
     "PublicPlayerSchema",
+    "PushDeviceCreateSchema",
+    "PushDeviceSchema",
     "PushKeySchema",
     "PushSubscriptionCreateSchema",
     "PushSubscriptionSchema",
@@ -92,5 +95,6 @@ __all__ = [
     "TokenCreateSchema",
     "TokenIssuedSchema",
     "TokenListSchema",
+    "ViewerQuerySchema",
     "event_number",
 ]

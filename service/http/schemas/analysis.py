@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from service.http.schemas.requests import StepSchema, Strict
+from service.http.schemas.actions import StepSchema
+from service.http.schemas.base import Strict
 from service.http.schemas.vocabulary import Choice, Ref
 
 
@@ -130,6 +131,11 @@ class MistakeSchema(Schema):
     finished_at = fields.String(required=True, metadata={"description": "when the game ended (RFC 3339, UTC)"})
     seat = fields.Integer(required=True, metadata={"description": "the player's seat in that game"})
     decision = fields.Nested(AnalysedDecisionSchema, required=True, metadata={"description": "as the game's analysis has it"})
+    variant = Choice(
+        "Variant",
+        required=True,
+        metadata={"description": "the game's: a discard's draw (its steps always carry the choice) is the advanced game's"},
+    )
     view_url = fields.String(required=True, metadata={"description": "the game's replay viewer at the decision's step"})
 
 

@@ -12,7 +12,8 @@ from service.application.challenges import NewChallenge
 from service.application.commands import NewGame, SeatRequest
 from service.domain.challenges import MAX_CHALLENGED, STATUSES
 from service.domain.lobby import DAYS_PER_TURN
-from service.http.schemas.requests import SeatSchema, Strict
+from service.http.schemas.base import Strict
+from service.http.schemas.games import SeatSchema
 from service.http.schemas.vocabulary import Choice
 
 #: How many players a request may name: the rules take three at most (``too_many_challenged`` says so, with the

@@ -10,7 +10,7 @@ from engine import Variant
 from service.application.matchmaking import TicketRequest
 from service.domain.lobby import DAYS_PER_TURN
 from service.domain.matchmaking import LIVE_TURN_SECONDS, PLAYER_COUNTS
-from service.http.schemas.requests import Strict
+from service.http.schemas.base import Strict
 from service.http.schemas.vocabulary import Choice
 
 #: The longest a ticket may ask to wait for (s): the server's own maximum may be shorter (RED7_MATCH_TICKET_MAX_SECONDS).

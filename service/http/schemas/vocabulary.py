@@ -22,9 +22,14 @@ from engine.cards import COLORS_HIGH_TO_LOW
 from engine.events import DrawCause, Effect, Elimination, Finish
 from engine.state import Phase
 from service.common.texts import LANGUAGES
+from service.domain.blocks import CHALLENGE_FROM, TALK_FROM
 from service.domain.challenges import ANSWERS, DECLINE_REASONS, STATUSES
 from service.domain.lobby import ORIGINS
 from service.domain.ratings import LADDERS
+from service.domain.reports import ACTIONS as MODERATION_ACTIONS
+from service.domain.reports import REASONS as REPORT_REASONS
+from service.domain.scopes import SCOPES
+from service.domain.talk import PHRASES
 
 #: The schema of null alone (OpenAPI 3.0): the other half of every nullable reference.
 NULL: dict[str, Any] = {"type": "object", "nullable": True, "enum": [None]}
@@ -99,6 +104,25 @@ ENUMS: dict[str, tuple[list[str], str]] = {
         "always do), or the only ones who had were people they had already played 3 counted games with in the 24 hours "
         "before",
     ),
+    "BlockListKind": (["blocks", "mutes"], "A player's list of others: those they blocked, those they muted"),
+    "ChallengeFrom": (
+        list(CHALLENGE_FROM),
+        "Who may challenge you: everyone; played: those who have finished a game with you; nobody",
+    ),
+    "Scope": (list(SCOPES), "What a token may do (docs/tokens.md): each operation names the scope it needs"),
+    "TalkFrom": (list(TALK_FROM), "Who may talk to you at a table: your opponents there, everyone, nobody"),
+    "TalkPhrase": (list(PHRASES), "A preset phrase at a table, shown in each reader's language"),
+    "ReportReason": (list(REPORT_REASONS), "Why a player is reported"),
+    "ModeratorAction": (
+        list(MODERATION_ACTIONS),
+        "What a moderator decides: dismiss (a report only: no action), warn, rename, mute, suspend, ban, unban",
+    ),
+    "LiveGameOrder": (
+        ["rating", "watchers"],
+        "The order of the live games: the highest rated first (their seated players' mean), or the most watched first",
+    ),
+    "ViewerTheme": (["light", "dark"], "The replay viewer's colours: light or dark"),
+    "OEmbedFormat": (["json", "xml"], "An oEmbed answer's format: json is served; xml is answered 501, as the spec says"),
     "MatchTicketStatus": (
         ["waiting", "matched", "cancelled", "expired"],
         "A quick-match ticket: waiting for a table, matched (game_id is the game), cancelled by its player, or expired",

@@ -1,16 +1,21 @@
-// The lobby's challenges: those received (accept, or decline with one of the API's reasons) and sent (cancel), read
-// again every few seconds so that a game opens on its own when the last player accepts; players found by the start
-// of their handle (searchPlayers) and challenged, one to three at once, with the game's settings.
+// The lobby's challenges: those received (accept, or decline with one of the API's reasons) and sent (cancel), as the
+// player's feed (feed.js) says them: the open ones when it opens, then each one a notice names read again (getChallenge),
+// so that a game opens on its own when the last player accepts; players found by the start of their handle
+// (searchPlayers) and challenged, one to three at once, with the game's settings.  A challenge received offers to
+// block its challenger too (blockPlayer): the server declines it as any decline, and it leaves the inbox at once.
 
 import { $, h } from "../core/dom.js";
 import { counted, t } from "../core/words.js";
 import { DECLINE_KEYS, declineReason, settingsWords, timeControl, untilWords } from "./format.js";
+import { onFeed } from "./feed.js";
 import { api, me, newKey, signedIn } from "./session.js";
 import { clearProblem, confirmStep, fillTimeControl, notice, onScreen, showProblem } from "./ui.js";
 
 const SEARCH_PAGE = 10;
 const MOST_CHALLENGED = 3;
 
+
+/** @import { FeedState } from "./feed.js" */
 /** @typedef {{ handle: string, name: string }} Named */
 /**
  * A challenge as the API answers it (listChallenges, its schema in the OpenAPI document).
@@ -18,15 +23,17 @@ const MOST_CHALLENGED = 3;
  */
 
 const lobby = {
+  /** @type {Map<string, Challenge>} the challenges this page knows of, by id: the feed's, those a notice named, its own */
+  known: new Map(),
   /** @type {Named[]} the players the challenge form names */
   challengeTo: [],
-  /** @type {Set<string>} the challenges this page saw open: when one starts, its game opens */
-  openSeen: new Set(),
   searched: "",
   /** @type {string | null} */
   foundCursor: null,
   /** the challenge form is to be shown when the lobby opens (a profile's "Challenge") */
   focusChallenge: false,
+  /** @type {Set<string>} the challenges of players this page blocked: declined by the block, shown no more */
+  blocked: new Set(),
 };
 
 const onLobby = () => onScreen("lobby");
@@ -79,7 +86,12 @@ function challengeItem(challenge) {
     actions.append(
       h("button", { type: "button", class: "primary", "data-act": "accept", onclick: () => answerChallenge(challenge, "accept") }, t("play.accept")),
       reason,
-      h("button", { type: "button", "data-act": "decline", onclick: () => answerChallenge(challenge, "decline", reason.value) }, t("play.decline")));
+      h("button", { type: "button", "data-act": "decline", onclick: () => answerChallenge(challenge, "decline", reason.value) }, t("play.decline")),
+      h("button", {
+        type: "button", class: "small", "data-act": "block", "data-block": challenge.challenger.id, text: t("play.block"),
+        "aria-label": t("play.block_player", { name: challenge.challenger.name }),
+        onclick: () => blockChallenger(challenge.challenger.id),
+      }));
   } else if (challenge.status === "open" && !sent) {
     actions.append(h("span", { class: "muted", text: t("play.you_accepted_everyone") }));
   } else if (challenge.status === "open" && sent) {
@@ -91,34 +103,80 @@ function challengeItem(challenge) {
     h("span", { class: "what" }, h("strong", { text: title }), h("span", { class: "muted", text: facts })), actions);
 }
 
-/** Read the challenges again (listChallenges), and open the game of one this page saw open that has started. */
-export async function loadChallenges() {
+/**
+ * Take a challenge in as the API answers it (the feed's state, a read, an answer to the page's own request); one this
+ * page saw open that has started (the last player accepted) opens its game when the lobby is shown.
+ * @param {Challenge} challenge
+ */
+function took(challenge) {
+  const before = lobby.known.get(challenge.id);
+  lobby.known.set(challenge.id, challenge);
+  if (before && before.status === "open" && challenge.status === "started" && challenge.game_id && onLobby()) {
+    notice(t("play.everyone_accepted"));
+    location.hash = "game=" + encodeURIComponent(challenge.game_id);
+    return false;
+  }
+  return true;
+}
+
+/**
+ * Read one challenge a notice named (getChallenge), and show it.
+ * @param {string} id
+ */
+async function readChallenge(id) {
+  try {
+    if (took((await api("GET", `/v1/challenges/${encodeURIComponent(id)}`, { quiet: true })).data)) drawChallenges();
+  } catch (problem) {
+    if (/** @type {{ status?: number }} */ (problem).status === 404) lobby.known.delete(id);  // gone (an account deleted)
+  }
+}
+
+/** Every challenge of the player's again (listChallenges): the "Refresh" button's, when the player asks. */
+async function loadChallenges() {
   let page;
   try {
-    page = (await api("GET", "/v1/challenges?limit=30", { quiet: true })).data;
+    page = (await api("GET", "/v1/challenges?limit=30")).data;
   } catch (problem) {
-    // a read that failed for want of a network: the next one
-    if (/** @type {{ status?: number }} */ (problem).status && onLobby()) showProblem(problem);
+    if (onLobby()) showProblem(problem);
     return;
   }
+  for (const challenge of /** @type {Challenge[]} */ (page.challenges)) if (!took(challenge)) return;
+  drawChallenges();
+}
+
+/** The challenges this page knows of, newest first, received and sent (each list drawn again only when it changed). */
+export function drawChallenges() {
   if (!onLobby() || !me()) return;
-  /** @type {Challenge[]} */
-  const challenges = page.challenges;
-  // A challenge this page saw open has started (the last player accepted): its game opens.
-  const started = challenges.find((challenge) => challenge.status === "started" && challenge.game_id && lobby.openSeen.has(challenge.id));
-  lobby.openSeen = new Set(challenges.filter((challenge) => challenge.status === "open").map((challenge) => challenge.id));
-  if (started) {
-    notice(t("play.everyone_accepted"));
-    location.hash = "game=" + encodeURIComponent(started.game_id);
-    return;
-  }
-  const received = challenges.filter((challenge) => challenge.role === "challenged");
+  const challenges = [...lobby.known.values()]
+    .sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)) || b.id.localeCompare(a.id));
+  // The challenges of a player blocked from this page are gone at once (the block declined them).
+  const received = challenges.filter((challenge) => challenge.role === "challenged" && !lobby.blocked.has(challenge.id));
   const sent = challenges.filter((challenge) => challenge.role === "challenger");
   // A list is redrawn only when it changed, so that a reason being chosen is not lost to the next read.
   drawIfChanged("received", received);
   drawIfChanged("sent", sent);
   $("no-received").hidden = received.length > 0;
   $("no-sent").hidden = sent.length > 0;
+}
+
+/**
+ * Block a challenger (blockPlayer): their challenges leave the inbox at once, and the server declines them (as any
+ * decline: they are not told of the block).
+ * @param {string} playerId
+ */
+async function blockChallenger(playerId) {
+  clearProblem();
+  try {
+    await api("PUT", `/v1/players/me/blocks/${encodeURIComponent(playerId)}`);
+  } catch (problem) {
+    showProblem(problem);
+    return;
+  }
+  for (const challenge of lobby.known.values()) {
+    if (challenge.role === "challenged" && challenge.challenger.id === playerId) lobby.blocked.add(challenge.id);
+  }
+  drawChallenges();
+  notice(t("play.blocked_challenger"));
 }
 
 /**
@@ -149,6 +207,7 @@ async function answerChallenge(challenge, what, reason) {
     const answer = what === "cancel" ? await api("DELETE", path)
       : await api("POST", `${path}/${what}`, { headers: newKey(), body: what === "decline" ? { reason } : undefined });
     const now = answer.data;
+    lobby.known.set(now.id, now);
     if (now.status === "started" && now.game_id) {
       notice(t("play.you_accepted_starts"));
       location.hash = "game=" + encodeURIComponent(now.game_id);
@@ -159,8 +218,9 @@ async function answerChallenge(challenge, what, reason) {
     if (what === "cancel") notice(t("play.challenge_cancelled"));
   } catch (problem) {
     showProblem(problem);
+    await readChallenge(challenge.id);  // refused: as it stands now
   }
-  await loadChallenges();
+  drawChallenges();
 }
 
 /** The players the challenge form names, each with a button to leave them out; the "Challenge" buttons of those found. */
@@ -202,10 +262,21 @@ export function challengeFromProfile(player) {
   location.hash = "lobby";
 }
 
-/** The lobby opens: the challenges seen open start afresh, the form says whom it names. */
+/** The lobby opens: its challenges as the page knows them, the form says whom it names. */
 export function openChallenges() {
-  lobby.openSeen = new Set();
   renderChallengeTo();
+  drawChallenges();
+}
+
+/**
+ * The feed opened: its open challenges are the page's (one it knew open and no longer listed closed meanwhile: read).
+ * @param {FeedState} state
+ */
+function fromState(state) {
+  const open = new Set(state.challenges.map((challenge) => challenge.id));
+  for (const [id, challenge] of lobby.known) if (challenge.status === "open" && !open.has(id)) readChallenge(id);
+  for (const challenge of state.challenges) if (!took(challenge)) return;
+  drawChallenges();
 }
 
 /** Once the lobby is drawn: to the challenge form, if a profile's "Challenge" brought the player here. */
@@ -232,11 +303,11 @@ async function sendChallenge(event) {
   const button = $("challenge-send", HTMLButtonElement);
   button.disabled = true;
   try {
-    await api("POST", "/v1/challenges", { body, headers: newKey() });
+    took((await api("POST", "/v1/challenges", { body, headers: newKey() })).data);
     notice(t("play.challenge_sent", { players: lobby.challengeTo.map((player) => "@" + player.handle).join(", ") }));
     lobby.challengeTo = [];
     renderChallengeTo();
-    await loadChallenges();
+    drawChallenges();
   } catch (problem) {
     showProblem(problem);
   } finally {
@@ -281,6 +352,7 @@ async function searchPlayers(more) {
 }
 
 export function setUpChallenges() {
+  onFeed({ state: fromState, notice: (got) => { if (got.challenge_id) readChallenge(got.challenge_id); } });
   fillTimeControl("c-time-control");
   $("refresh-challenges").addEventListener("click", loadChallenges);
   $("challenge-form").addEventListener("submit", sendChallenge);

@@ -14,7 +14,6 @@
  * @property {boolean} refreshAgain another read is due when it ends
  * @property {boolean} resetting the next view may be older (the server lost events)
  * @property {boolean} redraw the marks are to be drawn again
- * @property {ReturnType<typeof setInterval> | undefined} watching a rematch's reads
  * @property {ReturnType<typeof setInterval> | undefined} ratingsWatch a rated game's reads until its ladder has it
  */
 
@@ -32,7 +31,7 @@ export const current = () => game;
 export function newGame(id) {
   game = {
     id, view: null, after: 0, opened: 0, log: [], acting: false, refreshing: null, refreshAgain: false, resetting: false,
-    redraw: false, watching: undefined, ratingsWatch: undefined,
+    redraw: false, ratingsWatch: undefined,
   };
   return game;
 }

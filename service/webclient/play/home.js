@@ -4,6 +4,7 @@
 import { $, h } from "../core/dom.js";
 import { t } from "../core/words.js";
 import { aiLevels, timeControl } from "./format.js";
+import { showNotices } from "./notices.js";
 import { api, newKey } from "./session.js";
 import { openGame } from "./table.js";
 import { clearProblem, fillTimeControl, notice, screen, showProblem } from "./ui.js";
@@ -58,6 +59,7 @@ async function createGame(event) {
 export async function showHome() {
   screen("home");
   if (!$("seat-choices").children.length) seatChoices();
+  showNotices();
   await loadGames(false);
 }
 
@@ -109,7 +111,7 @@ export async function join(value) {
   const code = split > 0 ? value.slice(split + 1) : "";
   if (!gameId || !code) {
     showProblem({ title: t("play.link_incomplete"), detail: t("play.ask_again") });
-    history.replaceState(null, "", location.pathname);
+    history.replaceState(null, "", location.pathname + location.search);  // ?lang= kept
     return showHome();
   }
   try {
@@ -120,7 +122,7 @@ export async function join(value) {
     if (refused.code !== "already_seated") {
       showProblem(problem);
       if (refused.status === 404 || refused.code === "bad_join_code") {
-        history.replaceState(null, "", location.pathname);
+        history.replaceState(null, "", location.pathname + location.search);  // ?lang= kept
         return showHome();
       }
     }

@@ -32,7 +32,7 @@ export const EVENT_TYPES = Object.freeze([
 
 /**
  * The game on the table as the feed knows it: its id, the last event read (``after``) and its view's status.
- * @typedef {{ id: string, after: number, view: Record<string, any> | null }} Followed
+ * @typedef {{ id: string, after: number, view: Record<string, any> | null, talk?: string }} Followed
  */
 
 /**
@@ -45,6 +45,7 @@ export const EVENT_TYPES = Object.freeze([
  * @property {(version: number) => Promise<void>} lost
  * @property {() => Promise<void>} refresh
  * @property {() => boolean} shown
+ * @property {(message: Record<string, any>) => void} [said] a message of the table talk came (a seated player's feed)
  */
 
 /**
@@ -138,6 +139,9 @@ function stream(game, table, generation, ticket) {
     if (table.take(event)) table.caughtUp();
   };
   for (const type of EVENT_TYPES) source.addEventListener(type, onEvent);
+  source.addEventListener("talk", (message) => {  // table talk: no event of the game, no id (docs/safety.md)
+    try { if (table.said) table.said(JSON.parse(message.data)); } catch (error) { /* a message unreadable: dropped */ }
+  });
   source.addEventListener("reset", (message) => {
     let version;
     try { version = JSON.parse(message.data).version; } catch (error) { return; }
@@ -175,7 +179,7 @@ function stream(game, table, generation, ticket) {
  * Take a page of the events feed in; true when the game is over and every event was read.
  * @param {Followed} game
  * @param {Table} table
- * @param {{ version: number, events: GameEvent[], next: number, finished: boolean }} page
+ * @param {{ version: number, events: GameEvent[], next: number, finished: boolean, talk?: Record<string, any>[], talk_next?: string }} page
  */
 async function takePage(game, table, page) {
   if (page.version < game.after) {  // the server lost events this page saw
@@ -184,6 +188,10 @@ async function takePage(game, table, page) {
   }
   let moved = false;
   for (const event of page.events) moved = table.take(event) || moved;
+  if (page.talk && table.said) {
+    for (const message of page.talk) table.said(message);
+    game.talk = page.talk_next;
+  }
   game.after = Math.max(game.after, page.next);
   if (moved) table.caughtUp();
   return page.finished && game.after >= page.version;
@@ -201,7 +209,8 @@ async function longPoll(game, table, generation) {
   let cutShort = 0;
   while (generation === live.generation) {
     try {
-      const path = `/v1/games/${encodeURIComponent(game.id)}/events?after=${game.after}&wait=25`;
+      const talk = table.said ? `&talk_after=${encodeURIComponent(game.talk || "0")}` : "";
+      const path = `/v1/games/${encodeURIComponent(game.id)}/events?after=${game.after}&wait=25${talk}`;
       const asked = Date.now();
       const page = (await api("GET", path, { signal: abort.signal, quiet: true, retries: 10 })).data;
       if (generation !== live.generation) return;

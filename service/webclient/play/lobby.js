@@ -3,25 +3,22 @@
 
 import { $, h } from "../core/dom.js";
 import { t } from "../core/words.js";
-import { focusChallenge, loadChallenges, openChallenges } from "./challenges.js";
-import { loadTickets, openQuickMatch, tickTickets } from "./quick-match.js";
+import { focusChallenge, openChallenges } from "./challenges.js";
+import { openQuickMatch, tickTickets } from "./quick-match.js";
 import { api, me, reloadMe, savePlayer, signedIn } from "./session.js";
 import { HANDLE_CODES, forgetPlayer } from "./signup.js";
 import { loadTables } from "./tables.js";
 import { clearProblem, confirmStep, every, fieldError, notice, onScreen, screen, showProblem } from "./ui.js";
 
-const POLL = 4000;  // ms: how often the lobby reads the challenges
-
-/** The lobby: drawn, then its challenges read again every few seconds and its waiting tickets every second or ten. */
+/** The lobby: drawn, its challenges and tickets as the player's feed says them (feed.js), the tickets' clocks ticking. */
 export async function showLobby() {
   screen("lobby");
   openChallenges();
   renderMe();
   reloadMe().then(renderMe, () => {});
   openQuickMatch();
-  await Promise.all([loadTickets(false), loadChallenges(), loadTables(false)]);
+  await loadTables(false);
   if (!onScreen("lobby")) return;  // a game just found opened meanwhile
-  every(POLL, loadChallenges);
   every(1000, tickTickets);
   focusChallenge();
 }

@@ -7,9 +7,9 @@ import { LABELS, verdict } from "../core/rules.js";
 import { language, t } from "../core/words.js";
 import { awaitAnalysis } from "./analysis.js";
 import { dayWords } from "./format.js";
-import { stepLabel } from "./moves.js";
 import { currentRoute } from "./router.js";
 import { api } from "./session.js";
+import { stepsWords } from "./slips.js";
 import { clearProblem, screen, showProblem } from "./ui.js";
 
 const SLIPS_GAMES = 5;  // finished games a page looks at: each is an analysis for the server to read
@@ -20,7 +20,6 @@ const slips = {
   /** the last page asked for: an answer to an older one is dropped */
   asked: 0,
 };
-const NO_VIEW = { seats: [] };  // a listed step names no seat's player: the list has no view of the game
 const onMistakes = () => currentRoute()[0] === "mistakes";
 
 /**
@@ -80,12 +79,6 @@ async function loadMistakes(more) {
 }
 
 /**
- * Steps as the table says them ("Play R5 (Red 5) to your palette; End your turn").
- * @param {Record<string, any>[]} steps
- */
-const stepsWords = (steps) => steps.map((step) => stepLabel(step, NO_VIEW) + (step.draw ? ` (${t("play.c.draw")})` : "")).join("; ");
-
-/**
  * The replay viewer's address in the page's language, at the step it names.
  * @param {string} address
  */
@@ -108,8 +101,8 @@ function slipItem(slip) {
     h("h3", { text: t("play.date_round", { date: dayWords(slip.finished_at), round: decision.round }) }),
     h("p", { class: "verdict" }, before, h("span", { "data-label": decision.label, text: label }), rest.join(label)),
     h("dl", {},
-      h("dt", { text: t("play.you_played") }), h("dd", { class: "played", text: stepsWords(decision.played) }),
-      h("dt", { text: t("play.best_was") }), h("dd", { class: "best", text: stepsWords(decision.best) })),
+      h("dt", { text: t("play.you_played") }), h("dd", { class: "played", text: stepsWords(decision.played, slip.variant) }),
+      h("dt", { text: t("play.best_was") }), h("dd", { class: "best", text: stepsWords(decision.best, slip.variant) })),
     h("a", { href: inViewer(slip.view_url), class: "replay", text: t("play.see_it_in_the_replay") }));
 }
 

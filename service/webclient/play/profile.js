@@ -1,9 +1,11 @@
 // A player's public profile, "#player=<handle or id>" (getPlayer): name, since when, games played and won, and on
-// each ladder the rating, rank, record and last rating changes with their games; a button to challenge them.
+// each ladder the rating, rank, record and last rating changes with their games; a button to challenge them, and
+// the safety of blocks.js: block and mute them, or on your own profile who may reach you.
 
 import { $, h } from "../core/dom.js";
 import { ordinal, signOf, signed } from "../core/format.js";
 import { language, t } from "../core/words.js";
+import { renderSafety, setUpSafety } from "./blocks.js";
 import { challengeFromProfile } from "./challenges.js";
 import { dayWords } from "./format.js";
 import { currentRoute } from "./router.js";
@@ -27,6 +29,7 @@ export async function showProfile(handle) {
   $("profile-facts").hidden = true;
   $("profile-ratings").hidden = true;
   $("profile-challenge").hidden = true;
+  $("profile-stats").hidden = true;
   try {
     const player = (await api("GET", `/v1/players/${encodeURIComponent(handle)}`, { auth: false })).data;
     if (currentRoute()[0] !== "player") return;
@@ -38,9 +41,13 @@ export async function showProfile(handle) {
     $("profile-played").textContent = String(player.games.played);
     $("profile-won").textContent = String(player.games.won);
     $("profile-facts").hidden = false;
+    $("profile-archive", HTMLAnchorElement).href = "#archive=" + encodeURIComponent(player.handle || player.id);
+    $("profile-stats").setAttribute("href", "#stats=" + encodeURIComponent(player.handle || player.id));
+    $("profile-stats").hidden = false;
     renderProfileRatings(player);
     const you = me();
     $("profile-challenge").hidden = !(you && player.handle && player.id !== you.id);
+    await renderSafety(player);
   } catch (problem) {
     if (/** @type {{ status?: number }} */ (problem).status === 404) $("profile-h").textContent = t("play.no_such_player");
     showProblem(problem);
@@ -92,6 +99,7 @@ function changeItem(change) {
 }
 
 export function setUpProfile() {
+  setUpSafety();
   $("profile-challenge").addEventListener("click", () => {
     if (shown) challengeFromProfile(shown);
   });

@@ -1,20 +1,24 @@
 // Quick match, at the top of the lobby: a ticket (createMatchTicket) for the kinds of game the player accepts.
 //
-// A ticket waits on the server whether its player stays or not.  The API lists no player's tickets, so this page keeps
-// the ids of those it opened in localStorage: the lobby reads each as it opens, and then every waiting one each
-// second (a live game's) or ten (a correspondence game's) while the tab is shown, never while it is hidden.  A ticket
-// this page saw waiting that is matched opens its game; one whose fate came while the player was away (matched,
-// expired, cancelled in another tab) is shown with it until opened or dismissed.  The server forgets a closed ticket
-// a day later (404), and so does the page then.
+// A ticket waits on the server whether its player stays or not.  The player's feed (feed.js) opens with their waiting
+// tickets and says when one is matched (``match_found``, with the game): a ticket this page saw waiting opens its game
+// then, and nothing is read again and again meanwhile (the clocks and the ratings a ticket takes widen here, as the
+// server widens them).  The page also keeps the ids of the tickets it saw in localStorage: one no longer waiting when
+// the feed opens (matched, expired, cancelled in another tab while the player was away) is read once and shown with its
+// fate until opened or dismissed, and a waiting one is read once more when it is due to expire.  The server forgets a
+// closed ticket a day later (404), and so does the page then.
 
 import { $, h } from "../core/dom.js";
 import { t } from "../core/words.js";
 import { aiFillChoices, clockWords, fillWords, momentWords, ticketChoices, ticketWords } from "./format.js";
+import { onFeed } from "./feed.js";
 import { TICKETS, api, me, newKey } from "./session.js";
 import { clearProblem, fillChoices, fillTimeControl, notice, onScreen, showProblem } from "./ui.js";
 
-const TICKET_POLL = { live: 1000, days: 10000 };  // ms between two reads of a waiting ticket
+const MINUTE = 60000;
 
+
+/** @import { FeedState } from "./feed.js" */
 /**
  * A ticket as the API answers it (getMatchTicket, its schema in the OpenAPI document).
  * @typedef {{ id: string, status: string, game_id: string | null, [member: string]: any }} Ticket
@@ -25,8 +29,8 @@ const quick = {
   tickets: new Map(),
   /** @type {Map<string, number>} when each was read (ms) */
   read: new Map(),
-  /** @type {Promise<void> | null} a read of the tickets under way */
-  reading: null,
+  /** @type {Set<string>} the tickets being read */
+  reading: new Set(),
   /** @type {Set<string>} the tickets this page saw waiting: when one is matched, its game opens */
   seenWaiting: new Set(),
   /** the form shows for another ticket while one waits */
@@ -78,63 +82,86 @@ function took(ticket) {
   quick.read.set(ticket.id, Date.now());
 }
 
-/**
- * Whether a ticket's next read is due: one this page has not read yet, or a waiting one after its interval.
- * @param {string} id
- */
-function readDue(id) {
-  const ticket = quick.tickets.get(id);
-  if (!ticket) return true;
-  if (ticket.status !== "waiting") return false;
-  const every = ticket.days_per_turn ? TICKET_POLL.days : TICKET_POLL.live;
-  return Date.now() - (quick.read.get(id) || 0) >= every - 100;
-}
-
-/** The lobby opens: what it saw of the tickets starts afresh. */
+/** The lobby opens: what it saw of the tickets starts afresh (a ticket waiting now is one it saw waiting). */
 export function openQuickMatch() {
-  quick.seenWaiting = new Set();
+  quick.seenWaiting = new Set([...quick.tickets.values()].filter((ticket) => ticket.status === "waiting").map((ticket) => ticket.id));
   quick.another = false;
   quick.drawn = "";
-}
-
-/**
- * Read the tickets kept here (``due``: only those whose read is due), then show them, or open a game just found.
- * @param {boolean} due
- * @returns {Promise<void>}
- */
-export async function loadTickets(due) {
-  if (quick.reading) return quick.reading;
-  quick.reading = (async () => {
-    const ids = storedTickets();
-    for (const id of quick.tickets.keys()) if (!ids.includes(id)) quick.tickets.delete(id);  // forgotten by another tab
-    await Promise.all(ids.filter((id) => !due || readDue(id)).map(async (id) => {
-      try {
-        took((await api("GET", `/v1/match-tickets/${encodeURIComponent(id)}`, { quiet: true })).data);
-      } catch (problem) {
-        const status = /** @type {{ status?: number }} */ (problem).status;
-        if (status === 404) forgetTicket(id);  // over for more than a day: the server forgot it
-        else if (status && onLobby()) showProblem(problem);  // no network: the next read
-      }
-    }));
-  })().finally(() => { quick.reading = null; });
-  await quick.reading;
-  if (!onLobby() || !me()) return;
-  const found = [...quick.tickets.values()].find((ticket) => ticket.status === "matched" && ticket.game_id
-    && quick.seenWaiting.has(ticket.id));
-  for (const ticket of quick.tickets.values()) if (ticket.status === "waiting") quick.seenWaiting.add(ticket.id);
-  if (found && found.game_id) {
-    forgetTicket(found.id);
-    notice(t("play.game_found"));
-    location.hash = "game=" + encodeURIComponent(found.game_id);
-    return;
-  }
   drawTickets();
 }
 
-/** Each second: the waiting tickets' clocks, and a read of those due (the lobby's timers run only while it is shown). */
+/**
+ * Read tickets once (getMatchTicket): their fate, where the feed cannot tell it; then show them, or open a game found.
+ * @param {string[]} ids
+ */
+async function readTickets(ids) {
+  await Promise.all(ids.filter((id) => !quick.reading.has(id)).map(async (id) => {
+    quick.reading.add(id);
+    try {
+      took((await api("GET", `/v1/match-tickets/${encodeURIComponent(id)}`, { quiet: true })).data);
+    } catch (problem) {
+      const status = /** @type {{ status?: number }} */ (problem).status;
+      if (status === 404) forgetTicket(id);  // over for more than a day: the server forgot it
+      else if (status && onLobby()) showProblem(problem);
+    } finally {
+      quick.reading.delete(id);
+    }
+  }));
+  const found = [...quick.tickets.values()].find((ticket) => ticket.status === "matched" && ticket.game_id
+    && quick.seenWaiting.has(ticket.id));
+  if (found && found.game_id && onLobby()) {
+    openFound(found.id, found.game_id);
+    return;
+  }
+  if (onLobby()) drawTickets();
+}
+
+/**
+ * A ticket this page saw waiting was matched: its game opens.
+ * @param {string} id
+ * @param {string} game
+ */
+function openFound(id, game) {
+  forgetTicket(id);
+  notice(t("play.game_found"));
+  location.hash = "game=" + encodeURIComponent(game);
+}
+
+/**
+ * The feed opened: its waiting tickets are the page's; one kept here that no longer waits is read for its fate.
+ * @param {FeedState} state
+ */
+function fromState(state) {
+  const waiting = new Set(state.tickets.map((ticket) => ticket.id));
+  for (const ticket of state.tickets) {
+    took(ticket);
+    keepTicket(ticket.id);
+  }
+  readTickets(storedTickets().filter((id) => !waiting.has(id) && (quick.tickets.get(id) || { status: "waiting" }).status === "waiting"));
+}
+
+/**
+ * A match found (the feed's ``match_found``): the ticket waiting here is matched with its game (several waiting: each
+ * read once, to know which).
+ * @param {string} game
+ */
+function matchFound(game) {
+  const waiting = [...quick.tickets.values()].filter((ticket) => ticket.status === "waiting");
+  if (waiting.length !== 1) {
+    readTickets(waiting.map((ticket) => ticket.id));
+    return;
+  }
+  const [ticket] = waiting;
+  took({ ...ticket, status: "matched", game_id: game, waited_seconds: waitedNow(ticket) });
+  if (onLobby() && quick.seenWaiting.has(ticket.id)) openFound(ticket.id, game);
+  else if (onLobby()) drawTickets();
+}
+
+/** Each second, while the lobby is shown: the waiting tickets' clocks, and a read of one due to have expired. */
 export function tickTickets() {
   tickClocks();
-  if (!quick.reading && storedTickets().some(readDue)) loadTickets(true);
+  const over = [...quick.tickets.values()].filter((ticket) => ticket.status === "waiting" && Date.parse(ticket.expires_at) + 1000 < Date.now());
+  if (over.length) readTickets(over.map((ticket) => ticket.id));
 }
 
 /**
@@ -145,10 +172,15 @@ const waitedNow = (ticket) => ticket.waited_seconds
   + (ticket.status === "waiting" ? (Date.now() - (quick.read.get(ticket.id) || Date.now())) / 1000 : 0);
 
 /**
- * The ratings a waiting ticket takes now: "950–1050".
+ * The ratings a waiting ticket takes now, "950–1050": ``rating_range`` either side of its rating, wider by
+ * ``rating_range_widen`` a minute of waiting, up to ``rating_range_max`` (as the server widens it).
  * @param {Ticket} ticket
  */
-const rangeWords = (ticket) => `${ticket.rating_range_now.low}–${ticket.rating_range_now.high}`;
+function rangeWords(ticket) {
+  if (ticket.status !== "waiting") return `${ticket.rating_range_now.low}–${ticket.rating_range_now.high}`;
+  const width = Math.min(ticket.rating_range_max, ticket.rating_range + Math.floor(ticket.rating_range_widen * waitedNow(ticket) * 1000 / MINUTE));
+  return `${ticket.rating - width}–${ticket.rating + width}`;
+}
 
 /**
  * A ticket as an item of the list, with what the player may do about it.
@@ -289,11 +321,12 @@ async function openTicket(body) {
       keepTicket(refused.body.ticket_id);  // opened elsewhere (another browser of yours): it is this page's too now
       quick.another = false;
       notice(t("play.already_looking"));
+      await readTickets([refused.body.ticket_id]);
     } else showProblem(problem);
   } finally {
     button.disabled = false;
   }
-  await loadTickets(false);
+  drawTickets();
 }
 
 /**
@@ -322,6 +355,7 @@ async function cancelTicket(ticket) {
 
 /** The form: its choices filled in (a correspondence game's ticket waits a week unless told), its buttons. */
 export function setUpQuickMatch() {
+  onFeed({ state: fromState, notice: (got) => { if (got.event === "match_found" && got.game_id) matchFound(got.game_id); } });
   fillTimeControl("qm-time");
   const choices = { "qm-ai-after": aiFillChoices(), ...ticketChoices() };
   /** @type {Record<string, string>} */

@@ -2,8 +2,10 @@
 // new game, "#game=<id>" a table, "#join=<game>:<code>" a share link that seats whoever opens it, "#lobby" the lobby
 // (quick match, your handle, challenges, players, the open tables), "#player=<handle or id>" a player's public
 // profile, "#ladder=<basic|advanced>" a ladder's leaderboard, "#mistakes=<inaccuracy|mistake|blunder>" your
-// labelled decisions across your games.  A screen to come is one more <section class="screen"> in play.html, a
-// module of its own, and one more route in main.js.
+// labelled decisions across your games, "#stats" everyone's statistics and "#stats=<handle or id>" a player's,
+// "#tournaments" the tournaments and "#tournament=<id>" one of them, "#archive=<handle or id>" a player's finished
+// games ("#archive=": yours) and "#watch" the live games to watch.  A screen
+// to come is one more <section class="screen"> in play.html, a module of its own, and one more route in main.js.
 
 /**
  * A route: ``show(value)`` draws its screen.  ``signedOut``: shown without a player too (every other route asks a

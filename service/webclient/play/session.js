@@ -17,6 +17,17 @@ export const TICKETS = "red7.tickets";
 /** @type {Player | null} */
 let player = null;
 
+/** @type {((player: Player | null) => void)[]} */
+const saved = [];
+
+/**
+ * Be told each time the player is saved (signed in, renamed, forgotten: null).
+ * @param {(player: Player | null) => void} then
+ */
+export function whenSaved(then) {
+  saved.push(then);
+}
+
 /** The player this browser plays as, or null. */
 export function me() {
   return player;
@@ -61,6 +72,7 @@ export function savePlayer(next) {
   handle.hidden = !(next && next.handle);
   handle.textContent = next && next.handle ? "@" + next.handle : "";
   if (next && next.handle) handle.href = "#player=" + encodeURIComponent(next.handle);
+  for (const then of saved) then(next);
 }
 
 /** @type {() => void} */

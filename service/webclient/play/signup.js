@@ -9,7 +9,23 @@ import { api, newKey, savePlayer, whenForgotten } from "./session.js";
 import { clearProblem, clearTimers, confirmStep, fieldError, notice, screen, showProblem } from "./ui.js";
 
 /** The handle refusals shown beside the field they are about, rather than at the top of the page. */
-export const HANDLE_CODES = new Set(["handle_taken", "handle_invalid", "handle_reserved"]);
+export const HANDLE_CODES = new Set(["handle_taken", "handle_invalid", "handle_reserved", "handle_not_allowed"]);
+
+/** The terms of use in force (getTerms): their version (empty: the server has none), asked for once a page. */
+let terms = /** @type {Promise<string> | null} */ (null);
+
+/** Show the terms' box at the sign-up when the server has terms, and say which version it accepts. */
+function termsInForce() {
+  terms ??= api("GET", "/v1/terms", { auth: false, quiet: true })
+    .then((answer) => {
+      const found = /** @type {{ terms_version: string, terms_url: string }} */ (answer.data);
+      $("signup-terms").hidden = !found.terms_version;
+      $("signup-terms-link", HTMLAnchorElement).href = found.terms_url;
+      return found.terms_version;
+    })
+    .catch(() => { terms = null; return ""; });
+  return terms;
+}
 
 /**
  * The sign-up; ``invited``: it says a game waits for them (unless told, when the address is a share link).
@@ -20,6 +36,7 @@ export function showSignup(message, invited) {
   screen("signup");
   $("signup-invite").hidden = !(invited ?? currentRoute()[0] === "join");
   if (message) notice(message);
+  termsInForce();
   $("signup-name").focus();
 }
 
@@ -34,7 +51,7 @@ export function forgetPlayer(message, home) {
   savePlayer(null);
   stopLive();
   if (home) {
-    history.replaceState(null, "", location.pathname);
+    history.replaceState(null, "", location.pathname + location.search);  // ?lang= kept
     showSignup(message, false);
   } else showSignup(message);
 }
@@ -54,7 +71,12 @@ async function signUp(event) {
   const button = $("signup-submit", HTMLButtonElement);
   button.disabled = true;
   try {
-    const body = handle ? { name, handle } : { name };
+    const version = await termsInForce();
+    if (version && !$("signup-terms-accept", HTMLInputElement).checked) {
+      showProblem({ title: t("play.accept_the_terms_first"), detail: t("play.terms_seen") });
+      return;
+    }
+    const body = { name, ...(handle ? { handle } : {}), ...(version ? { accept_terms: version } : {}) };
     // A fresh key per submission: a retry after a 503 makes no second player (and a refused handle makes none).
     const created = (await api("POST", "/v1/players", { body, auth: false, headers: newKey() })).data;
     savePlayer({ id: created.id, name: created.name, handle: created.handle || null, token: created.token });

@@ -5,6 +5,7 @@ import { $, h } from "../core/dom.js";
 import { ordinal, signOf, signed } from "../core/format.js";
 import { counted, language, t } from "../core/words.js";
 import { awaitAnalysis } from "./analysis.js";
+import { onFeed } from "./feed.js";
 import { current } from "./game.js";
 import { mySeat, seatName } from "./moves.js";
 import { api, newKey } from "./session.js";
@@ -13,7 +14,8 @@ import { clearProblem, every, notCounted, notice, showProblem, stopEvery } from 
 /** @import { Game } from "./game.js" */
 /** @import { View } from "./moves.js" */
 
-const POLL = 4000;  // ms: how often a finished game's view is read for its rematch
+/** The notices that change a finished game's rematch: its view is read again when one comes. */
+const REMATCH_NOTICES = ["rematch_offered", "rematch_declined", "rematch_started"];
 const RATINGS_POLL = 2000;  // ms: how often a finished rated game's view is read until its ladder has it
 const FINISH = ["round_won", "target_reached", "deck_exhausted"];
 
@@ -191,13 +193,12 @@ const namesOf = (view, seats) => seats.map((seat) => (seat === mySeat(view) ? t(
 
 /**
  * A rematch at a finished game's end: who wants one (the view's rematch_offers), an offer or a decline, and the new
- * game, which opens here when it starts while this page looks on.  Another player's answer comes by reading the view
- * again every few seconds (the feed of a finished game is over).
+ * game, which opens here when it starts while this page looks on.  Another player's answer comes as a notice of the
+ * player's own feed (feed.js), and the view is read again then (the feed of a finished game is over).
  * @param {View} view
  * @param {View | null} before the view shown before this one
- * @param {Game} game
  */
-export function renderRematch(view, before, game) {
+export function renderRematch(view, before) {
   const box = $("rematch-box");
   const mine = mySeat(view);
   const seats = rematchSeats(view);
@@ -234,13 +235,6 @@ export function renderRematch(view, before, game) {
     location.hash = "game=" + encodeURIComponent(view.rematch);
     return;
   }
-  if (open && !game.watching) {
-    game.watching = every(POLL, () => {
-      const now = game.view;
-      if (game !== current() || !now || now.rematch || now.rematch_declined !== null) stopEvery(game.watching);
-      else table.refresh();
-    });
-  }
 }
 
 /**
@@ -270,6 +264,11 @@ async function answerRematch(offer) {
  */
 export function setUpEnd(drawing) {
   table = drawing;
+  onFeed({ notice: (got) => {
+    const game = current();
+    if (!REMATCH_NOTICES.includes(got.event) || !game || !game.view || game.view.phase !== "finished") return;
+    if (got.game_id === game.id || got.event === "rematch_started") table.refresh();
+  } });
   $("analysis-button").addEventListener("click", analyse);
   $("rematch-offer").addEventListener("click", () => answerRematch(true));
   $("rematch-decline").addEventListener("click", () => answerRematch(false));

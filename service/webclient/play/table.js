@@ -4,11 +4,17 @@
 
 import { $, h } from "../core/dom.js";
 import { ruleHelp, ruleName } from "../core/rules.js";
+import { seatLabel } from "../core/seats.js";
 import { counted, language, t } from "../core/words.js";
 import { current, newGame } from "./game.js";
 import { startLive } from "./live.js";
 import { consequences, describe, mySeat, recentMoves, seatName, statusText, stepLabel } from "./moves.js";
 import { api, newKey } from "./session.js";
+import { showClocks } from "./table-clock.js";
+import { heard, openTalk, setUpTalk, showTalk } from "./talk.js";
+import { setUpTouch, showTouch } from "./touch.js";
+import { setUpMotion, showMoves } from "./motion.js";
+import { renderShare, setUpShare } from "./share.js";
 import { ratingBadge, ratingsBySeat, renderOutcome, renderRematch, setUpEnd, watchRatings } from "./table-end.js";
 import { cardList, clearProblem, confirmStep, notice, screen, showProblem } from "./ui.js";
 
@@ -38,6 +44,7 @@ export async function openGame(gameId) {
   $("news").replaceChildren();
   $("news").setAttribute("aria-live", "off");  // the backlog is not news: announced from the first new event on
   $("status").textContent = t("play.loading_game");
+  openTalk(gameId);
   for (const id of ["invite", "outcome", "move", "leave", "call-off", "abort", "pending"]) $(id).hidden = true;
   try {
     const view = (await api("GET", `/v1/games/${encodeURIComponent(gameId)}`)).data;
@@ -60,6 +67,7 @@ export function render(view) {
   const game = current();
   if (!game || view.id !== game.id) return;
   if (game.view && view.version < game.view.version && !game.resetting) return;  // an older answer arrived late
+  for (const seat of view.seats) seat.name = seatLabel(seat, seat.seat);  // "AI 1 (greedy)" in the page's language
   game.resetting = false;
   const before = game.view;
   game.view = view;
@@ -91,6 +99,7 @@ export function render(view) {
   if (view.rematch_of) meta.push(t("play.a_rematch"));
   if (view.turn && view.turn.deadline) meta.push(t("play.turn_ends_by", { time: new Date(view.turn.deadline).toLocaleTimeString(language()) }));
   $("game-meta").textContent = meta.join(" · ");
+  renderShare(view.id);
 
   // Invitation (the creator sees the join code while seats are open).
   const inviting = view.phase === "waiting" && !!view.join_code;
@@ -111,8 +120,9 @@ export function render(view) {
 
   renderTable(view);  // the rule and the palettes, with what the others did since your last turn
   renderSteps(view, yourTurn);  // your move
+  showMoves(before, view, mine, $("status").textContent);  // the others' cards travel, the rule swells, a round's winner
   renderOutcome(view, game);  // the end, and a rematch
-  renderRematch(view, before, game);
+  renderRematch(view, before);
   watchRatings(view, game);  // a finished rated game's changes: its ladder takes it seconds after the end
 
   // Leaving.
@@ -120,6 +130,8 @@ export function render(view) {
   $("leave").hidden = !(seated && (view.status === "active" || (view.status === "waiting" && !view.join_code)));
   $("leave").textContent = view.status === "waiting" ? t("play.leave_game") : t("play.resign");
   $("call-off").hidden = !(view.status === "waiting" && view.join_code);
+  showTalk(view);  // the table talk, where it is on
+
   // Abort: while the view says it may be (dealt, not every seat has moved once), for a player who still plays.
   $("abort").hidden = !(seated && view.abortable);
 }
@@ -167,9 +179,12 @@ function renderTable(view) {
       h("p", { class: "seat-meta", text: facts.join(" · ") })),
     h("div", { class: "seat-body" },
       cardList(seat.palette, seat.qualifying, view.phase === "waiting" ? "" : t("play.empty_palette"), recent.arrived),
-      did ? h("p", { class: "seat-recent", "data-recent": seat.seat, text: `${seat.name} ${did.join(", ")}.` }) : null));
+      did ? h("p", { class: "seat-recent", "data-recent": seat.seat, title: `${seat.name} ${did.join(", ")}.` },
+        h("span", { class: "seat-recent-who", text: seat.name }), ` ${did.join(", ")}.`) : null));
   });
   $("seats").replaceChildren(...seats);
+  showClocks(view, $("seats"));  // the turn's clock beside the status line and the name of the seat to play
+  showTouch(view, $("table").dataset.yourTurn === "true", !!game?.acting);  // the cards you tap, the places that glow
 }
 
 /**
@@ -191,10 +206,12 @@ function renderSteps(view, yourTurn) {
 }
 
 /**
- * A step taken: asked about first if it puts you out, then sent with the view's version.
+ * A step taken: asked about first if it puts you out, then sent with the view's version.  Taken from its button, the
+ * keyboard's focus goes on to the next steps; taken by a tap on the table (``tapped``), the page stays where it is.
  * @param {Record<string, any>} step
+ * @param {boolean} [tapped]
  */
-async function takeStep(step) {
+async function takeStep(step, tapped = false) {
   const game = current();
   if (!game || !game.view || game.acting) return;
   const view = game.view;
@@ -205,7 +222,7 @@ async function takeStep(step) {
   }
   const body = { steps: [Object.fromEntries(STEP_FIELDS.filter((key) => key in step).map((key) => [key, step[key]]))] };
   game.acting = true;
-  for (const button of $("steps").querySelectorAll("button")) button.disabled = true;
+  for (const button of $("table").querySelectorAll("button.step")) /** @type {HTMLButtonElement} */ (button).disabled = true;
   clearProblem();
   try {
     const answer = await api("POST", `/v1/games/${encodeURIComponent(game.id)}/actions`, {
@@ -216,7 +233,7 @@ async function takeStep(step) {
       render(answer.data);
       // The buttons were replaced: keep the keyboard where the game goes on.
       const next = $("steps").querySelector("button");
-      (next || $("status-panel")).focus();
+      if (!tapped) (next || $("status-panel")).focus();
     }
   } catch (problem) {
     game.acting = false;
@@ -308,6 +325,7 @@ function following(game) {
     lost: (version) => lostEvents(game, version),
     refresh,
     shown: () => game === current(),
+    said: (message) => { if (game === current()) heard(message); },
   };
 }
 
@@ -363,5 +381,9 @@ export function setUpTable() {
   $("leave").addEventListener("click", () => leaveGame(false));
   $("call-off").addEventListener("click", () => leaveGame(true));
   $("copy-link").addEventListener("click", copyLink);
+  setUpShare();
   setUpEnd({ render, refresh });
+  setUpTouch((step) => takeStep(step, true));
+  setUpMotion();
+  setUpTalk();
 }

@@ -3,7 +3,7 @@
 
 import { $, h } from "../core/dom.js";
 import { cardName } from "../core/rules.js";
-import { t } from "../core/words.js";
+import { counted, t } from "../core/words.js";
 import { matchTimeControls, timeControls } from "./format.js";
 
 /** @import { Choice } from "./format.js" */
@@ -109,7 +109,7 @@ export function fieldError(field, problem) {
   if (problem) { input.setAttribute("aria-invalid", "true"); input.focus(); } else input.removeAttribute("aria-invalid");
 }
 
-// What a screen reads again and again (the lobby its challenges, a finished game its rematch): stopped by the next
+// What a screen does again and again (the lobby's ticket clocks, a rated game's reads until its ladder has it): stopped by the next
 // route, and skipped while the tab is not shown.  A plain read each time, which holds no wait slot of the player's.
 /** @type {Set<ReturnType<typeof setInterval>>} */
 const timers = new Set();
@@ -165,6 +165,8 @@ export function cardList(cards, qualifying, emptyText, arrived) {
   if (!cards.length && emptyText) list.append(h("li", { class: "none", text: emptyText }));
   const counts = new Set(qualifying || []);
   for (const card of cards) list.append(cardItem(card, counts.has(card), !!arrived && arrived.has(card)));
+  const fresh = arrived ? cards.filter((card) => arrived.has(card)).length : 0;
+  if (fresh) list.append(h("li", { class: "new-count", "aria-hidden": "true", text: counted("new_card", fresh) }));  // each card says it too
   return list;
 }
 

@@ -4,7 +4,7 @@
 
 import { $ } from "../core/dom.js";
 import { languageSwitch } from "../core/language.js";
-import { t } from "../core/words.js";
+import { language, t } from "../core/words.js";
 import { offerAnalysis } from "./analyse.js";
 import { buildChart } from "./chart.js";
 import { parseReplay, readReplay } from "./replay.js";
@@ -15,6 +15,23 @@ const web = location.protocol === "http:" || location.protocol === "https:";
 // The language switch: the page again in the chosen language, which is remembered for the next replay opened (a page
 // saved to disk holds one language).
 languageSwitch($("lang", HTMLSelectElement), { web });
+
+/**
+ * The way back to /play and to the player's mistakes, in the page's language (a page saved to disk has no /play), and
+ * the game's details folded on a phone, so that the table comes first there.
+ * @param {Replay | null} replay
+ */
+function frame(replay) {
+  const about = $("about", HTMLDetailsElement);
+  about.open = !window.matchMedia("(max-width: 600px)").matches;
+  if (!web) return;
+  const lang = language();
+  const query = lang === "en" ? "" : "?lang=" + encodeURIComponent(lang);
+  $("to-play").setAttribute("href", "/play" + query);
+  $("to-mistakes").setAttribute("href", "/play" + query + "#mistakes=mistake");
+  $("to-mistakes").hidden = !(replay && replay.analysis);
+  $("links").hidden = false;
+}
 
 /** @param {string} message */
 function showError(message) {
@@ -130,4 +147,5 @@ function start(replay) {
 }
 
 const replay = load();
+frame(replay);
 if (replay) start(replay);

@@ -1,6 +1,7 @@
 // A replay document (red7-replay/1: replays/build.py) as the viewer reads it: its steps, seats, ratings and
 // decision analysis, and what a seat is at a step.  Pure (no page), so node's tests run it.
 
+import { seatLabel } from "../core/seats.js";
 import { counted, t } from "../core/words.js";
 
 /**
@@ -52,7 +53,7 @@ export function readReplay(doc) {
  */
 export function seatName(replay, seat) {
   const info = replay.seatInfo[seat];
-  return info && info.name ? String(info.name) : t("viewer.seat", { seat });
+  return info && info.name ? seatLabel(info, seat) : t("viewer.seat", { seat });
 }
 
 /**

@@ -4,6 +4,7 @@
 import { $ } from "../core/dom.js";
 import { capitalized, signOf, signed, utc } from "../core/format.js";
 import { cardName, ruleHelp, ruleName } from "../core/rules.js";
+import { aiLevel } from "../core/seats.js";
 import { counted, has, language, t, tNodes } from "../core/words.js";
 import { accuracyText, seatName, statusOf } from "./replay.js";
 
@@ -149,7 +150,8 @@ export function buildSeats(replay) {
     name.id = "seat-name-" + seat;
     const status = el("span", "status");
     head.append(name, status);
-    const kind = el("div", "seat-kind", info.kind === "ai" ? t("viewer.ai") + (info.level ? " · " + info.level : "") : t("viewer.human"));
+    const level = info.kind === "ai" ? aiLevel(info.level) : null;
+    const kind = el("div", "seat-kind", info.kind === "ai" ? level || t("viewer.ai") + (info.level ? " · " + info.level : "") : t("viewer.human"));
     const acted = el("span", "acted");
     kind.append(" ", acted);
     const scoreRow = el("div", "row");
@@ -198,7 +200,8 @@ export function buildStepList(replay, go) {
     button.type = "button";
     button.tabIndex = -1;
     button.dataset.step = String(index);
-    button.append(el("span", "num", index), el("span", "txt", text));
+    const words = el("span", "txt", text);
+    button.append(el("span", "num", index), words);
     const decision = replay.verdictAt.get(index);
     if (decision) {
       /** @type {Record<string, string>} */
@@ -207,7 +210,7 @@ export function buildStepList(replay, go) {
       mark.dataset.label = decision.label;
       const lost = { label: t("viewer.label." + decision.label), delta: decision.delta.toFixed(1), se: decision.se.toFixed(1) };
       mark.title = t(decision.went_out ? "viewer.verdict_went_out" : "viewer.verdict", lost);
-      button.append(mark);
+      words.append(" ", mark);  // in the step's own text: beside what it judges, not in a row of its own
     }
     li.append(button);
     list.append(li);

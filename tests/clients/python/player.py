@@ -4,7 +4,7 @@ The first is created with its seats (a human and two AIs), played to its end, an
 again.  The second is a quick match: a rated ticket for two players whose empty seat an AI takes after a second,
 polled until it names the game, played to its end; then the ladder's leaderboard ranks the player (once the workers
 have applied the game) and their public profile shows the same rating.  Last, the first game's decision analysis is
-requested and read.
+requested and read (after another player is blocked, muted and let go again, and talked to at a table).
 
 Run by tests/clients/test_python_client.py, which first type-checks this file with ``mypy --strict`` against the
 generated package: every field is read through the generated models' attributes (no casts, no dict access), so
@@ -13,6 +13,7 @@ the document has to type what the API sends.  Usage: ``python player.py BASE_URL
 
 from __future__ import annotations
 
+import json
 import secrets
 import sys
 import time
@@ -21,11 +22,15 @@ from io import BytesIO
 from typing import NoReturn
 
 from red7_client import AuthenticatedClient, Client
-from red7_client.api.v1 import act as act_api
 from red7_client.api.v1 import (
+    accept_challenge,
+    block_player,
+    create_challenge,
     create_game,
     create_match_ticket,
     create_player,
+    create_report,
+    export_player_games,
     export_replay,
     get_analysis,
     get_game,
@@ -35,18 +40,31 @@ from red7_client.api.v1 import (
     get_player,
     get_replay,
     import_replay,
+    list_blocks,
     list_events,
     list_my_mistakes,
+    list_player_games,
+    list_table_talk,
+    mute_player,
     request_analysis,
+    say_at_table,
     stream_events,
+    unblock_player,
+    unmute_player,
 )
+from red7_client.api.v1 import act as act_api
 from red7_client.models import (
     Action,
     AiLevel,
     Analysis,
     AnalysisResult,
     AnalysisStatus,
+    BlockedPlayer,
+    BlockList,
+    BlockListKind,
     CardPlayedEvent,
+    Challenge,
+    ChallengeCreate,
     DecisionBy,
     DecisionLabel,
     EventPage,
@@ -69,18 +87,26 @@ from red7_client.models import (
     Outcome,
     PlayerCreate,
     PlayerCreated,
+    PlayerGames,
     PlayerLadders,
     Problem,
     PublicPlayer,
     Replay,
+    Report,
+    ReportCreate,
+    ReportReason,
     RoundDealtEvent,
+    Say,
     Seat,
     SeatKind,
     Step,
+    TalkMessage,
+    TalkPage,
+    TalkPhrase,
     Variant,
     You,
 )
-from red7_client.types import File
+from red7_client.types import UNSET, File
 
 NDJSON = "application/x-ndjson"
 DEADLINE = time.monotonic() + 160
@@ -161,7 +187,68 @@ def main(base_url: str) -> None:
         f"{len(replay.steps)} replay steps, imported as {imported}"
     )
     print(quick_match(me, anonymous, created.id))
+    print(blocking(base_url, me, anonymous, created.id))
     print(analysed(me, anonymous, game_id))
+    print(archived(me, anonymous, created.id))
+
+
+def blocking(base_url: str, me: AuthenticatedClient, anonymous: Client, my_id: str) -> str:
+    """Another player blocked by handle: their challenge to us refused as any refusal, our list shows them; muted and
+    unmuted by id; unblocked, their challenge goes through."""
+    other = create_player.sync(client=anonymous, body=PlayerCreate(name="Pest", handle=f"{HANDLE}_x"))
+    if not isinstance(other, PlayerCreated):
+        fail("the other sign-up failed", other)
+    them = AuthenticatedClient(base_url=base_url, token=other.token, raise_on_unexpected_status=True)
+    blocked = block_player.sync(f"{HANDLE}_x", client=me)
+    if not isinstance(blocked, BlockedPlayer) or blocked.id != other.id or blocked.list_ is not BlockListKind.BLOCKS:
+        fail("blocking by handle", blocked)
+    refused = create_challenge.sync_detailed(client=them, body=ChallengeCreate(players=[my_id]))
+    if not isinstance(refused.parsed, Problem) or refused.parsed.code != "challenge_refused":
+        fail("a blocked player's challenge", refused.parsed)
+    listed = list_blocks.sync(client=me)
+    if not isinstance(listed, BlockList) or [p.id for p in listed.players] != [other.id] or listed.limit != 1000:
+        fail("the list of blocks", listed)
+    muted = mute_player.sync(other.id, client=me)
+    if not isinstance(muted, BlockedPlayer) or muted.list_ is not BlockListKind.MUTES:
+        fail("muting by id", muted)
+    mutes = list_blocks.sync(client=me, list_=BlockListKind.MUTES)
+    if not isinstance(mutes, BlockList) or len(mutes.players) != 1:
+        fail("the list of mutes", mutes)
+    for lifted in (unmute_player.sync_detailed(other.id, client=me), unblock_player.sync_detailed(other.id, client=me)):
+        if lifted.status_code != HTTPStatus.NO_CONTENT:
+            fail("lifting a mute or a block", lifted.status_code)
+    accepted = create_challenge.sync_detailed(client=them, body=ChallengeCreate(players=[my_id]))
+    if accepted.status_code != HTTPStatus.CREATED or not isinstance(accepted.parsed, Challenge):
+        fail("a challenge once unblocked", accepted.parsed)
+    shown = len(listed.players)
+    said = talking(me, them, accepted.parsed.id)
+    return f"blocks: {refused.status_code.value} {refused.parsed.code} while blocked, {shown} listed, then unblocked; {said}"
+
+
+def talking(me: AuthenticatedClient, them: AuthenticatedClient, challenge_id: str) -> str:
+    """The challenge accepted, its game's table: they wish us luck with a preset phrase, we answer in words; each
+    reads the other's message (a phrase in the reader's language)."""
+    game = accept_challenge.sync(challenge_id, client=me)
+    if not isinstance(game, Challenge) or not isinstance(game.game_id, str):
+        fail("accepting the challenge", game)
+    wished = say_at_table.sync(game.game_id, client=them, body=Say(phrase=TalkPhrase.GOOD_LUCK))
+    answered = say_at_table.sync(game.game_id, client=me, body=Say(text="Thanks!"))
+    if not isinstance(wished, TalkMessage) or not isinstance(answered, TalkMessage) or wished.held:
+        fail("saying something at the table", (wished, answered))
+    mine = list_table_talk.sync(game.game_id, client=me)
+    if not isinstance(mine, TalkPage) or [m.phrase for m in mine.messages] != [TalkPhrase.GOOD_LUCK, None]:
+        fail("the table talk as we read it", mine)
+    # Their message reported (the evidence copies it); the same report made again is the same report.
+    reason, comment = ReportReason.OTHER, "a test of reporting"
+    body = ReportCreate(player=wished.author_id, reason=reason, comment=comment, game_id=game.game_id, message_id=wished.id)
+    first = create_report.sync_detailed(client=me, body=body)
+    again = create_report.sync_detailed(client=me, body=body)
+    if not isinstance(first.parsed, Report) or first.parsed.message_id != wished.id or first.parsed.evidence.messages == []:
+        fail("reporting a message", first.parsed)
+    if not isinstance(again.parsed, Report) or again.parsed.id != first.parsed.id:
+        fail("the same report made again", again.parsed)
+    said = f"talk: {len(mine.messages)} messages at the table, {mine.messages[0].words!r} first"
+    return f"{said}; report: {first.status_code.value} then {again.status_code.value}, the same report"
 
 
 def analysed(me: AuthenticatedClient, anonymous: Client, game_id: str) -> str:
@@ -311,6 +398,42 @@ def applied(me: AuthenticatedClient, game_id: str) -> GameRatings:
         if time.monotonic() > DEADLINE:
             fail("the game's ratings were never applied", ratings)
         time.sleep(0.2)
+
+
+def archived(me: AuthenticatedClient, anonymous: Client, my_id: str) -> str:
+    """The player's archive paged a game at a time by its cursor (as anyone reads it: no token), equal to one page of
+    it all; then its bulk export, gzip-compressed on the wire, every line parsed as a replay, in the same order, and
+    the first imported (the server verifies it) under its own hash, exportReplay's."""
+    paged: list[str] = []
+    cursor: str | None = None
+    pages = 0
+    while True:
+        page = list_player_games.sync(my_id, client=anonymous, limit=1, cursor=cursor if cursor is not None else UNSET)
+        if not isinstance(page, PlayerGames) or page.player_id != my_id:
+            fail("a page of the archive", page)
+        pages += 1
+        paged += [game.game_id for game in page.games]
+        if not isinstance(page.next_cursor, str):
+            break
+        cursor = page.next_cursor
+    whole = list_player_games.sync(HANDLE, client=anonymous, limit=100)
+    if not isinstance(whole, PlayerGames) or [game.game_id for game in whole.games] != paged or len(paged) < 2:
+        fail("the archive paged by its cursor", (paged, whole))
+    export = export_player_games.sync_detailed(my_id, client=anonymous)  # httpx asks for gzip, and unpacks it
+    if export.status_code != HTTPStatus.OK or export.headers.get("content-encoding") != "gzip":
+        fail("the bulk export", (export.status_code, export.headers))
+    replays = [Replay.from_dict(json.loads(line)) for line in export.content.decode().splitlines()]
+    if [replay.game_id for replay in replays] != paged:
+        fail("the export's lines", [replay.game_id for replay in replays])
+    first = replays[0]
+    checked = import_replay.sync_detailed(client=me, body=first)
+    imported = checked.parsed
+    exported = export_replay.sync(first.game_id, client=anonymous)
+    if checked.status_code not in (HTTPStatus.OK, HTTPStatus.CREATED) or not isinstance(imported, Imported):
+        fail("importing an export's line", checked.content[:500])
+    if not isinstance(exported, Replay) or imported.hash_ != first.hash_ or first.hash_ != exported.hash_:
+        fail("the line's hash", (imported, first.hash_))
+    return f"archive: {len(paged)} games in {pages} pages by the cursor; {len(replays)} export lines (gzip) parsed, one verified"
 
 
 def export_and_import(me: AuthenticatedClient, game_id: str) -> str:

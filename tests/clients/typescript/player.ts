@@ -4,8 +4,8 @@
 // with its seats) it exports the replay and imports it again, as JSON and as its NDJSON lines.  The second is a
 // quick match: a rated ticket for two players whose empty seat an AI takes after a second, polled until it names
 // the game, played to its end; then the ladder's leaderboard ranks the player (once the workers have applied the
-// game) and their public profile shows the same rating.  Last, the first game's decision analysis is requested and
-// read.  Usage: node player.js BASE_URL
+// game) and their public profile shows the same rating; another player is blocked, muted and let go again.  Last,
+// the first game's decision analysis is requested and read.  Usage: node player.js BASE_URL
 import { randomBytes } from "node:crypto";
 import createClient from "openapi-fetch";
 import type { components, paths } from "./red7.js";
@@ -15,6 +15,7 @@ type LegalStep = components["schemas"]["LegalStep"];
 type Step = components["schemas"]["Step"];
 type GameRatings = components["schemas"]["GameRatings"];
 type Analysis = components["schemas"]["Analysis"];
+type Replay = components["schemas"]["Replay"];
 type Client = ReturnType<typeof createClient<paths>>;
 
 const NDJSON = "application/x-ndjson";
@@ -90,7 +91,58 @@ async function main(): Promise<void> {
   const imported = await exportAndImport(me, gameId);
   console.log(`finished: winner seat ${view.winner}, ${played} steps of ours, ${feed.data.events.length} events, imported as ${imported}`);
   console.log(await quickMatch(me, anonymous, myId));
+  console.log(await blocking(me, anonymous, myId));
   console.log(await analysed(me, anonymous, gameId));
+  console.log(await archived(me, anonymous, myId));
+}
+
+// Another player blocked by handle: their challenge to us refused as any refusal, our list shows them; muted and
+// unmuted by id; unblocked, their challenge goes through.
+async function blocking(me: Client, anonymous: Client, myId: string): Promise<string> {
+  const signup = await anonymous.POST("/v1/players", { body: { name: "Pest", handle: `${HANDLE}_x` } });
+  if (signup.data === undefined) fail("the other sign-up failed", signup.error);
+  const otherId = signup.data.id;
+  const them = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${signup.data.token}` } });
+  const blocked = await me.PUT("/v1/players/me/blocks/{player}", { params: { path: { player: `${HANDLE}_x` } } });
+  if (blocked.data === undefined || blocked.data.id !== otherId || blocked.data.list !== "blocks") fail("blocking by handle", blocked.error);
+  const refused = await them.POST("/v1/challenges", { body: { players: [myId] } });
+  if (refused.error === undefined || refused.error.code !== "challenge_refused") fail("a blocked player's challenge", refused.data);
+  const listed = await me.GET("/v1/players/me/blocks", {});
+  if (listed.data === undefined || listed.data.players.length !== 1 || listed.data.players[0]?.id !== otherId) {
+    fail("the list of blocks", listed.error);
+  }
+  const muted = await me.PUT("/v1/players/me/mutes/{player}", { params: { path: { player: otherId } } });
+  if (muted.data === undefined || muted.data.list !== "mutes") fail("muting by id", muted.error);
+  const mutes = await me.GET("/v1/players/me/blocks", { params: { query: { list: "mutes" } } });
+  if (mutes.data === undefined || mutes.data.players.length !== 1) fail("the list of mutes", mutes.error);
+  const unmuted = await me.DELETE("/v1/players/me/mutes/{player}", { params: { path: { player: otherId } } });
+  const unblocked = await me.DELETE("/v1/players/me/blocks/{player}", { params: { path: { player: otherId } } });
+  if (unmuted.response.status !== 204 || unblocked.response.status !== 204) fail("lifting a mute or a block", unblocked.response.status);
+  const accepted = await them.POST("/v1/challenges", { body: { players: [myId] } });
+  if (accepted.data === undefined) fail("a challenge once unblocked", accepted.error);
+  const said = await talking(me, them, accepted.data.id);
+  return `blocks: ${refused.response.status} ${refused.error.code} while blocked, ${listed.data.players.length} listed, then unblocked; ${said}`;
+}
+
+// The challenge accepted, its game's table: they wish us luck with a preset phrase, we answer in words; each reads
+// the other's message (a phrase in the reader's language).
+async function talking(me: Client, them: Client, challengeId: string): Promise<string> {
+  const game = await me.POST("/v1/challenges/{challenge_id}/accept", { params: { path: { challenge_id: challengeId } } });
+  if (game.data === undefined || typeof game.data.game_id !== "string") fail("accepting the challenge", game.error);
+  const path = { params: { path: { game_id: game.data.game_id } } };
+  const wished = await them.POST("/v1/games/{game_id}/talk", { ...path, body: { phrase: "good_luck" } });
+  const answered = await me.POST("/v1/games/{game_id}/talk", { ...path, body: { text: "Thanks!" } });
+  if (wished.data === undefined || answered.data === undefined || wished.data.held) fail("saying something at the table", wished.error);
+  const mine = await me.GET("/v1/games/{game_id}/talk", path);
+  if (mine.data === undefined || mine.data.messages.map((m) => m.phrase).join(",") !== "good_luck,") fail("the table talk as we read it", mine.error);
+  // Their message reported (the evidence copies it); the same report made again is the same report.
+  const body = { player: wished.data.author_id, reason: "other" as const, comment: "a test of reporting", game_id: game.data.game_id, message_id: wished.data.id };
+  const first = await me.POST("/v1/reports", { body });
+  const again = await me.POST("/v1/reports", { body });
+  if (first.data === undefined || first.data.message_id !== wished.data.id || first.data.evidence.messages.length === 0) fail("reporting a message", first.error);
+  if (again.data === undefined || again.data.id !== first.data.id) fail("the same report made again", again.error);
+  const said = `talk: ${mine.data.messages.length} messages at the table, '${mine.data.messages[0]?.words}' first`;
+  return `${said}; report: ${first.response.status} then ${again.response.status}, the same report`;
 }
 
 // The finished game's decision analysis: requested (202, with our token), then read until the workers are done.
@@ -241,6 +293,43 @@ async function applied(me: Client, gameId: string): Promise<GameRatings> {
     if (Date.now() > deadline) fail("the game's ratings were never applied", ratings);
     await sleep(200);
   }
+}
+
+// The player's archive paged a game at a time by its cursor (as anyone reads it: no token), equal to one page of it
+// all; then its bulk export, gzip-compressed on the wire (fetch asks for it and unpacks it), every line parsed as a
+// replay, in the same order, and the first imported (the server verifies it) under its own hash, exportReplay's.
+async function archived(me: Client, anonymous: Client, myId: string): Promise<string> {
+  const paged: string[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  for (;;) {
+    const query = cursor === undefined ? { limit: 1 } : { limit: 1, cursor };
+    const page = await anonymous.GET("/v1/players/{player}/archive", { params: { path: { player: myId }, query } });
+    if (page.data === undefined || page.data.player_id !== myId) fail("a page of the archive", page.error);
+    pages += 1;
+    paged.push(...page.data.games.map((game) => game.game_id));
+    if (page.data.next_cursor === null) break;
+    cursor = page.data.next_cursor;
+  }
+  const whole = await anonymous.GET("/v1/players/{player}/archive", { params: { path: { player: HANDLE }, query: { limit: 100 } } });
+  if (whole.data === undefined || whole.data.games.map((game) => game.game_id).join() !== paged.join() || paged.length < 2) {
+    fail("the archive paged by its cursor", { paged, whole: whole.data });
+  }
+  const exported = await anonymous.GET("/v1/players/{player}/archive/export", { params: { path: { player: myId } }, parseAs: "text" });
+  if (exported.data === undefined || exported.response.headers.get("Content-Encoding") !== "gzip") {
+    fail("the bulk export", exported.error);
+  }
+  const replays = exported.data.split("\n").filter((line) => line !== "").map((line): Replay => JSON.parse(line));
+  if (replays.map((replay) => replay.game_id).join() !== paged.join()) fail("the export's lines", replays.map((r) => r.game_id));
+  const first = replays[0];
+  if (first === undefined) fail("no export line", replays);
+  const checked = await me.POST("/v1/replays", { body: first });
+  if (checked.data === undefined || ![200, 201].includes(checked.response.status)) fail("importing an export's line", checked.error);
+  const kept = await anonymous.GET("/v1/games/{game_id}/replay/export", { params: { path: { game_id: first.game_id } } });
+  if (kept.data === undefined || typeof kept.data === "string" || checked.data.hash !== first.hash || first.hash !== kept.data.hash) {
+    fail("the line's hash", { imported: checked.data, line: first.hash });
+  }
+  return `archive: ${paged.length} games in ${pages} pages by the cursor; ${replays.length} export lines (gzip) parsed, one verified`;
 }
 
 // The finished game's replay exported and imported again: as JSON (201, a new import), then as the export's NDJSON

@@ -15,7 +15,7 @@ from service.application.erasure import DELETED_NAME
 from service.application.players import Player
 from service.application.records import counted
 from service.common.errors import NotFound
-from service.storage.players import played_key, player_key, won_key
+from service.storage.players.keys import played_key, player_key, won_key
 from workers.runner import drain
 
 HUMANS = NewGame(seats=[SeatRequest("human"), SeatRequest("human")], variant=Variant.BASIC)

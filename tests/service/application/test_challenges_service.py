@@ -48,7 +48,7 @@ class Told(NoFollowUps):
     def __init__(self) -> None:
         self.notices: list[tuple[str, str, str, str | None]] = []
 
-    def notify(self, items) -> None:
+    def notify(self, items, *, request_id=None) -> None:
         for item in items:
             player, kind, *game = item.args
             self.notices.append((kind, player, item.game_id, game[0] if game else None))

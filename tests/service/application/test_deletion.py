@@ -33,9 +33,10 @@ from service.common.errors import Refused
 from service.http.app import create_app
 from service.runtime import Runtime, build_runtime
 from service.storage.changes import ChangeWatch
-from service.storage.players import AccountGone, PlayerStore, player_key, token_key, tokens_key
+from service.storage.players import AccountGone, PlayerStore
+from service.storage.players.keys import player_key, token_key, tokens_key
 from service.storage.push import push_key
-from tests.clients.capture_examples import PUSH_SUBSCRIPTION
+from tests.harness.examples import PUSH_SUBSCRIPTION
 from tests.harness.support import HUMAN, Api, ai, settings_for
 
 AT = "2026-11-27T12:00:00.000Z"
@@ -148,9 +149,9 @@ def test_a_token_listed_before_the_erase_and_made_to_work_after_it_unmakes_itsel
     player, _ = store.create("Ana", AT)
     enable = store._enable_token
 
-    def erase_first(player_id: str, info: Any) -> None:  # the deletion, between the token's listing and its key
-        store.erase(player_id, AT)
-        enable(player_id, info)
+    def erase_first(player_id: str, info: Any, lifetime: int | None = None) -> None:  # the deletion, between the
+        store.erase(player_id, AT)  # token's listing and its key
+        enable(player_id, info, lifetime)
 
     monkeypatch.setattr(store, "_enable_token", erase_first)
     with pytest.raises(AccountGone):

@@ -110,7 +110,7 @@ def test_while_a_game_is_on_exactly_one_move_is_due_and_never_after_it_ends(seed
             seat = game.seat_to_move()
             events, _ = decide_steps(game.state, [legal_steps(game.state)[0].step], seat)
         else:
-            from workers.jobs import round_end  # the scoring job's decision (pure)
+            from service.application.turns import round_end  # the scoring job's decision (pure)
 
             events = round_end(game.state)
         for event in events:
@@ -127,7 +127,7 @@ class Recording:
         self.calls.append(("before", game_id))
         return 41
 
-    def after_append(self, game, items, mark, *, playing_on=False):
+    def after_append(self, game, items, mark, *, playing_on=False, request_id=None):
         self.calls.append(("after", (game.version, [i.job for i in items], mark, playing_on)))
 
     def reoffer(self, game, items, seen=None):

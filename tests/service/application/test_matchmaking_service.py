@@ -225,10 +225,10 @@ def test_a_cancel_that_comes_first_wins_and_the_matchmaker_decides_again(runtime
     real = matching.find_matches
     raced = []
 
-    def cancel_meanwhile(pool, now):
+    def cancel_meanwhile(pool, now, **options):
         if not raced:  # between the matchmaker's read of the pool and its append, Ana calls hers off
             raced.append(api.matches.cancel(ana, a.ticket.id))
-        return real(pool, now)
+        return real(pool, now, **options)
 
     monkeypatch.setattr(matching, "find_matches", cancel_meanwhile)
     runtime.matches.match_pass()

@@ -37,6 +37,7 @@ from tests.harness.browser import (
     network_requests,
     phone_chromium,
     served,
+    settled,
     skip_without_chromium,
 )
 from tests.harness.support import Api, settings_for
@@ -440,6 +441,7 @@ def test_a_whole_game_against_two_greedy_ais_by_clicking(server: Server, browser
     assert clicks >= 1 and confirmed <= 1, "one round: the player goes out at most once"
     assert any(marked), f"no AI card was ever marked in {len(marked)} turns: the check proves nothing"
 
+    settled(browser)  # the last moves' cards have landed
     end = table(browser)
     view = server.client.view(game_id, player["token"])
     assert view["status"] == "finished" and view["phase"] == "finished"
@@ -462,7 +464,9 @@ def test_a_whole_game_against_two_greedy_ais_by_clicking(server: Server, browser
     keys = [r.idempotency_key for r in actions]
     assert all(keys) and len(set(keys)) == len(keys)
     api_calls = [r for r in server.requests if r.path.startswith("/v1/") and r.path != "/v1/players"]
-    assert all(r.authorized for r in api_calls if not r.path.endswith("/stream")), "the token goes with every call but the stream"
+    streams = [r for r in api_calls if r.path.endswith("/stream") or r.path == "/v1/players/me/events"]
+    assert all("ticket" in r.query and not r.authorized for r in streams), "a stream goes with a ticket, never the token"
+    assert all(r.authorized for r in api_calls if r not in streams), "the token goes with every call but the streams"
 
     # Live updates: the ticketed stream, which EventSource reads without the token (never the long-poll).
     feeds = [r for r in server.requests if r.path.startswith(f"/v1/games/{game_id}/")]

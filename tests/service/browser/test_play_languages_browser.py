@@ -20,7 +20,7 @@ import pytest
 
 from service.common.texts import LANGUAGE_NAMES, MESSAGES
 from service.http.routes.play import WORDS
-from tests.harness.browser import phone_chromium, skip_without_chromium
+from tests.harness.browser import phone_chromium, settled, skip_without_chromium
 from tests.service.browser.test_play_browser import (
     Server,
     console_problems,
@@ -52,6 +52,7 @@ POLISH_TOO = {
     "I",
     "go",
     "to",
+    "do",
     "token",
     "link",
     "same",
@@ -165,6 +166,7 @@ def test_a_game_played_in_polish_and_in_russian_has_no_english_word_left(
     shot(browser, tmp_path, f"play-{language}-turn")
 
     play_out(browser)
+    settled(browser)  # the last moves' cards have landed
     end = table(browser)
     assert end["outcome_shown"] and end["status"].startswith(status_words[1]), end["status"]
     assert end["overflow"] <= 0

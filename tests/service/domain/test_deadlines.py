@@ -23,6 +23,7 @@ from service.domain.deadlines import (
     at_left,
     day_start,
     deadline,
+    honoured_until,
     left,
     paused,
     pauses,
@@ -257,3 +258,18 @@ def test_a_stored_calendar_is_checked_field_by_field() -> None:
         calendars.event_from_dict({"type": "vacation_ended", "ended": "soon"})
     event = calendars.VacationTaken("2025-03-03T09:00:00.000Z", "2025-03-04T09:00:00.000Z", "g_1")
     assert calendars.event_from_dict(calendars.event_to_dict(event)) == event
+
+
+def test_honoured_until_is_the_vacation_a_cap_keeps_running_now():
+    """What a capped game shows of a vacation: the cap's end when it ends the vacation sooner, vacations that touch
+    taken together within the cap, and nothing before the vacation, once the cap is used, or under a cap of 0."""
+    day = timedelta(days=1)
+    since = NOW
+    cal = Calendar(vacations=(Period(NOW + day, NOW + 2 * day), Period(NOW + 2 * day, NOW + 6 * day)))
+    assert honoured_until(cal, since, int(3 * day.total_seconds()), NOW) is None, "not on vacation yet"
+    assert honoured_until(cal, since, int(3 * day.total_seconds()), NOW + 1.5 * day) == NOW + 4 * day
+    assert honoured_until(cal, since, int(3 * day.total_seconds()), NOW + 4 * day) is None, "the cap is used"
+    assert honoured_until(cal, since, int(10 * day.total_seconds()), NOW + 3 * day) == NOW + 6 * day, "all of it"
+    assert honoured_until(cal, since, 0, NOW + 1.5 * day) is None
+    late = NOW + 1.5 * day  # a round that began during the vacation counts the cap from its own start
+    assert honoured_until(cal, late, int(day.total_seconds()), late + timedelta(hours=1)) == late + day

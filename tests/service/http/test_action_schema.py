@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from marshmallow import Schema, ValidationError
 
-from service.http.schemas.requests import ActionSchema, plain_action
+from service.http.schemas.actions import ActionSchema, plain_action
 
 SCHEMA = ActionSchema()
 

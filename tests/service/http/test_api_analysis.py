@@ -283,6 +283,9 @@ def test_a_players_mistakes_are_gathered_from_their_analysed_games_and_the_other
             assert page["unanalysed"] == ([later["id"]] if player is ana else []) and page["next_cursor"] is None
     everything = mine(ana["token"], "inaccuracy")["mistakes"]
     assert everything, "a basic game between two players who take the first winning step has inaccuracies at least"
+    # Issue 38: the decisions' discards always carry draw: true (the choice to draw, where granted), so each mistake
+    # says its game's variant: a basic game's discard draws nothing.
+    assert {m["variant"] for m in everything} == {"basic"}
 
 
 def test_a_players_mistakes_come_a_page_of_games_at_a_time(api):

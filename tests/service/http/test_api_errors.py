@@ -217,7 +217,7 @@ def test_every_store_error_cluster_errors_included_is_a_503_never_a_500(api, mon
     def failing(*args, **kwargs):
         raise error
 
-    monkeypatch.setattr(api.runtime.players, "by_token_digest", failing)
+    monkeypatch.setattr(api.runtime.players, "grant_by_digest", failing)  # every token lookup
     response = api.client.get("/v1/players/me", headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == 503 and response.get_json()["code"] == "store_unavailable"
     assert response.headers["Retry-After"] == "5" and response.mimetype == "application/problem+json"

@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from service.storage.players import MAX_TOKENS, PlayerStore, finished_key, games_key, hash_token, player_key, token_key
+from service.storage.players import MAX_TOKENS, PlayerStore, hash_token
+from service.storage.players.keys import finished_key, games_key, player_key, token_key
 from tests.harness.support import HUMAN, ai
 
 
@@ -24,6 +25,12 @@ def test_creating_a_player_returns_its_id_and_a_token_once(api):
         "created_at": body["created_at"],
         "webhook_url": None,
         "language": None,
+        "live_listed": True,
+        "challenge_from": "everyone",
+        "talk_from": "opponents",
+        "moderator": False,
+        "unread_notifications": 0,
+        "archive_hidden": False,
         "time_zone": "UTC",
         "weekends_off": False,
         "vacations": [],
@@ -168,7 +175,7 @@ def test_a_player_holds_several_labelled_tokens_and_sees_which_one_is_calling(ap
     tokens = listed.get_json()["tokens"]
     assert [t["label"] for t in tokens] == ["first token", "phone"]
     assert [t["current"] for t in tokens] == [False, True]
-    assert set(tokens[0]) == {"id", "label", "created_at", "current"}
+    assert set(tokens[0]) == {"id", "label", "created_at", "current", "scopes"}
     text = listed.get_data(as_text=True)
     for secret in (ana["token"], phone["token"], hash_token(ana["token"]), hash_token(phone["token"])):
         assert secret not in text

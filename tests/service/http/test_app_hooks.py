@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from service.http.app import _SYNCHRONOUS, _Flask
+from service.http.flask_app import _SYNCHRONOUS
+from service.http.flask_app import Red7Flask as _Flask
 
 
 def test_plain_functions_and_methods_are_called_as_they_are_and_coroutines_are_still_flasks() -> None:

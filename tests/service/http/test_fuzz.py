@@ -288,7 +288,10 @@ def _run(fz: Fuzz, path: str, method: str) -> list[Finding]:
             )
             return
         request = _describe(case)
+        documented = fz.spec["paths"][path][method.lower()]["responses"]
         for name, check in CHECKS.items():
+            if name == "not_a_server_error" and response.status_code == 501 and "501" in documented:
+                continue  # a 501 the document declares is an answer the spec asks for (getOEmbed's format=xml)
             try:
                 case.validate_response(response, checks=[check])
             except BaseException as group:  # schemathesis raises a FailureGroup (a BaseExceptionGroup)

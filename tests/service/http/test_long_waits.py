@@ -117,3 +117,27 @@ def test_a_long_poll_answers_200_at_its_wait_on_the_default_client(key_prefix):
         assert 7.9 < waited < 9.5
     finally:
         clean_real_redis(runtime.redis, key_prefix)
+
+
+def test_a_players_feed_long_poll_answers_200_at_its_wait_on_the_default_client(key_prefix):
+    """A player's own feed, long-polled through the API on the client REDIS_URL builds: 8 s with nothing to tell,
+    then a notice that comes during a second wait ends it at once."""
+    settings = settings_for(key_prefix, redis_url=REAL_REDIS_URL, long_poll_max=60.0)
+    runtime = build_runtime(settings)
+    api = Api(create_app(runtime), runtime)
+    try:
+        ana, bo = api.player("Ana"), api.player("Bo")
+        after = api.call("GET", "/v1/players/me/events", ana["token"]).get_json()["next"]
+        started = time.monotonic()
+        page = api.call("GET", f"/v1/players/me/events?after={after}&wait=8", ana["token"])
+        waited = time.monotonic() - started
+        assert page.status_code == 200 and page.get_json()["notices"] == []
+        assert 7.9 < waited < 9.5
+        challenge = {"players": [ana["id"]], "days_per_turn": 3}
+        threading.Timer(6.0, lambda: api.call("POST", "/v1/challenges", bo["token"], json=challenge)).start()
+        started = time.monotonic()
+        page = api.call("GET", f"/v1/players/me/events?after={after}&wait=20", ana["token"])
+        assert page.get_json()["notices"][0]["event"] == "challenge_received"
+        assert 5.9 < time.monotonic() - started < 7.5
+    finally:
+        clean_real_redis(runtime.redis, key_prefix)

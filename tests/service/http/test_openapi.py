@@ -33,6 +33,14 @@ NOT_OPERATIONS = {
     "pages.play",
     "pages.service_worker",
     "pages.asset",  # the web client's modules and style
+    "pages.manifest",  # and the installed app's manifest and icons
+    "pages.icon",
+    "pages.sample_terms",  # the sample terms of use, a page for people
+    # OAuth's own protocol (form-encoded, RFC 6749 errors; docs/oauth.md): the oauth2 scheme names their URLs
+    "oauth.authorize_page",
+    "oauth.authorize",
+    "oauth.token",
+    "oauth.revoke",
 }
 EXTERNAL = re.compile(r"""(?:https?:)?//[^\s"'<>)]+""", re.IGNORECASE)
 
@@ -146,8 +154,15 @@ PUBLIC = {
     ("GET", "/v1/players/{player}"),  # a public profile: handle, name, since, games played and won
     ("GET", "/v1/ladders/{ladder}/leaderboard"),
     ("GET", "/v1/push/key"),  # the server's VAPID key: a page asks for it before anyone signs in
+    ("GET", "/v1/terms"),  # the terms in force: a sign-up page shows them before there is a token
     ("GET", "/v1/games/{game_id}/analysis"),  # a finished game's analysis, as public as its export
     ("GET", "/v1/replays/{replay_id}/analysis"),  # an imported replay's analysis, as public as the import
+    ("GET", "/v1/tournaments"),  # tournaments are public events: their list, terms, entrants and standings
+    ("GET", "/v1/tournaments/{tournament_id}"),
+    ("GET", "/v1/tournaments/{tournament_id}/standings"),
+    ("GET", "/v1/live-games"),  # the games anyone may watch, watched with the spectator's view and feeds
+    ("GET", "/v1/oembed"),  # asked by the blogs and forums a viewer's link is pasted in
+    ("GET", "/v1/statistics"),  # everyone's statistics: the same for everyone
 }
 #: A token is optional here (without one: the spectator's view), so no requirement is declared: a generated client
 #: must not demand one (openapi-python-client makes every declared requirement mandatory).
@@ -156,9 +171,16 @@ TOKEN_OPTIONAL = {
     ("GET", "/v1/games/{game_id}/events"),
     ("GET", "/v1/games/{game_id}/stream"),
     ("GET", "/v1/games/{game_id}/replay"),
+    ("GET", "/v1/players/{player}/archive"),  # with a token: your own archive, though you hide it
+    ("GET", "/v1/players/{player}/archive/export"),
+    ("GET", "/v1/players/{player}/statistics"),  # with a token: your own statistics, though you hide your archive
+    ("GET", "/v1/tournaments/{tournament_id}/rounds/{number}"),  # with a token: your_game
 }
 #: What the server's API key (RED7_API_KEYS) is asked for on, where it has keys.
-API_KEYED = {("POST", "/v1/players"): [{"apiKey": []}], ("POST", "/v1/games"): [{"bearer": [], "apiKey": []}]}
+API_KEYED = {
+    ("POST", "/v1/players"): [{"apiKey": []}],
+    ("POST", "/v1/games"): [{"bearer": [], "apiKey": []}, {"oauth2": ["play"], "apiKey": []}],
+}
 
 
 def operations(spec: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
@@ -189,8 +211,8 @@ def header(spec: dict[str, Any], response: dict[str, Any], name: str) -> dict[st
 
 
 def needs_token(security: list[dict[str, Any]]) -> bool:
-    """Every way of meeting the requirement includes the bearer token."""
-    return bool(security) and all("bearer" in alternative for alternative in security)
+    """Every way of meeting the requirement includes a player's token (bearer, or an oauth2 one with a scope)."""
+    return bool(security) and all("bearer" in alternative or "oauth2" in alternative for alternative in security)
 
 
 def test_every_game_view_documents_its_etag(spec):
@@ -238,7 +260,7 @@ def test_rate_limited_and_unavailable_responses_document_retry_after(spec):
                 if code != "default":
                     assert set(response.get("headers", {})) >= RATE_LIMIT_HEADERS, f"{method} {path} {code}"
     assert limited >= 15
-    assert "429" not in operation(spec, "GET", "/healthz")["responses"]  # never limited (service.http.app.UNLIMITED)
+    assert "429" not in operation(spec, "GET", "/healthz")["responses"]  # never limited (service.http.limits.UNLIMITED)
 
 
 def test_the_request_headers_read_by_the_views_are_parameters(spec):
@@ -328,7 +350,8 @@ def test_every_operation_declares_who_may_call_it(spec):
             assert security == [], f"{method} {path}: {security}"
         else:
             assert path.startswith("/v1/"), f"{method} {path}"
-            assert security == [{"bearer": []}], f"{method} {path} should require the bearer token: {security}"
+            scoped = [{"bearer": []}, {"oauth2": op["x-scopes"]}]  # its scope: tests/service/http/test_scopes.py
+            assert security == scoped, f"{method} {path} should require the bearer token: {security}"
     for method, path in TOKEN_OPTIONAL:  # what a token adds is said in words
         assert "The token is optional" in operation(spec, method, path)["description"], f"{method} {path}"
 
@@ -494,7 +517,8 @@ def test_every_operation_has_a_stable_camel_case_operation_id_listed_in_the_docs
     assert len(ids) == len(set(ids)) >= 24
     listed = section("docs/api.md", "Operations")
     for method, path, op in operations(spec):
-        assert re.fullmatch(r"[a-z]+(?:[A-Z][a-z]+)*", op["operationId"]), op["operationId"]
+        # getOEmbed: the name issue 40 fixed, after the oEmbed spec's own spelling (a word of one letter, "O")
+        assert re.fullmatch(r"[a-z]+(?:[A-Z][a-z]+)*", op["operationId"].replace("OEmbed", "Oembed")), op["operationId"]
         assert f"`{op['operationId']}`" in listed, f"{op['operationId']} ({method} {path}) is not in docs/api.md"
 
 

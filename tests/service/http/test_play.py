@@ -22,7 +22,10 @@ SCRIPT_OR_STYLE = re.compile(r"<(script|style|link)\b([^>]*)>(?:(.*?)</\1>)?", r
 EXTERNAL = re.compile(r"""(?:https?:)?//[^\s"'<>)]+""", re.IGNORECASE)
 #: An address in the page: a fragment of the page, or one of its own files (under their version).
 ADDRESS = re.compile(r"""\b(?:src|href)=["']([^"']*)["']""", re.IGNORECASE)
-OWN = re.compile(rf"^{STATIC}/[0-9a-f]{{20}}/(?:core|play)/[a-z-]+\.(?:js|css)$")
+OWN = re.compile(
+    rf"^{STATIC}/[0-9a-f]{{20}}/(?:core|play)/[a-z-]+\.(?:js|css)$"
+    r"|^/play/manifest\.webmanifest$|^/play/icons/[a-z0-9-]+\.(?:svg|png)$"  # installing the app
+)
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +40,7 @@ def loaded(app, page: str) -> str:
     """The page and every file it loads (its modules and style, fetched from the addresses it names), as one text."""
     files = [app.test_client().get(address) for address in ADDRESS.findall(page) if not address.startswith("#")]
     assert files and all(file.status_code == 200 for file in files)
-    return "\n".join([page, *(file.get_data(as_text=True) for file in files)])
+    return "\n".join([page, *(file.get_data(as_text=True) for file in files if not file.mimetype.startswith("image/"))])
 
 
 def _policy(header: str) -> dict[str, str]:
@@ -58,7 +61,9 @@ def test_play_is_a_page_with_a_strict_csp(app):
         "script-src": f"'nonce-{nonce.group(1)}'",
         "style-src": f"'nonce-{nonce.group(1)}'",
         "connect-src": "'self'",
-        "worker-src": "'self'",  # the service worker of the web pushes, /play/sw.js
+        "worker-src": "'self'",  # the service worker of the web pushes and the offline shell, /play/sw.js
+        "manifest-src": "'self'",  # installing the app: /play/manifest.webmanifest
+        "img-src": "'self'",  # its icon, /play/icons/icon.svg
         "base-uri": "'none'",
         "form-action": "'none'",
         "frame-ancestors": "'none'",
@@ -69,6 +74,10 @@ def test_play_is_a_page_with_a_strict_csp(app):
     words = [tag for tag in tags if tag[:2] == ("script", ' id="words" type="application/json"')]
     assert len(words) == 1
     tags = [tag for tag in tags if tag not in words]
+    # The links that install the app (its manifest and icons: manifest-src and img-src 'self') run nothing.
+    installing = [tag for tag in tags if re.search(r'rel="(?:manifest|icon|apple-touch-icon)"', tag[1])]
+    assert len(installing) == 3
+    tags = [tag for tag in tags if tag not in installing]
     # Nothing inline: the page's stylesheet and module by their addresses, the modules they import preloaded, each with
     # the nonce (a module imported by the page's module takes it from there).
     assert [name for name, _, _ in tags if name != "link"] == ["script"]
@@ -83,6 +92,7 @@ def test_play_is_a_page_with_a_strict_csp(app):
 def test_the_service_worker_is_served_under_the_same_rules_and_may_control_play(app):
     response = app.test_client().get("/play/sw.js")
     assert response.status_code == 200 and response.mimetype == "text/javascript"
+    assert response.headers["Cache-Control"] == "no-cache" and response.headers["ETag"]
     assert _policy(response.headers["Content-Security-Policy"]) == {"default-src": "'none'", "connect-src": "'self'"}
     assert response.headers["Service-Worker-Allowed"] == "/play"
     worker = response.get_data(as_text=True)
@@ -168,14 +178,19 @@ def test_the_mistakes_screen_is_in_the_page_and_in_each_language(app, language):
 
 def test_its_files_are_served_by_version_kept_a_year_and_asked_again_by_etag(app):
     """The page names each of its files once (its style, its module, the modules it imports preloaded), under one
-    version, a digest of them all; each is served with its type, kept a year, and its ETag answers 304."""
+    version, a digest of them all; each is served with its type, kept a year, and its ETag answers 304.  The modules
+    imported when a screen is first opened are served under the same version, and the page does not name them."""
     client = app.test_client()
-    addresses = [a for a in ADDRESS.findall(client.get("/play").get_data(as_text=True)) if not a.startswith("#")]
+    addresses = [a for a in ADDRESS.findall(client.get("/play").get_data(as_text=True)) if a.startswith(STATIC)]
     files = assets.play()
     prefix = f"{STATIC}/{files.version}/"
     assert all(address.startswith(prefix) for address in addresses)
-    assert sorted(address.removeprefix(prefix) for address in addresses) == sorted(files.files)
-    assert set(files.modules) == set(assets.graph("play/main.js")) and "core/words.js" in files.modules
+    later = set(files.modules) - set(files.preloaded)  # loaded when first needed: served, not named by the page
+    lazy = {"play/stats.js", "play/charts.js", "play/archive.js", "play/watch.js", "play/moderation.js", "play/tournaments.js"}
+    assert later == lazy
+    assert sorted(address.removeprefix(prefix) for address in addresses) == sorted(set(files.files) - later)
+    assert set(files.modules) == set(assets.graph("play/main.js")) and "core/words.js" in files.preloaded
+    addresses += [f"{prefix}{path}" for path in sorted(later)]
     everything = hashlib.sha256()
     for path, file in files.files.items():
         everything.update(f"{path}\0{hashlib.sha256(file.body).hexdigest()}\0".encode())
@@ -222,3 +237,53 @@ def test_its_files_draw_on_no_rate_limit():
     assert len(addresses) > 3
     assert [client.get(address).status_code for address in addresses] == [200] * len(addresses)
     assert [client.get("/play").status_code for _ in range(3)][-1] == 429, "the page itself is charged"
+
+
+# --- installing the app (issue 38) -----------------------------------------------------------------
+
+
+def png_size(body: bytes) -> tuple[int, int]:
+    """A PNG's width and height, from its IHDR chunk (the first, right after the 8-byte signature)."""
+    assert body[:8] == b"\x89PNG\r\n\x1a\n" and body[12:16] == b"IHDR", body[:16]
+    return int.from_bytes(body[16:20], "big"), int.from_bytes(body[20:24], "big")
+
+
+def test_the_manifest_makes_play_installable_with_icons_of_the_sizes_it_names(app):
+    client = app.test_client()
+    response = client.get("/play/manifest.webmanifest")
+    assert response.status_code == 200 and response.mimetype == "application/manifest+json"
+    assert response.headers["Cache-Control"] == "no-cache" and response.headers["ETag"]
+    manifest = response.get_json(force=True)
+    # What Chromium asks of an installable app: a name, a start inside its scope, a standalone display, icons of
+    # 192 and 512 pixels.
+    assert manifest["name"] and manifest["short_name"] and manifest["display"] == "standalone"
+    assert manifest["start_url"] == manifest["scope"] == "/play" and manifest["id"] == "/play"
+    assert re.fullmatch(r"#[0-9a-f]{6}", manifest["theme_color"]) and re.fullmatch(r"#[0-9a-f]{6}", manifest["background_color"])
+    sizes = set()
+    for icon in manifest["icons"]:
+        answer = client.get(icon["src"])
+        assert answer.status_code == 200 and answer.mimetype == icon["type"], icon
+        assert answer.headers["Cache-Control"] == "public, max-age=86400" and answer.headers["ETag"]
+        assert answer.headers["X-Content-Type-Options"] == "nosniff"
+        if icon["type"] == "image/png":
+            width, height = png_size(answer.get_data())
+            assert icon["sizes"] == f"{width}x{height}", icon
+            sizes.add((width, icon["purpose"]))
+        else:
+            assert icon["sizes"] == "any" and answer.get_data().startswith(b"<svg")
+        again = client.get(icon["src"], headers={"If-None-Match": answer.headers["ETag"]})
+        assert again.status_code == 304
+    assert {(192, "any"), (512, "any"), (512, "maskable")} <= sizes
+    page = client.get("/play").get_data(as_text=True)
+    assert '<link rel="manifest" href="/play/manifest.webmanifest">' in page
+    assert png_size(client.get("/play/icons/apple-touch-icon.png").get_data()) == (180, 180)
+    assert client.get("/play/icons/nope.png").status_code == 404
+
+
+def test_the_service_worker_keeps_the_shell_and_answers_offline_with_it(app):
+    """What the worker does offline is tested in Chromium (tests/service/browser/test_play_installable_browser.py);
+    here, that the worker the page registers is the one with the shell, and the page reads its offline mark."""
+    worker = app.test_client().get("/play/sw.js").get_data(as_text=True)
+    assert 'addEventListener("fetch"' in worker and "caches.open" in worker and 'data-offline="true"' in worker
+    page = loaded(app, app.test_client().get("/play").get_data(as_text=True))
+    assert 'dataset.offline === "true"' in page

@@ -70,6 +70,37 @@ def test_a_finished_games_replay_exported_and_imported(api, backend):
     assert read["hash"] == document["hash"] and len(read["steps"]) == len(document["steps"])
 
 
+def test_a_players_archive_listed_exported_and_hidden(api, backend):
+    ana = api.player("Ana")
+    game = api.game(ana["token"], [HUMAN, ai("random")], variant="basic", seed=8)
+    assert play_out(api, game["id"], ana["token"])["status"] == "finished"
+    listed = api.call("GET", f"/v1/players/{ana['id']}/archive").get_json()
+    assert [g["game_id"] for g in listed["games"]] == [game["id"]] and listed["next_cursor"] is None
+    lines = api.call("GET", f"/v1/players/{ana['id']}/archive/export").get_data(as_text=True).splitlines()
+    assert [json.loads(line)["game_id"] for line in lines] == [game["id"]]
+    api.call("PATCH", "/v1/players/me", ana["token"], json={"archive_hidden": True})
+    assert api.call("GET", f"/v1/players/{ana['id']}/archive").get_json()["games"] == []
+    assert len(api.call("GET", f"/v1/players/{ana['id']}/archive", ana["token"]).get_json()["games"]) == 1
+    assert api.runtime.archive.rebuild().identical
+
+
 def test_the_service_answers_its_health_and_its_problems(api, backend):
     assert api.call("GET", "/readyz").status_code == 200
     assert any(p["code"] == "version_conflict" for p in api.call("GET", "/v1/problems").get_json()["problems"])
+
+
+def test_live_games_their_watchers_and_an_embed(api, backend):
+    ana = api.player("Ana")
+    game = api.game(ana["token"], [HUMAN, ai("greedy")], variant="basic")["id"]
+    api.run_jobs()
+    api.call("GET", f"/v1/games/{game}/events?after=0&limit=1")  # a spectator's poll
+    stream = api.call("GET", f"/v1/games/{game}/stream")  # and a spectator's stream
+    api.runtime.live.forget()
+    found = {g["id"]: g for g in api.call("GET", "/v1/live-games").get_json()["games"]}
+    assert found[game]["watchers"] == 2
+    stream.close()
+    api.runtime.live.forget()
+    assert api.call("GET", "/v1/live-games").get_json()["games"][0]["watchers"] == 1
+    url = f"http://localhost/v1/games/{game}/replay/view"
+    embed = api.call("GET", "/v1/oembed", query_string={"url": url}).get_json()
+    assert embed["type"] == "rich" and "?embed=1" in embed["html"]

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from service.domain.game import decode
-from service.storage.events import APPEND_SCRIPT, READ_SCRIPT, EventStore
+from service.storage.events import EventStore
+from service.storage.events.scripts import APPEND_SCRIPT, READ_SCRIPT
 from tests.harness.support import HUMAN, ai
 from workers.jobs import JOBS
 

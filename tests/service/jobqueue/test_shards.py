@@ -27,8 +27,8 @@ import redis
 
 from service.application.followups import Due
 from service.http.app import create_app
-from service.jobqueue.queues import work
 from service.jobqueue.shards import QueueShard, shard_of
+from service.jobqueue.worker import work
 from service.runtime import build_runtime
 from tests.harness.slots import SlotCheckedRedis
 from tests.harness.support import HUMAN, REAL_REDIS_SKIP, REAL_REDIS_URL, Api, ai, clean_real_redis, settings_for
@@ -301,9 +301,8 @@ def test_a_moves_notices_and_a_failed_deliverys_retry_are_on_the_games_shard(sha
     """The notices job of a game on the second shard is queued there, and the delivery it hands to its receiver's line
     (the receiver answers 503) is queued there too: nothing on the first shard."""
     api, runtime = sharded.api, sharded.api.runtime
-    context.install(runtime)
-    notices._troubled.clear()
-    try:
+    notices.receivers.reset()
+    with context.installed(runtime):
         token = api.player()["token"]
         ana = api.call("PATCH", "/v1/players/me", token, json={"webhook_url": receiver}).get_json()
         game_id = next(g for g in (f"g_{n}" for n in range(100)) if shard_of(g, 2) == 1)
@@ -315,6 +314,4 @@ def test_a_moves_notices_and_a_failed_deliverys_retry_are_on_the_games_shard(sha
         assert len(Receiver.received) == 1
         retry = Due("notify", game_id, 1, (ana["id"], "your_turn")).job_id(second.dispatcher.namespace)
         assert second.webhook_queue.job_ids == [retry] and first.webhook_queue.count == 0
-    finally:
-        notices._troubled.clear()
-        context._runtime = None
+    notices.receivers.reset()

@@ -233,12 +233,8 @@ def test_a_name_that_resolves_elsewhere_by_the_delivery_is_refused_then(producti
     dns.names["hooks.example.com"] = ["10.0.0.7"]
     connections: list[tuple] = []
     monkeypatch.setattr(socket, "create_connection", lambda *args, **kwargs: connections.append(args))
-    context.install(production.runtime)
-    try:
-        with pytest.raises(jobs.PermanentJobError, match="not a public address"):
-            jobs.notify("g_x", 1, me["id"], "your_turn")
-    finally:
-        context._runtime = None
+    with context.installed(production.runtime), pytest.raises(jobs.PermanentJobError, match="not a public address"):
+        jobs.notify("g_x", 1, me["id"], "your_turn")
     assert connections == []
 
 

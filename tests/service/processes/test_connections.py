@@ -9,7 +9,16 @@ from redis.sentinel import SentinelConnectionPool
 from service.common.config import Settings
 from service.processes.cli import main
 from service.runtime import build_runtime, connect
-from service.storage.connections import BadRedisUrl, Locations, blocking_client, parse_locations, queue_client
+from service.storage.connections import (
+    BadRedisUrl,
+    Locations,
+    blocking_client,
+    parse_locations,
+    queue_client,
+    store_client,
+    waiting_client,
+)
+from service.storage.events.waiting import block_slice
 
 
 @pytest.mark.parametrize(
@@ -69,6 +78,24 @@ def test_the_runtime_gives_rq_s_workers_that_client():
     runtime = build_runtime(settings)
     assert runtime.worker_redis.connection_pool is not runtime.raw_redis.connection_pool
     assert runtime.worker_redis.connection_pool.connection_kwargs["socket_timeout"] == 60 - 15 + 10  # RQ's wait, and more
+
+
+def test_the_players_feeds_wait_on_connections_of_their_own_a_heartbeat_long():
+    """An idle open feed blocks a heartbeat in one XREAD, on a pool of its own, not one read every 4 s on the stores'."""
+    store = store_client("redis://127.0.0.1:1/0", 10)
+    waits = waiting_client(store, 25)
+    assert waits.connection_pool is not store.connection_pool and waits.connection_pool.max_connections == 10
+    assert waits.connection_pool.connection_kwargs["socket_timeout"] == 25
+    assert waits.connection_pool.connection_kwargs["decode_responses"] and block_slice(waits) == 24
+    assert block_slice(store) == 4
+    longer = store_client("redis://127.0.0.1:1/0?socket_timeout=900", 10)
+    assert waiting_client(longer, 25).connection_pool.connection_kwargs["socket_timeout"] == 900  # the URL's is kept
+    settings = Settings.from_env({"REDIS_URL": "redis://127.0.0.1:1/0"})
+    runtime = build_runtime(settings)
+    assert runtime.feeds is not None
+    feeds = runtime.feeds.store
+    assert feeds.waits.connection_pool is not feeds.redis.connection_pool
+    assert feeds.waits.connection_pool.connection_kwargs["socket_timeout"] == settings.stream_heartbeat + 10
 
 
 def test_the_queue_cannot_be_a_cluster():

@@ -14,7 +14,8 @@ from redis.crc import key_slot
 from service.application.handles import check_handle
 from service.common.errors import Refused
 from service.storage.handles import TAKEOVER_AFTER_MS, HandleTaken, claim_key, index_key
-from service.storage.players import PlayerStore, PlayerTag, player_key, token_key
+from service.storage.players import PlayerStore, PlayerTag
+from service.storage.players.keys import player_key, token_key
 
 AT = "2026-05-01T12:00:00.000Z"
 WEEK_MS = 7 * 24 * 3600 * 1000

@@ -12,7 +12,8 @@ from redis.crc import key_slot
 
 from service.application.commands import NewGame, SeatRequest
 from service.storage.events import Idempotency
-from service.storage.players import PlayerStore, player_key, records_key, token_key
+from service.storage.players import PlayerStore
+from service.storage.players.keys import player_key, records_key, token_key
 from tests.harness.support import HUMAN, ai
 
 
@@ -32,10 +33,13 @@ def test_every_key_of_a_player_is_on_the_players_slot(api, runtime):
     won = api.view(finished["id"], ana["token"])["winner"] == 0
     prefix = runtime.settings.key_prefix
     keys = list(runtime.redis.scan_iter(match=f"{prefix}player:*"))
-    ana_lists = {":finished", ":played", *([":won"] if won else [])}  # the finished game, counted in her record
+    # the finished game, counted in her record and her statistics (service/storage/statistics.py), indexed in her
+    # archive (service/storage/archive.py)
+    ana_lists = {":finished", ":played", *([":won"] if won else []), ":archive", ":archive:entries", ":stats", ":stats:games"}
     for player, lists in ((ana, ana_lists), (bo, {":games"})):
         own = [key for key in keys if key.startswith(player_key(prefix, player["id"]))]
-        assert {key.removeprefix(player_key(prefix, player["id"])) for key in own} == {"", ":tokens", *lists}
+        suffixes = {key.removeprefix(player_key(prefix, player["id"])) for key in own}
+        assert suffixes - {":feed"} == {"", ":tokens", *lists}  # ":feed": the notices they were sent, if any yet
         assert {key_slot(key.encode()) for key in own} == {key_slot(player_key(prefix, player["id"]).encode())}
     assert len(keys) == sum(key.startswith(player_key(prefix, p["id"])) for key in keys for p in (ana, bo))
 
@@ -46,7 +50,7 @@ def players(redis_client, key_prefix) -> PlayerStore:
 
 
 def crash_when_enabling(monkeypatch, store: PlayerStore) -> None:
-    def crash(player_id, info):
+    def crash(player_id, info, *lifetime):
         raise Crash
 
     monkeypatch.setattr(store, "_enable_token", crash)

@@ -18,7 +18,7 @@ from replays.verify import verify_replay
 from service.processes.cli import main as red7
 from service.runtime import build_runtime
 from service.storage.migrate import Report, migrate
-from service.storage.players import finished_key, games_key, player_key
+from service.storage.players.keys import finished_key, games_key, player_key
 from tests.harness.support import settings_for
 from tests.service.storage.make_store_fixture import dump_store, load_store
 

@@ -31,6 +31,8 @@ UNITS = sorted((Path(__file__).parent / "js").glob("*.test.mjs"))
 #: The pages' entry modules.
 ENTRIES = {"play": assets.PLAY_ENTRY, "viewer": assets.VIEWER_ENTRY}
 MOST_JS_LINES = 600
+#: The service worker: a worker's classic script, served by itself at /play/sw.js (no page's module).
+WORKER = "worker/sw.js"
 MOST_HTML_LINES = 800
 
 
@@ -72,6 +74,11 @@ def test_the_pure_modules_pass_their_unit_tests(english: Path) -> None:
     assert re.search(r"^# fail 0$", result.stdout, re.M) and not re.search(r"^# pass 0$", result.stdout, re.M), result.stdout
 
 
+def test_the_service_worker_is_a_classic_script_node_reads() -> None:
+    result = subprocess.run([node(), "--check", str(WEBCLIENT / WORKER)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+
+
 def test_the_viewers_one_script_is_javascript_node_reads(tmp_path: Path) -> None:
     """The viewer's modules put inside its page parse as one classic script (not a module: a .cjs file)."""
     script = tmp_path / "viewer.cjs"
@@ -85,7 +92,7 @@ def test_every_module_is_a_page_s_and_keeps_the_form_the_server_reads() -> None:
     cycle; the core is the pages' only common part."""
     reached = {name: set(assets.graph(entry)) for name, entry in ENTRIES.items()}
     shipped = {str(path.relative_to(WEBCLIENT)) for path in WEBCLIENT.glob("*/*.js")}
-    assert shipped == reached["play"] | reached["viewer"]
+    assert shipped == reached["play"] | reached["viewer"] | {WORKER}  # and the service worker, a script of its own
     shared = reached["play"] & reached["viewer"]
     assert shared and all(path.startswith("core/") for path in shared)
     assert {"core/words.js", "core/rules.js", "core/language.js", "core/api.js", "core/format.js"} <= shared
@@ -120,6 +127,12 @@ def test_the_server_reads_only_what_it_can_put_inside_a_page() -> None:
     }
     read = files.__getitem__
     assert assets.modules_of("a.js", read) == ("b.js", "a.js")
+    # /play's modules loaded when first needed: allowed when asked for, followed after the first load (or not)
+    files["lazy.js"] = 'import { b } from "./b.js";\nexport async function go() { return (await import("./a.js")).a + b; }\n'
+    assert assets.modules_of("lazy.js", read, lazy=True) == ("b.js", "lazy.js", "a.js")
+    assert assets.modules_of("lazy.js", read, lazy=True, follow=False) == ("b.js", "lazy.js")
+    with pytest.raises(assets.ModuleError, match="an import"):
+        assets.inline("lazy.js", read)  # the viewer's page loads nothing later
     script = assets.inline("renamed.js", read)
     assert "const { twice: double } = __module_b;" in script and "return { four };" in script and "export" not in script
     commented = assets.inline("commented.js", read)
