@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import copy
 import logging
+import random
 import re
+import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -35,9 +37,15 @@ from service.storage.tournaments import TournamentIndex, TournamentList, Tournam
 
 log = logging.getLogger("red7.tournaments")
 
-#: How often a write decides again on the tournament as it is now before it gives up with a conflict (a round's
-#: last games may end together: each decides again on the others' appends).
-RETRIES = 8
+#: How long a write goes on deciding again on the tournament as it is now before it gives up with a conflict.  A
+#: field entering at once, or a round's last games ending together, all write the one stream: each loses to the
+#: others for a while, and none of them is the caller's fault, so a count of tries (which a busy host runs through
+#: in a few milliseconds) would answer 409 to people who did nothing wrong.
+CONTENTION_SECONDS = 10.0
+
+#: The longest pause between two tries; each pause is drawn at random up to twice the last (capped here), so the
+#: writers that collided spread out instead of colliding again in step.
+LONGEST_PAUSE = 0.05
 
 #: Seconds after a round's start that its tournament is looked at (any game of it still missing is made then).
 MAKING_CHECK = 5
@@ -130,13 +138,19 @@ class TournamentServiceBase:
         first.  The tournament after it, and whether this appended anything."""
         tournament_id = tournament if isinstance(tournament, str) else tournament.id
         t = self.load(tournament_id) if isinstance(tournament, str) else tournament
-        for _ in range(RETRIES):
+        give_up = time.monotonic() + CONTENTION_SECONDS
+        pause = 0.001
+        while True:
             events = decide(t, self.now())
             if not events:
                 return t, False
             try:
                 after = self._append(t, events, by, idempotency=idempotency)
             except Conflict:
+                if time.monotonic() >= give_up:
+                    break
+                time.sleep(random.uniform(0, pause))  # a spread, not a secret
+                pause = min(pause * 2, LONGEST_PAUSE)
                 t = self.load(tournament_id)
                 continue
             if isinstance(after, Replayed):

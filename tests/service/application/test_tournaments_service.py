@@ -5,6 +5,7 @@ ends.  On the runtime over fakeredis (slot-checked), with a clock the test moves
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import pytest
@@ -78,6 +79,21 @@ def test_entry_gates_rating_range_and_record(world):
     assert service.withdraw(open_.id, ann).entrants[ann.id].withdrawn == "choice"
     assert service.withdraw(open_.id, ann).version == service.load(open_.id).version  # again: nothing more
     assert refusal(service.join, open_.id, ann).code == "tournament_withdrawn"
+
+
+def test_a_field_entering_at_once_all_get_in(world):
+    """Sixteen entrants at a time write the one stream: each loses to the others again and again, and each must
+    still get in (a 409 for a race the caller had no part in was CI's failure with a field of 160)."""
+    runtime, clock = world
+    service = service_of(runtime)
+    org, *field = people(runtime, 49)
+    t, _ = service.create(org, "Rush", terms(clock))
+    with ThreadPoolExecutor(16) as pool:
+        outcomes = list(pool.map(lambda player: service.join(t.id, player)[1], field))
+    assert outcomes == [True] * len(field)
+    after = service.load(t.id)
+    assert set(after.entrants) == {player.id for player in field}
+    assert after.version == runtime.tournaments.streams.version(t.id) == 1 + len(field)
 
 
 def test_a_round_start_cut_short_makes_each_game_once(world, monkeypatch):
