@@ -11,7 +11,10 @@ Kinds of actor, each a thread looping until the soak's end, each with a random g
 - :class:`Streams`: a reader of recent games' Server-Sent Events feeds, a few seconds each (their ids must grow).
 
 Every action is sent with ``If-Match`` and an ``Idempotency-Key``, asked again with the same key while unanswered;
-now and then an answered one is sent again, to hold the second answer to the first.
+now and then an answered one is sent again, to hold the second answer to the first.  Every other write that creates
+(a player, a game, a challenge and its acceptance, a ticket, a rematch offer) carries a key of its own too, kept for
+its retries, as docs/api.md asks of clients: a cluster hour without them seated two players twice, each of whom had
+asked again for a ticket after a 503 that came when the first was already written.
 """
 
 from __future__ import annotations
@@ -81,8 +84,15 @@ class Actor:
             if self.stop.is_set():
                 raise Stopped
 
+    def make(self, client: Recorded, path: str, **kwargs: Any) -> requests.Response:
+        """A ``POST`` that creates or changes something, with an ``Idempotency-Key`` kept for all its retries, as
+        docs/api.md asks of a client: an unanswered or 503'd write may have been done (a Redis failing over after the
+        write), and only the key lets the retry be told the first attempt's outcome instead of doing it twice."""
+        headers = {**kwargs.pop("headers", {}), "Idempotency-Key": uuid.uuid4().hex}
+        return self.ask(client, "POST", path, headers=headers, **kwargs)
+
     def sign_up(self, name: str) -> Recorded:
-        body = self.ask(self.client(), "POST", "/players", json={"name": name}).json()
+        body = self.make(self.client(), "/players", json={"name": name}).json()
         player = self.client(body["token"], body["id"])
         if self.rng.random() < 0.3:
             self.ask(player, "PATCH", "/players/me", json={"webhook_url": self.receiver_url})
@@ -166,7 +176,7 @@ class Actor:
         """Every human seat offers a rematch; its game id once it started."""
         view: dict[str, Any] = {}
         for player in seats:
-            view = self.ask(player, "POST", f"/games/{game_id}/rematch").json()
+            view = self.make(player, f"/games/{game_id}/rematch").json()
         if view.get("rematch"):
             self.history.count("rematches")
             self.register(view["rematch"])
@@ -181,7 +191,7 @@ class AiTables(Actor):
         seats = [{"kind": "human"}] + [{"kind": "ai", "level": self.rng.choice(["greedy", "random"])}] * self.rng.randint(1, 3)
         body: dict[str, Any] = {"seats": seats, "action_rules": self.rng.random() < 0.5, "rated": rated}
         body.update({"turn_timeout": 60} if live else {"days_per_turn": 1})
-        game_id = self.ask(person, "POST", "/games", json=body).json()["id"]
+        game_id = self.make(person, "/games", json=body).json()["id"]
         self.register(game_id)
         self.history.count("live games vs AI" if live else "correspondence games vs AI")
         if rated:
@@ -200,13 +210,13 @@ class Duels(Actor):
         ana, bo = self.sign_up(f"Ana{self.rng.randrange(10**6)}"), self.sign_up(f"Bo{self.rng.randrange(10**6)}")
         body: dict[str, Any] = {"players": [bo.player_id]}
         body.update({"days_per_turn": 1} if self.rng.random() < 0.5 else {"turn_timeout": 60})
-        made = self.ask(ana, "POST", "/challenges", json=body)
+        made = self.make(ana, "/challenges", json=body)
         if made.status_code != 201:
             self.stop.wait(1.0)
             return
         self.history.count("challenges")
         challenge = made.json()["id"]
-        accepted = self.ask(bo, "POST", f"/challenges/{challenge}/accept").json()
+        accepted = self.make(bo, f"/challenges/{challenge}/accept").json()
         game_id = accepted.get("game_id") or self.ask(ana, "GET", f"/challenges/{challenge}").json()["game_id"]
         if not game_id:
             return
@@ -227,7 +237,7 @@ class QuickMatch(Actor):
         body = {"player_counts": [2, 3], "turn_seconds": 60, "ai_fill_after": 2, "rated": rated}
         tickets = {}
         for person in people:
-            answer = self.ask(person, "POST", "/match-tickets", json=body)
+            answer = self.make(person, "/match-tickets", json=body)
             if answer.status_code == 201:
                 tickets[person.player_id or ""] = answer.json()["id"]
                 self.history.add("tickets", {"id": tickets[person.player_id or ""], "player": person.player_id})
@@ -264,7 +274,7 @@ class Probes(Actor):
             in_play = [g for g in in_play if self.view(watcher, g)["status"] not in OVER]
             while len(in_play) < self.tables:
                 seats = [{"kind": "ai", "level": self.rng.choice(["greedy", "random"])} for _ in range(self.rng.randint(2, 4))]
-                answer = self.ask(watcher, "POST", "/games", json={"seats": seats, "rated": self.rng.random() < 0.3})
+                answer = self.make(watcher, "/games", json={"seats": seats, "rated": self.rng.random() < 0.3})
                 if answer.status_code != 201:
                     break
                 in_play.append(answer.json()["id"])
@@ -277,7 +287,7 @@ class Probes(Actor):
         watcher = self.sign_up(f"Burst{self.rng.randrange(10**6)}")
         for _ in range(games):
             seats = [{"kind": "ai", "level": "greedy"}, {"kind": "ai", "level": "random"}, {"kind": "ai", "level": "greedy"}]
-            answer = self.ask(watcher, "POST", "/games", json={"seats": seats})
+            answer = self.make(watcher, "/games", json={"seats": seats})
             if answer.status_code == 201:
                 self.register(answer.json()["id"], all_ai=True)
                 self.history.count("burst games")

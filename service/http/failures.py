@@ -144,7 +144,12 @@ def answer_failures(app: Flask) -> None:
     @app.errorhandler(redis.exceptions.RedisClusterException)
     def store_down(error: Exception) -> Response:
         log.error("event store error: %s", error)
-        detail = "The event store cannot be reached; try again shortly."
+        # A write cut short here may have been stored (a Redis that fails over after the write): a retry must carry
+        # the same Idempotency-Key to be told the first attempt's outcome rather than do it twice.
+        detail = (
+            "The event store cannot be reached; what you asked may or may not have been done. "
+            "Try again shortly, with the same Idempotency-Key."
+        )
         return _problem_response("store_unavailable", 503, detail, {"Retry-After": "5"})
 
     @app.errorhandler(Exception)
