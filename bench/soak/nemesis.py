@@ -166,11 +166,9 @@ class Nemesis:
             return self.failover(planned)
         if planned.kind == "hang_receiver":
             receiver = shape.receiver
-            receiver.released.clear()
-            receiver.hang = 600.0
+            receiver.hold(600.0)
             self.stop.wait(planned.seconds)
-            receiver.hang = 0.0
-            receiver.released.set()
+            receiver.release()
             return f"receiver hung {planned.seconds} s ({receiver.received} deliveries so far)"
         self.burst(int(planned.seconds))
         return f"burst of {int(planned.seconds)} games of AIs alone"

@@ -11,15 +11,14 @@ be made to hang.  Every process is the soak's own, on loopback, and :meth:`Shape
 
 from __future__ import annotations
 
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from subprocess import Popen
 
 import redis
 
 from tests.harness.deployment import Processes, RedisCluster, RedisServer, descendants
+from tests.harness.receivers import WebhookReceiver
 
 WORKERS = 3
 #: The service's settings for the soak: AI turns paced a little (a game of AIs lasts long enough to be hit by faults),
@@ -33,41 +32,6 @@ ENV = {
 }
 #: With the stores on a cluster: an append is acknowledged once a replica holds it (as the cluster fault test runs).
 CLUSTER_ENV = {"RED7_WAIT_REPLICAS": "1", "RED7_WAIT_REPLICAS_TIMEOUT_MS": "1000"}
-
-
-class Receiver:
-    """A webhook receiver on loopback: counts what it is sent; :attr:`hang` seconds before it answers (0: at once)."""
-
-    def __init__(self) -> None:
-        self.hang = 0.0
-        self.received = 0
-        self.released = threading.Event()
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                receiver.received += 1
-                if receiver.hang:
-                    receiver.released.wait(receiver.hang)
-                self.send_response(200)
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-
-    def close(self) -> None:
-        self.released.set()
-        self.server.shutdown()
-        self.server.server_close()
 
 
 class Shape:
@@ -87,7 +51,7 @@ class Shape:
         self.workers: list[Popen[bytes]] = []
         self.api: Popen[bytes] | None = None
         self.base = ""
-        self.receiver = Receiver()
+        self.receiver = WebhookReceiver()
 
     @property
     def prefix(self) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import json
 import threading
 import time
 from datetime import datetime
@@ -21,6 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from tests.faults.players import Human, play_all
 from tests.harness.deployment import Client, stream_events, wait_until
+from tests.harness.receivers import WebhookReceiver
 
 HANG = 8.0
 AI_GAP_BOUND = 1.5  # seconds between two moves of an all-AI game (greedy and random decide in milliseconds)
@@ -93,46 +93,13 @@ BO_PACE = "0.4"
 DELIVERY_BOUND = 1.0  # seconds from the move that makes it Bo's turn to Bo's receiver hearing of it
 
 
-class Receiver:
-    """A webhook receiver on loopback that answers each POST after ``hang`` seconds (or when stopped), noting when it came."""
-
-    def __init__(self, hang: float) -> None:
-        self.calls: list[tuple[float, dict]] = []
-        self.stop = threading.Event()
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                outer.calls.append((time.time(), json.loads(body)))
-                outer.stop.wait(hang)
-                self.send_response(200)
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-
-    def close(self) -> None:
-        self.stop.set()
-        self.server.shutdown()
-        self.server.server_close()
-
-
 def test_a_hanging_receiver_delays_no_other_players_webhooks(deployment, server):
     """Ana's receiver never answers; Bo's `your_turn` still reaches his within a second of the move that made it his turn.
 
     The deliveries shared one thread a worker, in one line: each of Ana's held it for the read timeout (5 s), and her
     retries came back into the same line, so a dozen of hers delayed Bo's by half a minute.
     """
-    hanging, quick = Receiver(hang=120.0), Receiver(hang=0.0)
+    hanging, quick = WebhookReceiver(hang=120.0), WebhookReceiver()
     try:
         base = deployment.api(RED7_WEBHOOK_PRIVATE_HOSTS="1")
         deployment.worker(RED7_WEBHOOK_PRIVATE_HOSTS="1", RED7_EXPERT_SECONDS=BO_PACE)

@@ -1,0 +1,66 @@
+"""A webhook receiver on loopback for tests and the soak: it notes each delivery (when, and its JSON body) and may
+hang before it answers, as a slow or dead endpoint of a player's does."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class WebhookReceiver:
+    """Answers every POST with 200, after :attr:`hang` seconds (0: at once) or as soon as it is released.
+
+    ``hang`` may change while it runs (the soak's nemesis hangs it for a while): :meth:`hold` and :meth:`release`
+    do that for deliveries already waiting too."""
+
+    def __init__(self, hang: float = 0.0) -> None:
+        self.hang = hang
+        self.calls: list[tuple[float, Any]] = []
+        self._released = threading.Event()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                try:
+                    parsed: Any = json.loads(body)
+                except ValueError:
+                    parsed = None
+                receiver.calls.append((time.time(), parsed))
+                if receiver.hang:
+                    receiver._released.wait(receiver.hang)
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+
+    @property
+    def received(self) -> int:
+        return len(self.calls)
+
+    def hold(self, seconds: float) -> None:
+        """Hang every delivery from now on for up to ``seconds``."""
+        self._released.clear()
+        self.hang = seconds
+
+    def release(self) -> None:
+        """Answer at once again, the deliveries hanging now included."""
+        self.hang = 0.0
+        self._released.set()
+
+    def close(self) -> None:
+        self._released.set()
+        self.server.shutdown()
+        self.server.server_close()
