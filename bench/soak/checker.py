@@ -5,8 +5,10 @@ runs at the end of a soak and again on a saved history file, and its unit tests 
 
 The kinds (each counted, each with a few examples):
 
-- ``lost``: an acknowledged action whose events are not in its game's stream, or not by its player;
-- ``duplicated``: two acknowledgements claiming the same event of a stream;
+- ``lost``: an acknowledged action whose events are not in its game's stream, or not by its player, or not the
+  action (the cards and kinds of step it was sent with, when the history holds them: an action acknowledged but never
+  written leaves its numbers to the player's next one, which a count of numbers alone would call a duplicate);
+- ``duplicated``: two acknowledgements claiming the same event of a stream (each action's own);
 - ``reordered``: one player's acknowledgements in one game whose versions do not grow in the order acknowledged;
 - ``gap``: a stream whose numbers are not 1, 2, 3 … (an event removed, or appended twice under one number);
 - ``stuck``: after the settle period, a game neither over nor waiting on a human whose deadline has not passed;
@@ -112,6 +114,9 @@ def _check_acks(acks: list[dict[str, Any]], games: dict[str, dict[str, Any]], re
         mover = f"player:{ack['player']}"
         if not wanted or any(n not in events or events[n].get("by") != mover for n in wanted):
             report.add("lost", f"{ack['game']} v{ack['before']}->v{ack['version']} by {ack['player']} at {ack['t']:.1f}")
+        elif not _fingerprint_holds(ack, [events[n] for n in wanted]):
+            report.add("lost", f"{ack['game']} v{ack['before']}->v{ack['version']} by {ack['player']}: another action there")
+            continue  # those numbers are the other action's: its own ack claims them
         for n in wanted:
             if (ack["game"], n) in claimed and claimed[(ack["game"], n)].get("key") != ack.get("key"):
                 report.add("duplicated", f"{ack['game']} event {n} acknowledged twice")
@@ -122,6 +127,25 @@ def _check_acks(acks: list[dict[str, Any]], games: dict[str, dict[str, Any]], re
         versions = [ack["version"] for ack in distinct.values()]
         if any(b <= a for a, b in itertools.pairwise(versions)):
             report.add("reordered", f"{game_id} by {player}: versions {_short(versions)} in the order acknowledged")
+
+
+#: The event each kind of step leaves, naming the step's card.
+STEP_EVENTS = {"play": "card_played", "discard": "card_discarded", "take": "card_taken", "place": "card_placed"}
+
+
+def _fingerprint_holds(ack: dict[str, Any], events: list[dict[str, Any]]) -> bool:
+    """Whether the events an ack claims hold each step it was sent with (its kind's event, with its card).  An ack
+    without its steps (a history saved before they were noted) or events without their cards pass."""
+    steps = ack.get("steps")
+    if not steps or any("card" not in event for event in events):
+        return True
+    left = [(event.get("type"), event.get("card")) for event in events]
+    for step in steps:
+        wanted = (STEP_EVENTS.get(step.get("type", "")), step.get("card"))
+        if wanted not in left:
+            return False
+        left.remove(wanted)
+    return True
 
 
 def _check_settled(games: dict[str, dict[str, Any]], at: float, report: Report) -> None:

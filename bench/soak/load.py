@@ -129,7 +129,13 @@ class Actor:
             assert response.status_code in (409, 422), (response.status_code, response.text[:300])
             return
         version = response.json()["version"]
-        ack = {"game": game_id, "player": player.player_id, "before": view["version"], "version": version}
+        ack = {
+            "game": game_id,
+            "player": player.player_id,
+            "before": view["version"],
+            "version": version,
+            "steps": [{"type": step["type"], "card": step.get("card")} for step in steps],
+        }
         self.history.add("acks", {**ack, "t": time.time(), "key": headers["Idempotency-Key"]})
         self.history.count("actions acknowledged")
         if self.rng.random() < RETRY_SHARE:

@@ -13,7 +13,9 @@ Each plant says which anomaly kinds it must cause (:attr:`Plant.expected`) and w
 - ``drop_ack``: one player's action in :data:`DROP_EVERY` is answered as appended (200, the new version) while
   nothing is written: an acknowledgement sent for an append that never happened.  The checker must find it
   ``lost``; then the player, shown the game as it still is, plays that turn again, and the new action claims the
-  version the lost one was told (``duplicated``; its version does not grow: ``reordered``); a retry of the lost
+  version the lost one was told: the same step again is the same event acknowledged twice (``duplicated``; its
+  version does not grow: ``reordered``), another step leaves the first ack's numbers to another action (``lost``,
+  by the steps' fingerprint, and nothing more); a retry of the lost
   one with its key, which finds no record of it, is decided again and answered otherwise (``idempotency``).
 """
 

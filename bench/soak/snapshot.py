@@ -59,7 +59,13 @@ def take(env: dict[str, str], base: str, token: str, games: list[dict[str, Any]]
 
 def _event(number: int, payload: str) -> dict[str, Any]:
     envelope = decode(payload)
-    return {"n": number, "type": envelope.get("type"), "by": envelope.get("by"), "at": _epoch(envelope["at"])}
+    return {
+        "n": number,
+        "type": envelope.get("type"),
+        "by": envelope.get("by"),
+        "at": _epoch(envelope["at"]),
+        "card": envelope.get("card"),  # an action's fingerprint, with its kind (the checker's "lost")
+    }
 
 
 def _epoch(stamp: str) -> float:

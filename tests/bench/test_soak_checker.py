@@ -92,6 +92,51 @@ def test_an_action_appended_by_someone_else_than_the_acknowledged_player_is_lost
     assert anomalies(history) == {"lost": 1}
 
 
+def test_an_ack_for_an_action_never_written_whose_numbers_the_next_one_took_is_lost_and_nothing_else() -> None:
+    """The service said v3 to a play of R7 and wrote nothing; the player, shown v2 again, discarded B5, which was
+    written as v3: the first ack is lost (another action holds its number), the second is the number's own."""
+    history = clean()
+    person = history["stores"]["games"]["g1"]["events"]
+    person[:] = [
+        event(1, "player:p1", NOW, "game_created"),
+        {**event(2, "player:p1", NOW + 1), "card": "Y4"},
+        {**event(3, "player:p1", NOW + 3, "card_discarded"), "card": "B5"},
+        event(4, "service", NOW + 4, "game_finished"),
+    ]
+    history["acks"] = [
+        {
+            "game": "g1",
+            "player": "p1",
+            "before": 1,
+            "version": 2,
+            "t": NOW + 1,
+            "key": "k1",
+            "steps": [{"type": "play", "card": "Y4"}],
+        },
+        {
+            "game": "g1",
+            "player": "p1",
+            "before": 2,
+            "version": 3,
+            "t": NOW + 2,
+            "key": "k2",
+            "steps": [{"type": "play", "card": "R7"}],
+        },
+        {
+            "game": "g1",
+            "player": "p1",
+            "before": 2,
+            "version": 3,
+            "t": NOW + 3,
+            "key": "k3",
+            "steps": [{"type": "discard", "card": "B5"}],
+        },
+    ]
+    assert anomalies(history) == {"lost": 1}
+    history["acks"].pop(1)
+    assert anomalies(history) == {}, "each ack's steps are the events it claims"
+
+
 def test_two_acks_of_one_event_are_duplicated_and_acks_out_of_order_are_reordered() -> None:
     history = clean()
     history["acks"].append({"game": "g1", "player": "p1", "before": 4, "version": 5, "t": NOW + 4, "key": "k9"})
