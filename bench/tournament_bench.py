@@ -2,7 +2,7 @@
 
     python -m bench.tournament_bench [pairing] [--players 1000] [--rounds 9] [--seed 39]
     python -m bench.tournament_bench duplicate [--field 12] [--rounds 6] [--trials 3] [--iterations 10] [--seed 39]
-        [--variant basic|advanced] [--jobs 1]
+        [--variant basic|advanced] [--jobs 1] [--format swiss|round_robin]
 
 Pairing.  For tables of 2, 3 and 4, under both odd-count rules, a field of ``--players`` (one fewer than a multiple of the
 table size, so that AI seats or byes are needed) plays ``--rounds`` rounds through the pure domain: each round is
@@ -21,6 +21,11 @@ trials in which every expert is above every greedy player; and in how many trial
 or lower, than plain's.  Then, per trial, the round from which each order keeps every expert on top to the last
 round, and in how many trials duplicate got there sooner or later.  Target (the issue's): the duplicate standings
 separate the two levels in fewer rounds than the plain ones.
+
+``--format round_robin``: the same as a round robin of one group of 9 (``--field 9``; rounds a multiple of 4, the
+schedule's cycle at tables of 3), whose tables the schedule mixes, where a Swiss seats the leaders together from the
+second round: there each seat's holders at the other tables faced other opponents, stronger or weaker by the
+standings, and a comparison among them says less.  Plain order in a group: points, head-to-head, average place.
 
 ``--variant`` (``basic`` unless chosen): in the basic game a game is one deal, so duplicate shares all of a game's
 cards; in the advanced game only its first deal is shared (rule 23: each later deal is shuffled from the cards not
@@ -55,7 +60,7 @@ from service.domain.tournaments import (
     standings,
     swiss,
 )
-from service.domain.tournaments.settings import format_time, parse_time
+from service.domain.tournaments.settings import format_time, parse_time, rounds_per_meeting
 from service.domain.tournaments.standings import byes_had, met, points
 
 OPEN, CLOSE = "2026-06-01T00:00:00.000Z", "2026-06-08T00:00:00.000Z"
@@ -122,12 +127,18 @@ def _bot(expert: bool, iterations: int, rng: random.Random) -> ExpertBot | Greed
 Order = list[bool]  # a ranking, best first, as "is an expert" for each place
 
 
-def duplicate_trial(field: int, rounds: int, iterations: int, seed: int, variant: str) -> list[tuple[Order, Order]]:
-    """One duplicate Swiss of AIs: after each round, the (plain, duplicate) orders, best first, as "is an expert"."""
+def duplicate_trial(
+    field: int, rounds: int, iterations: int, seed: int, variant: str, form: str = "swiss"
+) -> list[tuple[Order, Order]]:
+    """One duplicate tournament of AIs (a Swiss, or a round robin of one group): after each round, the (plain,
+    duplicate) orders, best first, as "is an expert"."""
     rng = random.Random(seed)
+    robin = form == "round_robin"
     settings = Settings(
-        format="swiss",
+        format=form,
         table_size=3,
+        group_size=field if robin else None,
+        meetings=rounds // rounds_per_meeting(field, 3) if robin else 1,
         rounds=rounds,
         entries_open=OPEN,
         entries_close=CLOSE,
@@ -168,7 +179,10 @@ def duplicate_trial(field: int, rounds: int, iterations: int, seed: int, variant
             places = tuple(place for place, _ in standing(game, [decode(p) for _, p in payloads]))
             do(FinishGame(table.game_id, places))
         lines = standings(t)
-        plain = sorted(lines, key=lambda x: (-x.points, -x.buchholz, -x.firsts, t.entrants[x.player_id].order))
+        if robin:  # a group's own tie-breaks: head-to-head, then the average place
+            plain = sorted(lines, key=lambda x: (-x.points, -x.head_to_head, x.average_place or 5, t.entrants[x.player_id].order))
+        else:
+            plain = sorted(lines, key=lambda x: (-x.points, -x.buchholz, -x.firsts, t.entrants[x.player_id].order))
         orders.append(([x.player_id in experts for x in plain], [x.player_id in experts for x in lines]))
         now += timedelta(days=1)
     return orders
@@ -195,17 +209,18 @@ def separated_from(orders: list[Order]) -> int | None:
     return first
 
 
-def _trial(args: tuple[int, int, int, int, str]) -> list[tuple[Order, Order]]:
+def _trial(args: tuple[int, int, int, int, str, str]) -> list[tuple[Order, Order]]:
     return duplicate_trial(*args)
 
 
 def duplicate_part(args: argparse.Namespace) -> None:
+    form = "Swiss" if args.format == "swiss" else "round robin (one group, every pair meeting in each 4 rounds)"
     print(
-        f"duplicate Swiss of 3-seat tables, {args.variant} game: {args.field} players, half expert ({args.iterations} "
+        f"duplicate {form} of 3-seat tables, {args.variant} game: {args.field} players, half expert ({args.iterations} "
         f"iterations a move), half greedy; {args.trials} trials (seeds {args.seed}..{args.seed + args.trials - 1}); both "
         "orders read the same games"
     )
-    jobs = [(args.field, args.rounds, args.iterations, args.seed + n, args.variant) for n in range(args.trials)]
+    jobs = [(args.field, args.rounds, args.iterations, args.seed + n, args.variant, args.format) for n in range(args.trials)]
     if args.jobs > 1:
         with multiprocessing.Pool(args.jobs) as pool:
             trials = pool.map(_trial, jobs)
@@ -254,9 +269,13 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=10)
     parser.add_argument("--variant", choices=["basic", "advanced"], default="basic")
     parser.add_argument("--jobs", type=int, default=1, help="trials played at once, one process each")
+    parser.add_argument("--format", choices=["swiss", "round_robin"], default="swiss", help="the duplicate part's")
     args = parser.parse_args()
     if args.part == "duplicate":
         args.rounds = args.rounds or 6
+        # A round robin here is one group of 9 at tables of 3: a meeting of every pair takes 4 rounds.
+        if args.format == "round_robin" and (args.field != 9 or args.rounds % 4):
+            parser.error("a duplicate round robin here is one group of 9 (--field 9), over a multiple of 4 rounds")
         duplicate_part(args)
         return
     args.rounds = args.rounds or 9

@@ -254,6 +254,21 @@ def test_tournament_bench_reads_one_duplicate_swiss_both_ways_and_says_which_sep
     assert re.search(r"duplicate separated sooner in \d trials, later in \d, in the same round in \d", out)
 
 
+def test_tournament_bench_reads_a_duplicate_round_robin_group_both_ways() -> None:
+    args = ("duplicate", "--format", "round_robin", "--field", "9", "--rounds", "4", "--trials", "1", "--iterations", "2")
+    out = run_bench("tournament_bench", *args)
+    assert "duplicate round robin (one group, every pair meeting in each 4 rounds) of 3-seat tables" in out
+    assert len(re.findall(r"^\s+[1-4] +[01]\.\d{3} ± \d\.\d{3} +[01]\.\d{3} ± \d\.\d{3}", out, re.M)) == 4
+    refused = subprocess.run(
+        [sys.executable, "-m", "bench.tournament_bench", "duplicate", "--format", "round_robin", "--field", "12"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode == 2 and "one group of 9" in refused.stderr
+
+
 def test_the_tournament_bench_measures_separation_by_the_expert_greedy_pairs_ranked_right() -> None:
     from bench.tournament_bench import concordance, separated_from
 
