@@ -33,14 +33,11 @@ def add_parser(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from service.common.config import Settings
+    from service.processes.deployed import deployment_settings
     from service.runtime import build_runtime
 
-    settings = Settings.from_env()
-    if settings.embedded:
-        print("red7 apps needs REDIS_URL: the store the service's apps live in.", file=sys.stderr)
-        return 2
-    return run(args, build_runtime(settings))
+    settings = deployment_settings("apps", "the store the service's apps live in.")
+    return 2 if settings is None else run(args, build_runtime(settings))
 
 
 def run(args: argparse.Namespace, runtime: Runtime) -> int:

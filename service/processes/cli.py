@@ -98,13 +98,12 @@ def _at_least_one(text: str) -> int:
 
 
 def _worker(args: argparse.Namespace) -> int:
-    from service.common.config import Settings
+    from service.processes.deployed import deployment_settings
     from service.runtime import build_runtime
     from workers.runner import run_forever
 
-    settings = Settings.from_env()
-    if settings.embedded:
-        print("red7 worker needs REDIS_URL: the embedded store lives inside `red7 serve --embedded`.", file=sys.stderr)
+    settings = deployment_settings("worker", "the embedded store lives inside `red7 serve --embedded`.")
+    if settings is None:
         return 2
     if not settings.public_url:
         print("red7 worker: RED7_PUBLIC_URL is not set, so webhooks carry only the path of a game (game_url).", file=sys.stderr)
@@ -173,15 +172,14 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _migrate(args: argparse.Namespace) -> int:
     from service.application.games import GameService
-    from service.common.config import Settings
+    from service.processes.deployed import deployment_settings
     from service.storage.connections import store_client
     from service.storage.events import EventStore
     from service.storage.migrate import migrate
     from service.storage.players import PlayerStore
 
-    settings = Settings.from_env()
-    if settings.embedded:
-        print("red7 migrate needs REDIS_URL: the store to move to the cluster key layout.", file=sys.stderr)
+    settings = deployment_settings("migrate", "the store to move to the cluster key layout.")
+    if settings is None:
         return 2
     store = store_client(settings.redis_url, settings.redis_max_connections)  # the stores only: no queue needed
     print(f"red7 migrate: moving the players under {settings.key_prefix!r} (REDIS_URL) to player:{{<id>}} ...")
@@ -203,12 +201,11 @@ def _migrate(args: argparse.Namespace) -> int:
 
 
 def _ratings(args: argparse.Namespace) -> int:
-    from service.common.config import Settings
+    from service.processes.deployed import deployment_settings
     from service.runtime import build_runtime
 
-    settings = Settings.from_env()
-    if settings.embedded:
-        print("red7 ratings needs REDIS_URL: the store whose game streams and ladders to read.", file=sys.stderr)
+    settings = deployment_settings("ratings", "the store whose game streams and ladders to read.")
+    if settings is None:
         return 2
     ratings = build_runtime(settings).ratings
     print("red7 ratings rebuild: folding every finished rated game of the streams, in the order they finished ...")
@@ -227,12 +224,11 @@ def _ratings(args: argparse.Namespace) -> int:
 def _archive(args: argparse.Namespace) -> int:
     """``red7 archive rebuild [--write]``: the players' archives made again from the streams and compared;
     ``red7 archive dump YYYY-MM -o FILE``: every finished game of a month, a replay a line (gzip if FILE ends .gz)."""
-    from service.common.config import Settings
+    from service.processes.deployed import deployment_settings
     from service.runtime import build_runtime
 
-    settings = Settings.from_env()
-    if settings.embedded:
-        print("red7 archive needs REDIS_URL: the store whose game streams and archives to read.", file=sys.stderr)
+    settings = deployment_settings("archive", "the store whose game streams and archives to read.")
+    if settings is None:
         return 2
     archive = build_runtime(replace(settings, watch_changes=False)).archive
     assert archive is not None
@@ -268,12 +264,11 @@ def _archive(args: argparse.Namespace) -> int:
 def _stats(args: argparse.Namespace) -> int:
     """``red7 stats rebuild [--write]``: the statistics counted again from the game streams and compared, group by
     group (each player's and everyone's by variant and player count), byte for byte."""
-    from service.common.config import Settings
+    from service.processes.deployed import deployment_settings
     from service.runtime import build_runtime
 
-    settings = Settings.from_env()
-    if settings.embedded:
-        print("red7 stats needs REDIS_URL: the store whose game streams and statistics to read.", file=sys.stderr)
+    settings = deployment_settings("stats", "the store whose game streams and statistics to read.")
+    if settings is None:
         return 2
     statistics = build_runtime(replace(settings, watch_changes=False)).statistics
     assert statistics is not None

@@ -50,3 +50,28 @@ def test_a_free_port_is_free():
         holder.bind(("127.0.0.1", 0))
         port = holder.getsockname()[1]
     assert port_taken("127.0.0.1", port) is None
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["worker"],
+        ["migrate"],
+        ["ratings", "rebuild"],
+        ["archive", "rebuild"],
+        ["stats", "rebuild"],
+        ["admin", "queues"],
+        ["apps", "list"],
+        ["mod", "words", "list"],
+    ],
+    ids=lambda argv: argv[0],
+)
+def test_a_deployments_command_without_redis_url_says_what_it_needs_and_exits_2(argv, monkeypatch, capsys) -> None:
+    """An embedded store lives in the ``red7 serve --embedded`` that made it: the operator's commands have nothing to
+    open without REDIS_URL, and each says so in one line naming itself (service/processes/deployed.py)."""
+    from service.processes.cli import main
+
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    assert main(argv) == 2
+    said = capsys.readouterr().err
+    assert said.startswith(f"red7 {argv[0]} needs REDIS_URL: ") and said.count("\n") == 1, said
