@@ -135,7 +135,9 @@ def test_two_hundred_players_at_once_each_sit_in_exactly_one_game_through_kills_
     print(f"the matchmaker ({holder}) killed with {len(recorded)} match(es) recorded: {len(unmade)} of their games not made yet")
     assert unmade, "the kill came after every game was made: not mid-match"
     wait_until(lambda: everyone_matched(text, prefix, second, tickets), 60, "the other worker seats everyone", every=0.2)
-    assert (text.get(role_key) or "") not in ("", holder)
+    # The role is the other worker's now.  Its lease may lapse for a moment between two renewals on a loaded host (CI
+    # once read no holder at all): it is taken again at once, never by the dead worker.
+    wait_until(lambda: (text.get(role_key) or "") not in ("", holder), 30, "the other worker holds the role", every=0.1)
     games = check_everyone_seated_once(text, prefix, second, players, tickets)
     print(f"... then the other worker made them: {games} games, everyone seated once")
     workers = [w for w in workers if w is not killed]

@@ -138,9 +138,17 @@ def test_a_worker_started_before_its_redis_waits_for_it_and_then_serves(deployme
     """`red7 worker` started while its Redis is down waits for it (it exited 1), then runs every job runner."""
     server.stop()
     worker = deployment.worker(RED7_EXPERT_SECONDS=LONG_TURN)
-    time.sleep(4.0)
+    # It says so once it has started and found no Redis: within seconds, later on a loaded host (CI once saw only its
+    # first line after 4 s); exiting instead is the failure.
+    wait_until(
+        lambda: worker.poll() is not None or "Redis is unreachable" in deployment.log_of(worker),
+        60,
+        "the worker says its Redis is unreachable",
+        every=0.2,
+    )
     assert worker.poll() is None, f"red7 worker exited with {worker.returncode}: {deployment.log_of(worker)}"
-    assert "Redis is unreachable" in deployment.log_of(worker)
+    time.sleep(2.0)  # and waits on, rather than exiting a moment later
+    assert worker.poll() is None, f"red7 worker exited with {worker.returncode}: {deployment.log_of(worker)}"
     server.start()
     base = deployment.api()
     expert_tables(base, GAME_RUNNERS)
