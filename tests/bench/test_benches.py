@@ -251,6 +251,9 @@ def test_tournament_bench_reads_one_duplicate_swiss_both_ways_and_says_which_sep
     assert "duplicate Swiss of 3-seat tables, basic game: 6 players" in out
     assert len(re.findall(r"^\s+[12] +[01]\.\d{3} ± \d\.\d{3} +[01]\.\d{3} ± \d\.\d{3}", out, re.M)) == 2
     assert "plain: round from which the experts stay on top, per trial (never = 3)" in out
+    assert re.search(
+        r"rounds the duplicate order needed to rank as well as the plain one after round r .*: 1: [-12], 2: [-12]$", out, re.M
+    )
     assert re.search(r"duplicate separated sooner in \d trials, later in \d, in the same round in \d", out)
 
 
@@ -277,3 +280,11 @@ def test_the_tournament_bench_measures_separation_by_the_expert_greedy_pairs_ran
     assert separated_from([[False, True], [True, False], [True, False]]) == 2
     assert separated_from([[True, False], [False, True], [True, False]]) == 3
     assert separated_from([[True, False], [False, True]]) is None
+
+
+def test_the_tournament_bench_says_how_many_rounds_each_order_needs_to_rank_as_well() -> None:
+    from bench.tournament_bench import rounds_to_reach, sign_z
+
+    # Duplicate's mean after round 2 is plain's after round 3; plain's after round 4 is never reached.
+    assert rounds_to_reach([0.5, 0.6, 0.7, 0.9], [0.6, 0.7, 0.75, 0.8]) == [1, 1, 2, None]
+    assert sign_z(219, 139) > 4 and sign_z(10, 10) == 0.0 and sign_z(0, 0) == 0.0
