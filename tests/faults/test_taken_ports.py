@@ -13,9 +13,8 @@ import os
 import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ import requests
 
 from tests.harness import deployment as harness
 from tests.harness.deployment import RedisServer, listens_on, red7_serve
+from tests.harness.loopback import serving
 
 
 class Impostor(BaseHTTPRequestHandler):
@@ -42,14 +42,8 @@ class Impostor(BaseHTTPRequestHandler):
 @pytest.fixture
 def impostor() -> Iterator[int]:
     """The port of a server that is not the test's, answering 200 to everything."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Impostor)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Impostor, "impostor") as server:
+        yield server.port
 
 
 def taken_first(port: int) -> Callable[[], int]:

@@ -21,12 +21,14 @@ import threading
 import time
 import urllib.parse
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
+
+from tests.harness.loopback import LoopbackServer
 
 SCOPE = "https://www.googleapis.com/auth/firebase.messaging"
 PROJECT = "red7-test"
@@ -81,14 +83,11 @@ class FakeFcm:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self.server = LoopbackServer(Handler, "fcm")
 
     @property
     def base(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        return self.server.base
 
     def write_credentials(self, folder: Path) -> Path:
         """A service-account file as the Firebase console gives one, its ``token_uri`` this fake's."""
@@ -195,9 +194,7 @@ class FakeFcm:
 
     def close(self) -> None:
         self.stop.set()
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(5)
+        self.server.close()
 
     def __enter__(self) -> FakeFcm:
         return self

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.harness.loopback import serving
 
 
 @contextmanager
@@ -24,12 +25,5 @@ def app_listener() -> Iterator[str]:
         def log_message(self, format: str, *args: Any) -> None:
             pass  # the app logs no code either
 
-    listener = ThreadingHTTPServer(("127.0.0.1", 0), Done)
-    thread = threading.Thread(target=listener.serve_forever, daemon=True, name="app-listener")
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{listener.server_address[1]}/app/callback"
-    finally:
-        listener.shutdown()
-        listener.server_close()
-        thread.join(5)
+    with serving(Done, "app-listener") as listener:
+        yield f"{listener.base}/app/callback"

@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.harness.loopback import LoopbackServer
 
 
 class WebhookReceiver:
@@ -38,13 +40,11 @@ class WebhookReceiver:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.server = LoopbackServer(Handler, "webhook-receiver")
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        return f"{self.server.base}/hook"
 
     @property
     def received(self) -> int:
@@ -62,5 +62,4 @@ class WebhookReceiver:
 
     def close(self) -> None:
         self._released.set()
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.close()

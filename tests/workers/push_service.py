@@ -14,7 +14,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import http_ece
@@ -23,6 +23,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from py_vapid import Vapid02
 
 from tests.harness.log_secrets import register
+from tests.harness.loopback import LoopbackServer
 
 
 def b64url(raw: bytes) -> str:
@@ -84,13 +85,11 @@ class PushService:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.server = LoopbackServer(Handler, "push-service")
 
     @property
     def base(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        return self.server.base
 
     def device(self, name: str) -> Device:
         self.devices[name] = Device(f"{self.base}/push/{name}")
@@ -116,5 +115,4 @@ class PushService:
 
     def close(self) -> None:
         self.stop.set()
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.close()

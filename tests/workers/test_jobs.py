@@ -5,12 +5,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import threading
 import time
 import zlib
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import ClassVar
 
 import pytest
@@ -23,6 +22,7 @@ from service.domain.game import decode
 from service.domain.lobby import LOBBY_TYPES
 from service.jobqueue.dispatch import RECHECK_AFTER
 from service.jobqueue.retries import fail_fast_on_permanent_errors
+from tests.harness.loopback import serving
 from tests.harness.support import HUMAN, ai
 from tests.service.http.test_api_games import two_humans
 from workers import context, jobs
@@ -295,11 +295,8 @@ class Receiver(BaseHTTPRequestHandler):
 def receiver():
     Receiver.received = []
     Receiver.status = 204
-    server = HTTPServer(("127.0.0.1", 0), Receiver)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}/hook"
-    server.shutdown()
+    with serving(Receiver, "receiver") as server:
+        yield f"{server.base}/hook"
 
 
 def verify(secret: str, headers: dict[str, str], body: bytes) -> bool:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from service.application.followups import Due
 from service.jobqueue.dispatch import receiver as receiver_of
+from tests.harness.loopback import LoopbackServer
 from tests.workers.test_jobs import Receiver, receiver, verify  # noqa: F401 (fixture)
 from workers import notices
 from workers.runner import thread_worker
@@ -108,11 +109,9 @@ def test_a_hanging_receiver_costs_one_budget_and_delays_no_other(api, receiver, 
         def log_message(self, *args: object) -> None:
             pass
 
-    hanging = ThreadingHTTPServer(("127.0.0.1", 0), Hanging)
-    hanging.daemon_threads = True
-    threading.Thread(target=hanging.serve_forever, daemon=True).start()
+    hanging = LoopbackServer(Hanging, "hanging-receiver")
     try:
-        url = f"http://127.0.0.1:{hanging.server_port}/hook"
+        url = f"{hanging.base}/hook"
         ana, bo = hooked(api, url), hooked(api, receiver)
         dispatcher = api.runtime.dispatcher
         finished = [Due("notify", "g_a", 1, (p["id"], "game_finished")) for p in (ana, bo)]
@@ -137,8 +136,7 @@ def test_a_hanging_receiver_costs_one_budget_and_delays_no_other(api, receiver, 
         assert len(jobs) == 2
     finally:
         release.set()
-        hanging.shutdown()
-        hanging.server_close()
+        hanging.close()
 
 
 def test_a_receiver_with_a_delivery_under_way_too_long_is_passed_over(monkeypatch):
