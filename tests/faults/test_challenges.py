@@ -14,14 +14,14 @@ from __future__ import annotations
 import threading
 from collections import Counter
 
-from tests.faults.test_slow_webhooks import Receiver
 from tests.harness.deployment import Client, wait_until
+from tests.harness.receivers import WebhookReceiver
 
 HOOKS = {"RED7_WEBHOOK_PRIVATE_HOSTS": "1"}  # the receiver listens on loopback
 
 
 def test_a_challenge_survives_a_restart_of_everything_and_two_acceptances_at_once_start_one_game(deployment, server):
-    receiver = Receiver(hang=0.0)
+    receiver = WebhookReceiver()
     try:
         base = deployment.api(**HOOKS)
         worker = deployment.worker(**HOOKS)
