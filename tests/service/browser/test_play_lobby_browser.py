@@ -11,8 +11,8 @@ API as any other client's would.  Each test saves screenshots in its tmp dir (``
 
 from __future__ import annotations
 
+import secrets
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -144,8 +144,14 @@ def shot(driver: Any, path: Path, element: str) -> None:
     assert driver.save_screenshot(str(path)), path
 
 
+#: A unique tag's letters: no vowel, no digit (a digit reads as the letter it looks like) and no ``t``, so that no
+#: name + tag reads as a word a handle may not pose as (``bo`` + ``7…`` was ``bot…``: CI refused ``bo765a3f`` once).
+TAG_LETTERS = "bcdfghjklmnpqrsvwxz"
+
+
 def unique() -> str:
-    return uuid.uuid4().hex[:6]
+    """A tag for a test's handles and ids: ``q`` (which ends any word a name began) and six letters."""
+    return "q" + "".join(secrets.choice(TAG_LETTERS) for _ in range(6))
 
 
 def console_problems_but(driver: Any, path: str, *statuses: int) -> list[dict[str, Any]]:
