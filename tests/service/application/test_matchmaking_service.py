@@ -8,6 +8,7 @@ import time
 from collections import Counter
 
 import pytest
+import redis
 
 from engine import Variant
 from service.application.matchmaking import MatchService, TicketRequest
@@ -187,6 +188,34 @@ def test_a_create_stored_but_not_confirmed_by_replicas_is_answered_by_its_retry(
     assert again.replayed and again.status == "waiting"
     assert runtime.matches.get(ana, again.ticket.id).status == "waiting"
     assert [t.ticket.id for t in runtime.matches.open_tickets(ana)] == [again.ticket.id]
+
+
+def test_a_create_written_then_cut_off_and_matched_is_answered_by_its_retry_with_the_match(runtime, monkeypatch):
+    """A Redis failing over after the ticket's append: the append is stored but its answer lost (the player is told
+    503), the matchmaker seats the ticket at once, and the player asks again with the same key.  The retry is told of
+    the first ticket, matched, with its game: no second ticket, no second game (the cluster soak's seated_twice came
+    from retries without a key)."""
+    ana, bo = people(runtime, "Ana", "Bo")
+    streams = runtime.matches.pool_streams
+    real_append = streams.append
+
+    def cut_off(*args, **kwargs):
+        real_append(*args, **kwargs)
+        raise redis.ConnectionError("Connection closed by server.")
+
+    monkeypatch.setattr(streams, "append", cut_off)
+    key = Idempotency(ana.id, "k1", Idempotency.fingerprint_of("POST", "/v1/match-tickets", {"player_counts": [2]}))
+    with pytest.raises(redis.ConnectionError):
+        runtime.matches.create(ana, TWO, key)
+    monkeypatch.undo()
+    runtime.matches.create(bo, TWO)
+    assert runtime.matches.match_pass() == 1
+    again = runtime.matches.create(ana, TWO, key)
+    assert again.replayed and again.status == "matched" and again.game_id
+    assert runtime.matches.open_tickets(ana) == []
+    seats = [s.player_id for s in runtime.games.load(again.game_id).seats]
+    assert sorted(seats) == sorted([ana.id, bo.id])
+    assert runtime.matches.match_pass() == 0, "nothing left to match: the retry opened no ticket"
 
 
 def test_a_match_whose_game_was_never_made_is_made_by_the_next_pass_or_the_tickets_read(
