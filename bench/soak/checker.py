@@ -134,14 +134,18 @@ STEP_EVENTS = {"play": "card_played", "discard": "card_discarded", "take": "card
 
 
 def _fingerprint_holds(ack: dict[str, Any], events: list[dict[str, Any]]) -> bool:
-    """Whether the events an ack claims hold each step it was sent with (its kind's event, with its card).  An ack
-    without its steps (a history saved before they were noted) or events without their cards pass."""
+    """Whether the events an ack claims hold each card step it was sent with (its kind's event, with its card).  A
+    step with no card (ending a turn, folding) says nothing here; an ack without its steps (a history saved before
+    they were noted) or events without their cards pass."""
     steps = ack.get("steps")
     if not steps or any("card" not in event for event in events):
         return True
     left = [(event.get("type"), event.get("card")) for event in events]
     for step in steps:
-        wanted = (STEP_EVENTS.get(step.get("type", "")), step.get("card"))
+        kind, card = STEP_EVENTS.get(step.get("type", "")), step.get("card")
+        if kind is None or card is None:
+            continue
+        wanted = (kind, card)
         if wanted not in left:
             return False
         left.remove(wanted)

@@ -135,6 +135,10 @@ def test_an_ack_for_an_action_never_written_whose_numbers_the_next_one_took_is_l
     assert anomalies(history) == {"lost": 1}
     history["acks"].pop(1)
     assert anomalies(history) == {}, "each ack's steps are the events it claims"
+    history["acks"][1]["steps"] = [{"type": "end_turn", "card": None}]  # no card: nothing to hold the events to
+    assert anomalies(history) == {}
+    history["acks"][1]["steps"] = [{"type": "fold"}]
+    assert anomalies(history) == {}
 
 
 def test_two_acks_of_one_event_are_duplicated_and_acks_out_of_order_are_reordered() -> None:
